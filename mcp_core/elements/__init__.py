@@ -1,0 +1,48 @@
+"""Element values: kinds, refs, definitions, elements and collections (sans-IO, immutable)."""
+
+from mcp_core.elements._collection import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection
+from mcp_core.elements._definitions import (
+    Annotations,
+    Definition,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+    ToolExecution,
+    definition_from_wire,
+)
+from mcp_core.elements._element import Element, HandlerRef
+from mcp_core.elements._json import FrozenDict, JsonValue, freeze, thaw
+from mcp_core.elements._kinds import SINGLE_KINDS, ElementKind, ElementRef
+from mcp_core.elements._uritemplate import UriTemplate, most_specific_first
+
+__all__ = [
+    "COLLECTION_FORMAT",
+    "COLLECTION_VERSION",
+    "SINGLE_KINDS",
+    "Annotations",
+    "Definition",
+    "Element",
+    "ElementCollection",
+    "ElementKind",
+    "ElementRef",
+    "FrozenDict",
+    "HandlerRef",
+    "Icon",
+    "JsonValue",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceTemplate",
+    "Tool",
+    "ToolAnnotations",
+    "ToolExecution",
+    "UriTemplate",
+    "definition_from_wire",
+    "freeze",
+    "most_specific_first",
+    "thaw",
+]

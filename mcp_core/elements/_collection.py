@@ -1,0 +1,274 @@
+"""ElementCollection: the immutable value a source provides, a cache stores and a build dumps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, final, overload
+
+from mcp_core.elements._definitions import Definition, Prompt, Resource, ResourceTemplate, Tool, definition_from_wire
+from mcp_core.elements._element import Element, HandlerRef
+from mcp_core.elements._kinds import ElementKind, ElementRef
+from mcp_core.errors import CollectionFormatError, DuplicateElementError, InvalidElementError, NotSerializableError
+
+__all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "ElementCollection"]
+
+COLLECTION_FORMAT: Final = "mcp-core/element-collection"
+COLLECTION_VERSION: Final = 1
+
+
+@final
+class ElementCollection:
+    """An immutable, ordered set of elements with at most one element per :class:`ElementRef`.
+
+    Iteration yields elements in the order given. Two collections are equal when they hold equal
+    elements in the same order.
+    """
+
+    __slots__ = ("__weakref__", "_by_ref", "_elements", "_fingerprint", "_kinds")
+
+    def __init__(self, elements: Iterable[Element] = ()) -> None:
+        by_ref: dict[ElementRef, Element] = {}
+        kinds = ElementKind.NONE
+        for element in elements:
+            if not isinstance(element, Element):
+                raise InvalidElementError(
+                    f"an ElementCollection holds Element values, got {type(element).__name__}; "
+                    "wrap a definition as Element(definition=..., handler=...)"
+                )
+            ref = element.ref
+            if ref in by_ref:
+                raise DuplicateElementError(
+                    f"{ref} appears twice in one collection; keep one, or merge collections with "
+                    "merged_over() to state which wins",
+                    ref=ref,
+                )
+            by_ref[ref] = element
+            kinds |= ref.kind
+        self._by_ref: Final = by_ref
+        self._elements: Final = tuple(by_ref.values())
+        self._kinds: Final = kinds
+        self._fingerprint: str | None = None
+
+    # -- container protocol ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    def __iter__(self) -> Iterator[Element]:
+        return iter(self._elements)
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Element):
+            return self._by_ref.get(item.ref) == item
+        return item in self._by_ref
+
+    def __bool__(self) -> bool:
+        return bool(self._elements)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ElementCollection):
+            return NotImplemented
+        return self._elements == other._elements
+
+    def __hash__(self) -> int:
+        return hash(self._elements)
+
+    def __repr__(self) -> str:
+        return f"ElementCollection(<{len(self)} elements, kinds={self._kinds.label or 'none'}>)"
+
+    # -- lookups and views -------------------------------------------------------------------
+
+    @overload
+    def get(self, ref: ElementRef) -> Element | None: ...
+    @overload
+    def get(self, ref: ElementRef, default: Element) -> Element: ...
+    def get(self, ref: ElementRef, default: Element | None = None) -> Element | None:
+        """The element at ``ref``, or ``default``."""
+        return self._by_ref.get(ref, default)
+
+    @property
+    def refs(self) -> tuple[ElementRef, ...]:
+        """Every ref, in order."""
+        return tuple(self._by_ref)
+
+    @property
+    def kinds(self) -> ElementKind:
+        """The union of the kinds present."""
+        return self._kinds
+
+    def of_kind(self, kinds: ElementKind) -> ElementCollection:
+        """The sub-collection of elements whose kind is in ``kinds``, order kept."""
+        if kinds & self._kinds == self._kinds:
+            return self
+        return ElementCollection(e for e in self._elements if e.ref.kind & kinds)
+
+    def definitions(self, kind: ElementKind) -> tuple[Definition, ...]:
+        """The definitions of one kind, in order."""
+        return tuple(e.definition for e in self._elements if e.ref.kind is kind)
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """Tool definitions, in order."""
+        return tuple(e.definition for e in self._elements if isinstance(e.definition, Tool))
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        """Resource definitions, in order."""
+        return tuple(e.definition for e in self._elements if isinstance(e.definition, Resource))
+
+    @property
+    def resource_templates(self) -> tuple[ResourceTemplate, ...]:
+        """Resource template definitions, in order."""
+        return tuple(
+            e.definition for e in self._elements if isinstance(e.definition, ResourceTemplate)
+        )
+
+    @property
+    def prompts(self) -> tuple[Prompt, ...]:
+        """Prompt definitions, in order."""
+        return tuple(e.definition for e in self._elements if isinstance(e.definition, Prompt))
+
+    def merged_over(self, other: ElementCollection) -> ElementCollection:
+        """This collection laid over ``other``: where both have a ref, this one's element wins.
+
+        Order: this collection's elements, then ``other``'s elements that were not shadowed.
+        """
+        if not other:
+            return self
+        if not self:
+            return other
+        merged = list(self._elements)
+        merged.extend(e for e in other if e.ref not in self._by_ref)
+        return ElementCollection(merged)
+
+    # -- identity and serialization ----------------------------------------------------------
+
+    @property
+    def is_serializable(self) -> bool:
+        """Whether every handler and completion provider is a :class:`HandlerRef`."""
+        return all(e.is_serializable for e in self._elements)
+
+    @property
+    def fingerprint(self) -> str:
+        """A stable content hash (SHA-256 hex) over definitions, handlers, completions and tags.
+
+        Stable across processes for serializable collections; a live handler contributes its
+        qualified name, so two different closures with one name share a fingerprint.
+        """
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            for element in self._elements:
+                record = _element_record(element, strict=False)
+                digest.update(json.dumps(record, sort_keys=True, separators=(",", ":")).encode())
+                digest.update(b"\n")
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The versioned JSON form; raises :class:`NotSerializableError` for live handlers."""
+        live = [e.ref for e in self._elements if not e.is_serializable]
+        if live:
+            shown = ", ".join(str(ref) for ref in live[:5]) + (" ..." if len(live) > 5 else "")  # noqa: PLR2004 -- a readable excerpt
+            raise NotSerializableError(
+                f"{len(live)} element(s) hold live handlers or completion providers ({shown}); "
+                "only elements whose handlers are HandlerRef('pkg.mod:attr') names can be "
+                "serialized. Declare them by reference (e.g. with DiscoverySource) to dump or cache them.",
+                refs=live,
+            )
+        document = {
+            "format": COLLECTION_FORMAT,
+            "version": COLLECTION_VERSION,
+            "elements": [_element_record(e, strict=True) for e in self._elements],
+        }
+        return json.dumps(document, indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ElementCollection:
+        """Rebuild a collection from :meth:`to_json` output.
+
+        Raises:
+            CollectionFormatError: the text is not JSON, not a collection document, of a newer
+                format version, or holds an element that does not validate (its index is named).
+        """
+        try:
+            document = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise CollectionFormatError(f"collection JSON is corrupt: {exc}") from exc
+        if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
+            raise CollectionFormatError(
+                f"not an element collection document: expected a JSON object with "
+                f"\"format\": {COLLECTION_FORMAT!r}; re-create it with ElementCollection.to_json() "
+                "or `mcp-core dump`"
+            )
+        version = document.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise CollectionFormatError(f"collection document has an invalid version {version!r}")
+        if version > COLLECTION_VERSION:
+            raise CollectionFormatError(
+                f"collection document is format version {version}, newer than this mcp-core "
+                f"understands ({COLLECTION_VERSION}); upgrade mcp-core or re-dump it with this version"
+            )
+        records = document.get("elements")
+        if not isinstance(records, list):
+            raise CollectionFormatError("collection document has no \"elements\" list")
+        elements = []
+        for index, record in enumerate(records):
+            try:
+                elements.append(_element_from_record(record))
+            except (InvalidElementError, KeyError, TypeError, ValueError) as exc:
+                raise CollectionFormatError(f"collection element #{index} is invalid: {exc}") from exc
+        try:
+            return cls(elements)
+        except DuplicateElementError as exc:
+            raise CollectionFormatError(f"collection document is invalid: {exc}") from exc
+
+
+def _handler_name(handler: object, *, strict: bool) -> str:
+    if isinstance(handler, HandlerRef):
+        return handler.target
+    if strict:  # pragma: no cover -- to_json checks serializability before building records
+        raise NotSerializableError("live handler", refs=())
+    module = getattr(handler, "__module__", None) or type(handler).__module__
+    qualname = getattr(handler, "__qualname__", None) or type(handler).__qualname__
+    return f"<live {module}:{qualname}>"
+
+
+def _element_record(element: Element, *, strict: bool) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "kind": element.ref.kind.label,
+        "definition": element.definition.to_wire(),
+        "handler": _handler_name(element.handler, strict=strict),
+    }
+    if element.completions:
+        record["completions"] = {
+            name: _handler_name(provider, strict=strict) for name, provider in element.completions.items()
+        }
+    if element.tags:
+        record["tags"] = sorted(element.tags)
+    return record
+
+
+def _element_from_record(record: object) -> Element:
+    if not isinstance(record, Mapping):
+        raise TypeError(f"expected a JSON object, got {type(record).__name__}")
+    unknown = sorted(set(record) - {"kind", "definition", "handler", "completions", "tags"})
+    if unknown:
+        raise ValueError(f"unknown field(s) {unknown}")
+    kind = ElementKind.from_label(record["kind"])
+    handler = record["handler"]
+    if not isinstance(handler, str):
+        raise TypeError("\"handler\" must be a string reference")
+    completions = record.get("completions")
+    if completions is not None and not isinstance(completions, Mapping):
+        raise TypeError("\"completions\" must be an object")
+    tags = record.get("tags", [])
+    if not isinstance(tags, list):
+        raise TypeError("\"tags\" must be a list of strings")
+    return Element(
+        definition=definition_from_wire(kind, record["definition"]),
+        handler=HandlerRef(handler),
+        completions={k: HandlerRef(v) for k, v in completions.items()} if completions else None,
+        tags=frozenset(tags),
+    )

@@ -1,0 +1,607 @@
+"""Element definitions: frozen, validated values with every field of the MCP 2025-11-25 schema.
+
+Construction validates and raises :class:`~mcp_core.errors.InvalidElementError` naming the field
+and the fix. ``to_wire()`` returns the MCP JSON shape (camelCase, absent fields omitted) as a fresh
+mutable dict; ``from_wire()`` accepts it back and rejects keys it does not know, so a round trip
+is lossless rather than silently dropping what a newer schema added.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, TypeAlias, TypeVar, final
+
+from mcp_core.elements._json import FrozenDict, freeze, thaw
+from mcp_core.elements._kinds import ElementKind, ElementRef
+from mcp_core.elements._uritemplate import UriTemplate
+from mcp_core.errors import InvalidElementError
+
+__all__ = [
+    "Annotations",
+    "Definition",
+    "Icon",
+    "Prompt",
+    "PromptArgument",
+    "Resource",
+    "ResourceTemplate",
+    "Tool",
+    "ToolAnnotations",
+    "ToolExecution",
+]
+
+# The 2025-11-25 specification's character set for tool names (SEP-986): clients may refuse others.
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_MIME_TYPE = re.compile(r"[\w!#$&\-^.+]+/[\w!#$&\-^.+]+(\s*;.*)?")
+_Role = Literal["user", "assistant"]
+_ROLES = ("user", "assistant")
+
+
+def _fail(owner: str, field_name: str, message: str) -> InvalidElementError:
+    return InvalidElementError(f"{owner}: {field_name} {message}", field=field_name)
+
+
+def _check_text(owner: str, field_name: str, value: object, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise _fail(owner, field_name, f"must be a string, got {type(value).__name__}")
+
+
+def _check_name(owner: str, value: object) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(owner, "name", f"must be a non-empty string, got {value!r}")
+    if len(value) > 128 or any(ch.isspace() or not ch.isprintable() for ch in value):  # noqa: PLR2004 -- the spec's limit
+        raise _fail(
+            owner, "name", f"{value!r} must be at most 128 printable characters without spaces"
+        )
+
+
+def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
+    if not isinstance(value, Mapping):
+        raise _fail(owner, field_name, f"must be a JSON object (a mapping), got {type(value).__name__}")
+    try:
+        frozen = freeze(value, path=field_name)
+    except (TypeError, ValueError) as exc:
+        raise _fail(owner, field_name, f"is not JSON: {exc}") from exc
+    assert isinstance(frozen, FrozenDict)  # noqa: S101 -- a Mapping always freezes to a FrozenDict
+    return frozen
+
+
+def _check_object_schema(owner: str, field_name: str, schema: FrozenDict) -> None:
+    if schema.get("type") != "object":
+        raise _fail(
+            owner,
+            field_name,
+            f"must be a JSON Schema whose root has \"type\": \"object\" (MCP requires tool "
+            f"arguments and structured results to be objects), got type {schema.get('type')!r}; "
+            'wrap a scalar as {"type": "object", "properties": {"value": ...}}',
+        )
+
+
+def _check_mime(owner: str, value: str | None) -> None:
+    if value is not None and (not isinstance(value, str) or not _MIME_TYPE.fullmatch(value)):
+        raise _fail(owner, "mime_type", f"{value!r} is not a MIME type like 'text/plain'")
+
+
+def _set(obj: object, name: str, value: object) -> None:
+    # Frozen dataclasses normalise their inputs (lists to tuples, dicts to FrozenDict) once, here.
+    object.__setattr__(obj, name, value)
+
+
+def _put(wire: dict[str, Any], key: str, value: object) -> None:
+    if value is not None:
+        wire[key] = value
+
+
+def _unknown_keys(owner: str, data: Mapping[str, Any], known: frozenset[str]) -> None:
+    if not isinstance(data, Mapping):
+        raise InvalidElementError(f"{owner}: wire form must be a JSON object, got {type(data).__name__}")
+    extra = sorted(set(data) - known)
+    if extra:
+        raise InvalidElementError(
+            f"{owner}: unknown wire field(s) {extra}; known fields are {sorted(known)}"
+        )
+
+
+_W = TypeVar("_W")
+
+
+def _wire_list(
+    owner: str, data: Mapping[str, Any], key: str, convert: Callable[[Any], _W]
+) -> tuple[_W, ...] | None:
+    items = data.get(key)
+    if items is None:
+        return None
+    if not isinstance(items, list | tuple):
+        raise InvalidElementError(f"{owner}: wire field {key!r} must be a list")
+    return tuple(convert(item) for item in items)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Icon:
+    """An icon a client may display (``src`` is a URL or a data: URI)."""
+
+    src: str
+    mime_type: str | None = None
+    sizes: Sequence[str] | None = None
+    theme: Literal["dark", "light"] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.src, str) or not self.src:
+            raise _fail("Icon", "src", f"must be a non-empty URI, got {self.src!r}")
+        _check_mime("Icon", self.mime_type)
+        if self.sizes is not None:
+            if isinstance(self.sizes, str) or not all(isinstance(s, str) for s in self.sizes):
+                raise _fail("Icon", "sizes", "must be a list of strings such as ['48x48', 'any']")
+            _set(self, "sizes", tuple(self.sizes))
+        if self.theme not in (None, "dark", "light"):
+            raise _fail("Icon", "theme", f"must be 'dark' or 'light', got {self.theme!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"src": self.src}
+        _put(wire, "mimeType", self.mime_type)
+        _put(wire, "sizes", list(self.sizes) if self.sizes is not None else None)
+        _put(wire, "theme", self.theme)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Icon:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("Icon", data, frozenset({"src", "mimeType", "sizes", "theme"}))
+        return cls(
+            src=data.get("src"),  # type: ignore[arg-type]  # validated in __post_init__
+            mime_type=data.get("mimeType"),
+            sizes=data.get("sizes"),
+            theme=data.get("theme"),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Annotations:
+    """Hints about a resource or content item: audience, priority (0..1), last modification."""
+
+    audience: Sequence[_Role] | None = None
+    priority: float | None = None
+    last_modified: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.audience is not None:
+            if isinstance(self.audience, str) or any(r not in _ROLES for r in self.audience):
+                raise _fail(
+                    "Annotations", "audience", f"must be a list of 'user'/'assistant', got {self.audience!r}"
+                )
+            _set(self, "audience", tuple(self.audience))
+        if self.priority is not None and (
+            isinstance(self.priority, bool)
+            or not isinstance(self.priority, int | float)
+            or not 0.0 <= self.priority <= 1.0
+        ):
+            raise _fail("Annotations", "priority", f"must be a number in [0, 1], got {self.priority!r}")
+        if self.last_modified is not None:
+            try:
+                datetime.fromisoformat(self.last_modified)
+            except (TypeError, ValueError) as exc:
+                raise _fail(
+                    "Annotations",
+                    "last_modified",
+                    f"must be an ISO 8601 timestamp like '2025-01-12T15:00:58Z', got {self.last_modified!r}",
+                ) from exc
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {}
+        _put(wire, "audience", list(self.audience) if self.audience is not None else None)
+        _put(wire, "priority", self.priority)
+        _put(wire, "lastModified", self.last_modified)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Annotations:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("Annotations", data, frozenset({"audience", "priority", "lastModified"}))
+        return cls(
+            audience=data.get("audience"),
+            priority=data.get("priority"),
+            last_modified=data.get("lastModified"),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolAnnotations:
+    """Behaviour hints for a tool. Hints, not guarantees: never trust them for security."""
+
+    title: str | None = None
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+    _WIRE = (
+        ("read_only_hint", "readOnlyHint"),
+        ("destructive_hint", "destructiveHint"),
+        ("idempotent_hint", "idempotentHint"),
+        ("open_world_hint", "openWorldHint"),
+    )
+
+    def __post_init__(self) -> None:
+        _check_text("ToolAnnotations", "title", self.title)
+        for attr, _ in self._WIRE:
+            value = getattr(self, attr)
+            if value is not None and not isinstance(value, bool):
+                raise _fail("ToolAnnotations", attr, f"must be true, false or None, got {value!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {}
+        _put(wire, "title", self.title)
+        for attr, key in self._WIRE:
+            _put(wire, key, getattr(self, attr))
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ToolAnnotations:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("ToolAnnotations", data, frozenset({"title"} | {k for _, k in cls._WIRE}))
+        return cls(title=data.get("title"), **{a: data.get(k) for a, k in cls._WIRE})
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecution:
+    """Execution properties of a tool (2025-11-25): whether it supports task-augmented calls."""
+
+    task_support: Literal["forbidden", "optional", "required"] | None = None
+
+    def __post_init__(self) -> None:
+        if self.task_support not in (None, "forbidden", "optional", "required"):
+            raise _fail(
+                "ToolExecution",
+                "task_support",
+                f"must be 'forbidden', 'optional' or 'required', got {self.task_support!r}",
+            )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {}
+        _put(wire, "taskSupport", self.task_support)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ToolExecution:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("ToolExecution", data, frozenset({"taskSupport"}))
+        return cls(task_support=data.get("taskSupport"))
+
+
+def _common_post_init(owner: str, obj: Any) -> None:
+    _check_text(owner, "title", obj.title)
+    _check_text(owner, "description", obj.description)
+    if obj.icons is not None:
+        if not all(isinstance(icon, Icon) for icon in obj.icons):
+            raise _fail(owner, "icons", "must be a sequence of Icon values")
+        _set(obj, "icons", tuple(obj.icons))
+    if obj.meta is not None:
+        _set(obj, "meta", _frozen_object(owner, "meta", obj.meta))
+
+
+def _common_wire(obj: Any, wire: dict[str, Any]) -> dict[str, Any]:
+    _put(wire, "title", obj.title)
+    _put(wire, "description", obj.description)
+    _put(wire, "icons", [icon.to_wire() for icon in obj.icons] if obj.icons is not None else None)
+    _put(wire, "_meta", thaw(obj.meta) if obj.meta is not None else None)
+    return wire
+
+
+def _common_from_wire(owner: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "title": data.get("title"),
+        "description": data.get("description"),
+        "icons": _wire_list(owner, data, "icons", Icon.from_wire),
+        "meta": data.get("_meta"),
+    }
+
+
+_COMMON_KEYS = frozenset({"title", "description", "icons", "_meta"})
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    """A tool definition: a function the model can call with arguments matching ``input_schema``."""
+
+    name: str
+    input_schema: Mapping[str, Any]
+    title: str | None = None
+    description: str | None = None
+    output_schema: Mapping[str, Any] | None = None
+    annotations: ToolAnnotations | None = None
+    execution: ToolExecution | None = None
+    icons: Sequence[Icon] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        _check_name("Tool", self.name)
+        if not _TOOL_NAME.fullmatch(self.name):
+            raise _fail(
+                "Tool",
+                "name",
+                f"{self.name!r} may only use letters, digits, '_', '-' and '.' (1 to 128 "
+                "characters), as the MCP 2025-11-25 specification requires",
+            )
+        owner = f"Tool {self.name!r}"
+        schema = _frozen_object(owner, "input_schema", self.input_schema)
+        _check_object_schema(owner, "input_schema", schema)
+        _set(self, "input_schema", schema)
+        if self.output_schema is not None:
+            output = _frozen_object(owner, "output_schema", self.output_schema)
+            _check_object_schema(owner, "output_schema", output)
+            _set(self, "output_schema", output)
+        if self.annotations is not None and not isinstance(self.annotations, ToolAnnotations):
+            raise _fail(owner, "annotations", "must be a ToolAnnotations value")
+        if self.execution is not None and not isinstance(self.execution, ToolExecution):
+            raise _fail(owner, "execution", "must be a ToolExecution value")
+        _common_post_init(owner, self)
+
+    @property
+    def ref(self) -> ElementRef:
+        """``ElementRef.tool(name)``."""
+        return ElementRef(ElementKind.TOOL, self.name)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"name": self.name, "inputSchema": thaw(self.input_schema)}  # type: ignore[arg-type]  # frozen in __post_init__
+        _put(wire, "outputSchema", thaw(self.output_schema) if self.output_schema is not None else None)  # type: ignore[arg-type]  # same
+        _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
+        _put(wire, "execution", self.execution.to_wire() if self.execution else None)
+        return _common_wire(self, wire)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Tool:
+        """Build from the MCP JSON shape."""
+        keys = _COMMON_KEYS | {"name", "inputSchema", "outputSchema", "annotations", "execution"}
+        _unknown_keys("Tool", data, keys)
+        annotations = data.get("annotations")
+        execution = data.get("execution")
+        return cls(
+            name=data.get("name"),  # type: ignore[arg-type]  # validated in __post_init__
+            input_schema=data.get("inputSchema"),  # type: ignore[arg-type]  # same
+            output_schema=data.get("outputSchema"),
+            annotations=ToolAnnotations.from_wire(annotations) if annotations is not None else None,
+            execution=ToolExecution.from_wire(execution) if execution is not None else None,
+            **_common_from_wire("Tool", data),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resource:
+    """A resource definition: content a client can read at a fixed ``uri``."""
+
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Annotations | None = None
+    icons: Sequence[Icon] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.uri, str) or not _URI_SCHEME.match(self.uri):
+            raise _fail(
+                "Resource",
+                "uri",
+                f"{self.uri!r} has no scheme; write an absolute URI such as 'file:///notes.txt' "
+                "or 'app://config'",
+            )
+        owner = f"Resource {self.uri!r}"
+        _check_name(owner, self.name)
+        _check_mime(owner, self.mime_type)
+        if self.size is not None and (
+            isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 0
+        ):
+            raise _fail(owner, "size", f"must be a non-negative integer (bytes), got {self.size!r}")
+        if self.annotations is not None and not isinstance(self.annotations, Annotations):
+            raise _fail(owner, "annotations", "must be an Annotations value")
+        _common_post_init(owner, self)
+
+    @property
+    def ref(self) -> ElementRef:
+        """``ElementRef.resource(uri)``."""
+        return ElementRef(ElementKind.RESOURCE, self.uri)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        _put(wire, "mimeType", self.mime_type)
+        _put(wire, "size", self.size)
+        _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
+        return _common_wire(self, wire)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Resource:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("Resource", data, _COMMON_KEYS | {"uri", "name", "mimeType", "size", "annotations"})
+        annotations = data.get("annotations")
+        return cls(
+            uri=data.get("uri"),  # type: ignore[arg-type]  # validated in __post_init__
+            name=data.get("name"),  # type: ignore[arg-type]  # same
+            mime_type=data.get("mimeType"),
+            size=data.get("size"),
+            annotations=Annotations.from_wire(annotations) if annotations is not None else None,
+            **_common_from_wire("Resource", data),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceTemplate:
+    """A family of resources addressed by an RFC 6570 ``uri_template``."""
+
+    uri_template: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: Annotations | None = None
+    icons: Sequence[Icon] | None = None
+    meta: Mapping[str, Any] | None = None
+    template: UriTemplate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.uri_template, str):
+            raise _fail("ResourceTemplate", "uri_template", f"must be a string, got {self.uri_template!r}")
+        _set(self, "template", UriTemplate.parse(self.uri_template))
+        if not _URI_SCHEME.match(self.uri_template):
+            raise _fail(
+                "ResourceTemplate",
+                "uri_template",
+                f"{self.uri_template!r} has no scheme; start it like 'app://items/{{id}}'",
+            )
+        owner = f"ResourceTemplate {self.uri_template!r}"
+        _check_name(owner, self.name)
+        _check_mime(owner, self.mime_type)
+        if self.annotations is not None and not isinstance(self.annotations, Annotations):
+            raise _fail(owner, "annotations", "must be an Annotations value")
+        _common_post_init(owner, self)
+
+    @property
+    def ref(self) -> ElementRef:
+        """``ElementRef.resource_template(uri_template)``."""
+        return ElementRef(ElementKind.RESOURCE_TEMPLATE, self.uri_template)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"uriTemplate": self.uri_template, "name": self.name}
+        _put(wire, "mimeType", self.mime_type)
+        _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
+        return _common_wire(self, wire)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ResourceTemplate:
+        """Build from the MCP JSON shape."""
+        _unknown_keys(
+            "ResourceTemplate", data, _COMMON_KEYS | {"uriTemplate", "name", "mimeType", "annotations"}
+        )
+        annotations = data.get("annotations")
+        return cls(
+            uri_template=data.get("uriTemplate"),  # type: ignore[arg-type]  # validated in __post_init__
+            name=data.get("name"),  # type: ignore[arg-type]  # same
+            mime_type=data.get("mimeType"),
+            annotations=Annotations.from_wire(annotations) if annotations is not None else None,
+            **_common_from_wire("ResourceTemplate", data),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptArgument:
+    """One argument a prompt accepts."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool | None = None
+
+    def __post_init__(self) -> None:
+        _check_name("PromptArgument", self.name)
+        _check_text("PromptArgument", "title", self.title)
+        _check_text("PromptArgument", "description", self.description)
+        if self.required is not None and not isinstance(self.required, bool):
+            raise _fail("PromptArgument", "required", f"must be true, false or None, got {self.required!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"name": self.name}
+        _put(wire, "title", self.title)
+        _put(wire, "description", self.description)
+        _put(wire, "required", self.required)
+        return wire
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> PromptArgument:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("PromptArgument", data, frozenset({"name", "title", "description", "required"}))
+        return cls(
+            name=data.get("name"),  # type: ignore[arg-type]  # validated in __post_init__
+            title=data.get("title"),
+            description=data.get("description"),
+            required=data.get("required"),
+        )
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prompt:
+    """A prompt definition: a message template the client can get with ``arguments``."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: Sequence[PromptArgument] | None = None
+    icons: Sequence[Icon] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        _check_name("Prompt", self.name)
+        owner = f"Prompt {self.name!r}"
+        if self.arguments is not None:
+            if not all(isinstance(arg, PromptArgument) for arg in self.arguments):
+                raise _fail(owner, "arguments", "must be a sequence of PromptArgument values")
+            names = [arg.name for arg in self.arguments]
+            duplicates = sorted({n for n in names if names.count(n) > 1})
+            if duplicates:
+                raise _fail(owner, "arguments", f"declare {duplicates} more than once; names must be unique")
+            _set(self, "arguments", tuple(self.arguments))
+        _common_post_init(owner, self)
+
+    @property
+    def ref(self) -> ElementRef:
+        """``ElementRef.prompt(name)``."""
+        return ElementRef(ElementKind.PROMPT, self.name)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP JSON shape."""
+        wire: dict[str, Any] = {"name": self.name}
+        _put(wire, "arguments", [a.to_wire() for a in self.arguments] if self.arguments is not None else None)
+        return _common_wire(self, wire)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Prompt:
+        """Build from the MCP JSON shape."""
+        _unknown_keys("Prompt", data, _COMMON_KEYS | {"name", "arguments"})
+        return cls(
+            name=data.get("name"),  # type: ignore[arg-type]  # validated in __post_init__
+            arguments=_wire_list("Prompt", data, "arguments", PromptArgument.from_wire),
+            **_common_from_wire("Prompt", data),
+        )
+
+
+Definition: TypeAlias = Tool | Resource | ResourceTemplate | Prompt
+"""The closed union of definitions: ``match`` on it with ``assert_never`` is exhaustive."""
+
+_WIRE_TYPES: dict[ElementKind, type[Definition]] = {
+    ElementKind.TOOL: Tool,
+    ElementKind.RESOURCE: Resource,
+    ElementKind.RESOURCE_TEMPLATE: ResourceTemplate,
+    ElementKind.PROMPT: Prompt,
+}
+
+
+def definition_from_wire(kind: ElementKind, data: Mapping[str, Any]) -> Definition:
+    """Build the definition of ``kind`` from its MCP JSON shape."""
+    return _WIRE_TYPES[kind].from_wire(data)
+
+
+def kind_of(definition: Definition) -> ElementKind:
+    """The kind of a definition."""
+    return definition.ref.kind

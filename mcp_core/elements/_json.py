@@ -1,0 +1,97 @@
+"""Deeply immutable JSON values.
+
+Definitions carry JSON sub-documents (input schemas, ``_meta``). Freezing them on construction is
+what makes a definition a real value: hashable, comparable, and impossible to mutate behind the
+registry's back (a schema edited in place after registration would silently change what clients
+see and what arguments validate against).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeAlias, final
+
+__all__ = ["FrozenDict", "JsonValue", "freeze", "thaw"]
+
+JsonValue: TypeAlias = "None | bool | int | float | str | tuple[JsonValue, ...] | FrozenDict"
+
+
+@final
+class FrozenDict(Mapping[str, "JsonValue"]):
+    """An immutable, hashable JSON object; compares equal to any mapping with the same items."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[str, JsonValue] | None = None) -> None:
+        self._data: dict[str, JsonValue] = dict(data) if data else {}
+        self._hash: int | None = None
+
+    def __getitem__(self, key: str) -> JsonValue:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenDict):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other.items())
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._data!r})"
+
+
+def freeze(value: object, *, path: str = "$") -> JsonValue:
+    """Return an immutable copy of a JSON value: dicts become FrozenDict, lists become tuples.
+
+    Raises:
+        TypeError: a value that JSON cannot carry (a set, an object, a non-string key), naming
+            where it sits (``path`` is a JSONPath-like location used in the message).
+        ValueError: a float that JSON cannot carry (NaN or infinity).
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{path}: {value!r} is not representable in JSON; use a finite number")
+        return value
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        frozen: dict[str, JsonValue] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"{path}: JSON object keys must be strings, got {type(key).__name__} {key!r}"
+                )
+            frozen[key] = freeze(item, path=f"{path}.{key}")
+        return FrozenDict(frozen)
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(item, path=f"{path}[{index}]") for index, item in enumerate(value))
+    raise TypeError(
+        f"{path}: {type(value).__name__} is not a JSON value; use dict, list, str, int, float, "
+        "bool or None"
+    )
+
+
+def thaw(value: JsonValue) -> Any:
+    """Return a plain, mutable JSON copy (dicts and lists) of a frozen value."""
+    if isinstance(value, FrozenDict):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(item) for item in value]
+    return value

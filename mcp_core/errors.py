@@ -1,0 +1,162 @@
+"""The one error tree of mcp-core.
+
+Every error raised on purpose by this package derives from :class:`McpCoreError`, and mixes in
+the builtin it refines so that code written against the builtins keeps working::
+
+    McpCoreError
+    ├── InvalidElementError (ValueError)          a definition or element is malformed
+    │   ├── InvalidUriTemplateError               a resource template cannot be parsed or matched
+    │   ├── DuplicateElementError                 two elements share one ElementRef
+    │   └── HandlerKindError                      a handler of the wrong kind for its definition
+    ├── CollectionFormatError (ValueError)        a serialized collection is corrupt or from the future
+    ├── NotSerializableError (TypeError)          a collection holds live handlers, not references
+    ├── SourceError                               a source could not provide
+    │   └── SourceUnavailableError                its backend is temporarily unreachable
+    ├── CacheStoreError                           a cache store could not be read or written
+    ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
+    ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
+    ├── ToolError                                 a tool failure whose message is meant for the model
+    └── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
+
+Errors carry their culprit as attributes (``.ref``, ``.source``, ``.template``...) so that callers
+can act on them without parsing messages; messages say what is wrong and what to do about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcp_core.elements import ElementRef
+
+__all__ = [
+    "ArgumentValidationError",
+    "CacheStoreError",
+    "CollectionFormatError",
+    "DuplicateElementError",
+    "ElementNotFoundError",
+    "HandlerKindError",
+    "HandlerResolutionError",
+    "InvalidElementError",
+    "InvalidUriTemplateError",
+    "McpCoreError",
+    "NotSerializableError",
+    "SourceError",
+    "SourceUnavailableError",
+    "ToolError",
+]
+
+
+class McpCoreError(Exception):
+    """Root of every error mcp-core raises on purpose."""
+
+
+class InvalidElementError(McpCoreError, ValueError):
+    """A definition or element is malformed; ``.ref`` names it when known, ``.field`` the field."""
+
+    def __init__(
+        self, message: str, *, ref: ElementRef | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.field = field
+
+
+class InvalidUriTemplateError(InvalidElementError):
+    """A resource template is not a matchable RFC 6570 template; ``.template`` is the text."""
+
+    def __init__(self, message: str, *, template: str, ref: ElementRef | None = None) -> None:
+        super().__init__(message, ref=ref, field="uri_template")
+        self.template = template
+
+
+class DuplicateElementError(InvalidElementError):
+    """Two elements of one collection share ``.ref``."""
+
+    def __init__(self, message: str, *, ref: ElementRef) -> None:
+        super().__init__(message, ref=ref)
+
+
+class HandlerKindError(InvalidElementError):
+    """A handler cannot serve its definition's kind (e.g. a prompt handler on a tool)."""
+
+
+class CollectionFormatError(McpCoreError, ValueError):
+    """Serialized collection JSON is corrupt, of an unknown format, or of a future version."""
+
+
+class NotSerializableError(McpCoreError, TypeError):
+    """A collection holds live handlers (callables), so it has no lossless JSON form.
+
+    ``.refs`` lists the elements whose handler is not a :class:`~mcp_core.elements.HandlerRef`.
+    """
+
+    def __init__(self, message: str, *, refs: Sequence[ElementRef]) -> None:
+        super().__init__(message)
+        self.refs = tuple(refs)
+
+
+class SourceError(McpCoreError):
+    """A source failed to provide; ``.source`` is the source when known."""
+
+    def __init__(self, message: str, *, source: object | None = None) -> None:
+        super().__init__(message)
+        self.source = source
+
+
+class SourceUnavailableError(SourceError):
+    """The source's backend is temporarily unreachable: distinct from "I have nothing".
+
+    A registry keeps serving the source's last good collection and reports it *unavailable*
+    rather than *failed*.
+    """
+
+
+class CacheStoreError(McpCoreError):
+    """A cache store could not be read or written; ``.key`` is the key involved, if any."""
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class HandlerResolutionError(McpCoreError, LookupError):
+    """A handler reference cannot be resolved; ``.handler_ref`` and ``.ref`` name the culprits."""
+
+    def __init__(
+        self, message: str, *, handler_ref: object, ref: ElementRef | None = None
+    ) -> None:
+        super().__init__(message)
+        self.handler_ref = handler_ref
+        self.ref = ref
+
+
+class ArgumentValidationError(McpCoreError, ValueError):
+    """Arguments do not satisfy an input schema; ``.errors`` holds ``(json_pointer, message)``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        ref: ElementRef | None = None,
+        errors: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.errors = tuple(errors)
+
+
+class ToolError(McpCoreError):
+    """Raised by a tool to report a failure to the model: the message becomes the ``isError`` text.
+
+    Any other exception from a tool becomes a generic error result; its text is only logged.
+    """
+
+
+class ElementNotFoundError(McpCoreError, LookupError):
+    """No element (or no element visible to this session) answers to ``.ref``."""
+
+    def __init__(self, message: str, *, ref: ElementRef) -> None:
+        super().__init__(message)
+        self.ref = ref

@@ -1,0 +1,21 @@
+"""The registry: four role protocols and the reference Registry implementing all of them."""
+
+from mcp_core.registry._protocols import (
+    DeferredRegistry,
+    ElementCatalog,
+    ElementResolver,
+    ElementWriter,
+    ResolvedResource,
+)
+from mcp_core.registry._registry import ChangeListener, Priority, Registry
+
+__all__ = [
+    "ChangeListener",
+    "DeferredRegistry",
+    "ElementCatalog",
+    "ElementResolver",
+    "ElementWriter",
+    "Priority",
+    "Registry",
+    "ResolvedResource",
+]

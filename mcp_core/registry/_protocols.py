@@ -1,0 +1,132 @@
+"""The four registry roles. Request handlers depend on the narrowest role they use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol, final
+
+from mcp_core.elements import Element, ElementRef, Prompt, Resource, ResourceTemplate, Tool
+
+__all__ = [
+    "DeferredRegistry",
+    "ElementCatalog",
+    "ElementResolver",
+    "ElementWriter",
+    "ResolvedResource",
+]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedResource:
+    """What ``get_resource`` found: the element, and the template variables (percent-decoded).
+
+    ``variables`` is empty for an exact resource match.
+    """
+
+    element: Element
+    variables: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variables", MappingProxyType(dict(self.variables)))
+
+
+class ElementCatalog(Protocol):
+    """What the ``*/list`` handlers need.
+
+    Laws:
+        1. ``registry.model``: the catalogue equals the merge of its inputs after every change.
+        2. ``registry.lazy``: nothing is provided before the first catalogue or resolver call.
+        3. ``registry.single-flight``: concurrent first reads provide each source once.
+        4. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
+           first added wins; independent of the order registrations happen in.
+        5. ``registry.element-isolation``: an invalid element costs only itself.
+        6. ``registry.source-isolation``: a raising source costs at most its own elements; every
+           read still succeeds.
+        7. ``registry.unavailable-keeps-last-good``: a source raising ``SourceUnavailableError``
+           on reload keeps serving its previous collection.
+    """
+
+    async def tools(self) -> Sequence[Tool]:
+        """Tool definitions, in deterministic order."""
+        ...
+
+    async def resources(self) -> Sequence[Resource]:
+        """Resource definitions, in deterministic order."""
+        ...
+
+    async def resource_templates(self) -> Sequence[ResourceTemplate]:
+        """Resource template definitions, in deterministic order."""
+        ...
+
+    async def prompts(self) -> Sequence[Prompt]:
+        """Prompt definitions, in deterministic order."""
+        ...
+
+
+class ElementResolver(Protocol):
+    """What the call/read/get/complete handlers need.
+
+    Laws:
+        1. ``registry.resolver-agrees``: everything listed resolves to the same definition; what
+           is not listed does not resolve.
+        2. ``registry.templates``: an exact resource beats a template; the most specific template
+           wins; variables are extracted and percent-decoded.
+    """
+
+    async def get_tool(self, name: str) -> Element | None:
+        """The tool named ``name``, or None."""
+        ...
+
+    async def get_prompt(self, name: str) -> Element | None:
+        """The prompt named ``name``, or None."""
+        ...
+
+    async def get_resource(self, uri: str) -> ResolvedResource | None:
+        """The resource at ``uri`` (exact match first, else the most specific template), or None."""
+        ...
+
+
+class ElementWriter(Protocol):
+    """Runtime registration.
+
+    Laws:
+        1. ``registry.register-inverse``: ``register(e)`` then ``unregister(e.ref)`` restores the
+           previous catalogue.
+        2. ``registry.change-events``: a write emits one change per affected kind.
+    """
+
+    async def register(self, element: Element) -> None:
+        """Add or replace a runtime registration; it beats every source."""
+        ...
+
+    async def unregister(self, ref: ElementRef) -> bool:
+        """Remove the runtime registration at ``ref``; return whether there was one."""
+        ...
+
+
+class DeferredRegistry(Protocol):
+    """The load lifecycle.
+
+    Laws:
+        1. ``registry.load-idempotent``: ``load()`` twice provides each source once.
+        2. ``registry.change-events``: ``reload()`` emits one change per affected kind, none for
+           unaffected kinds, and the initial load emits none.
+        3. ``registry.honest-kinds``: ``kinds()`` is the union of the sources' ``kinds()`` and the
+           runtime registrations' kinds, computed without providing.
+    """
+
+    async def load(self) -> None:
+        """Provide every source once (no-op when already loaded); concurrent calls share one load."""
+        ...
+
+    async def reload(self) -> None:
+        """Provide every source again and swap in the new catalogue."""
+        ...
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a load has completed."""
+        ...

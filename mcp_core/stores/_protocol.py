@@ -1,0 +1,42 @@
+# ruff: noqa: CPY001 -- the project has not adopted a copyright header (see the report)
+"""The CacheStore protocol."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+__all__ = ["CacheStore"]
+
+
+class CacheStore(Protocol):
+    """An async key/value store for serialized collections, with per-entry TTL.
+
+    Keys are plain strings; callers namespace them (``CachedSource`` prefixes every key with its
+    own namespace and clears only keys under it). Values are bytes, never pickles. A TTL is a
+    positive number of seconds; ``None`` means the entry never expires on its own.
+
+    A store reports a backend failure (disk, network, corrupt database) by raising
+    :class:`~mcp_core.errors.CacheStoreError` chained to the backend's exception, never the
+    backend's own exception type, so callers can degrade without knowing the backend.
+
+    Laws:
+        1. ``store.roundtrip``: ``get(k)`` after ``set(k, v)`` returns ``v`` until the TTL passes.
+        2. ``store.delete``: ``delete(k)`` removes only ``k``; ``delete_prefix(p)`` removes only
+           keys that start with ``p``.
+    """
+
+    async def get(self, key: str) -> bytes | None:
+        """The value at ``key``, or None when absent or expired."""
+        ...
+
+    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
+        """Store ``value`` at ``key``, expiring after ``ttl`` seconds (never when None)."""
+        ...
+
+    async def delete(self, key: str) -> bool:
+        """Remove ``key``; return whether it was present."""
+        ...
+
+    async def delete_prefix(self, prefix: str) -> int:
+        """Remove every key starting with ``prefix``; return how many were removed."""
+        ...

@@ -1,0 +1,174 @@
+"""Visibility rules and the combinators that compose them.
+
+A rule is anything with ``async is_visible(ref, session) -> bool``. Combinators short-circuit in
+order, so put cheap rules first. Tag and scope rules look tags up through a :class:`TagLookup`
+(the reference Registry is one: ``registry.get(ref)`` gives the element and its tags).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, final
+
+from mcp_core.elements import Element, ElementRef
+from mcp_core.visibility._protocol import ElementVisibility, SessionInfo
+
+__all__ = [
+    "ALWAYS",
+    "NEVER",
+    "ElementLookup",
+    "all_of",
+    "any_of",
+    "by_tag",
+    "not_",
+    "predicate",
+    "requires_scopes",
+    "scoped_by_tag",
+]
+
+
+class ElementLookup(Protocol):
+    """Finds the effective element at a ref (``Registry.get`` satisfies it)."""
+
+    async def get(self, ref: ElementRef) -> Element | None:
+        """The element at ``ref``, or None."""
+        ...
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Constant:
+    visible: bool
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        return self.visible
+
+
+ALWAYS: ElementVisibility = _Constant(visible=True)
+"""Everything is visible (the server's default)."""
+
+NEVER: ElementVisibility = _Constant(visible=False)
+"""Nothing is visible."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _AllOf:
+    rules: tuple[ElementVisibility, ...]
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        for rule in self.rules:
+            if not await rule.is_visible(ref, session):
+                return False
+        return True
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _AnyOf:
+    rules: tuple[ElementVisibility, ...]
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        for rule in self.rules:
+            if await rule.is_visible(ref, session):
+                return True
+        return False
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Not:
+    rule: ElementVisibility
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        return not await self.rule.is_visible(ref, session)
+
+
+def all_of(*rules: ElementVisibility) -> ElementVisibility:
+    """Visible when every rule says so (visible when there are none)."""
+    return _AllOf(tuple(rules))
+
+
+def any_of(*rules: ElementVisibility) -> ElementVisibility:
+    """Visible when at least one rule says so (hidden when there are none)."""
+    return _AnyOf(tuple(rules))
+
+
+def not_(rule: ElementVisibility) -> ElementVisibility:
+    """Visible exactly when ``rule`` hides."""
+    return _Not(rule)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Predicate:
+    function: Callable[[ElementRef, SessionInfo], bool | Awaitable[bool]]
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        verdict = self.function(ref, session)
+        if isinstance(verdict, Awaitable):
+            verdict = await verdict
+        return bool(verdict)
+
+
+def predicate(function: Callable[[ElementRef, SessionInfo], bool | Awaitable[bool]]) -> ElementVisibility:
+    """A rule from a plain (sync or async) function of ``(ref, session)``."""
+    return _Predicate(function)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _ByTag:
+    lookup: ElementLookup
+    rule: Callable[[frozenset[str], SessionInfo], bool]
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        element = await self.lookup.get(ref)
+        # An element the lookup does not know is not this rule's to hide; resolution answers it.
+        return True if element is None else self.rule(element.tags, session)
+
+
+def by_tag(
+    lookup: ElementLookup,
+    *,
+    hide: Iterable[str] = (),
+    show_only: Iterable[str] | None = None,
+) -> ElementVisibility:
+    """Hide elements carrying any tag in ``hide``; with ``show_only``, also hide those carrying none of them."""
+    hidden = frozenset(hide)
+    only = frozenset(show_only) if show_only is not None else None
+
+    def rule(tags: frozenset[str], _session: SessionInfo) -> bool:
+        if tags & hidden:
+            return False
+        return only is None or bool(tags & only)
+
+    return _ByTag(lookup, rule)
+
+
+def scoped_by_tag(lookup: ElementLookup, *, prefix: str = "scope:") -> ElementVisibility:
+    """An element tagged ``scope:X`` is visible only to sessions holding scope ``X`` (all such tags).
+
+    Elements without scope tags are visible to everyone.
+    """
+
+    def rule(tags: frozenset[str], session: SessionInfo) -> bool:
+        needed = {tag[len(prefix) :] for tag in tags if tag.startswith(prefix)}
+        return needed <= session.scopes
+
+    return _ByTag(lookup, rule)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _RequiresScopes:
+    required: Mapping[ElementRef, frozenset[str]]
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        return self.required.get(ref, frozenset()) <= session.scopes
+
+
+def requires_scopes(required: Mapping[ElementRef, Iterable[str]]) -> ElementVisibility:
+    """Each listed ref is visible only to sessions holding all of its scopes; others to everyone."""
+    return _RequiresScopes({ref: frozenset(scopes) for ref, scopes in required.items()})

@@ -1,0 +1,174 @@
+"""ElementCollection: uniqueness, order, views, merge, fingerprint and the versioned JSON form."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcp_core.elements import (
+    COLLECTION_VERSION,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+    HandlerRef,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+)
+from mcp_core.errors import CollectionFormatError, DuplicateElementError, InvalidElementError, NotSerializableError
+
+
+def tool(name: str, handler: object = None, **kwargs: object) -> Element:
+    """A tool element with a reference handler unless one is given."""
+    return Element(
+        definition=Tool(name=name, input_schema={"type": "object"}, **kwargs),  # type: ignore[arg-type]  # test helper passes through
+        handler=handler if handler is not None else HandlerRef(f"pkg.tools:{name}"),
+    )
+
+
+def sample() -> ElementCollection:
+    """One element of every kind."""
+    return ElementCollection(
+        [
+            tool("add", description="Add."),
+            Element(definition=Resource(uri="test://r", name="r"), handler=HandlerRef("pkg:r")),
+            Element(
+                definition=ResourceTemplate(uri_template="test://items/{id}", name="items"),
+                handler=HandlerRef("pkg:items"),
+                completions={"id": HandlerRef("pkg:complete_id")},
+            ),
+            Element(
+                definition=Prompt(name="p", arguments=[PromptArgument(name="topic", required=True)]),
+                handler=HandlerRef("container.service.p"),
+                tags=frozenset({"beta"}),
+            ),
+        ]
+    )
+
+
+class TestCollection:
+    """Construction, lookup and views."""
+
+    def test_duplicate_ref_is_an_error_naming_the_ref(self) -> None:
+        """Two elements with one ref cannot share a collection."""
+        with pytest.raises(DuplicateElementError, match="tool 'add'") as caught:
+            ElementCollection([tool("add"), tool("add", description="again")])
+        assert caught.value.ref == ElementRef.tool("add")
+
+    def test_same_name_in_different_kinds_is_fine(self) -> None:
+        """Kinds are independent namespaces."""
+        collection = ElementCollection([tool("x"), Element(definition=Prompt(name="x"), handler=HandlerRef("p:x"))])
+        assert len(collection) == 2
+        assert collection.kinds == ElementKind.TOOL | ElementKind.PROMPT
+
+    def test_non_elements_are_refused(self) -> None:
+        """A bare definition is not an element, and the message says how to wrap it."""
+        with pytest.raises(InvalidElementError, match="Element\\(definition="):
+            ElementCollection([Tool(name="t", input_schema={"type": "object"})])  # type: ignore[list-item]  # the bug under test
+
+    def test_views_keep_order(self) -> None:
+        """Per-kind views list definitions in the collection's order."""
+        collection = ElementCollection([tool("b"), tool("a"), tool("c")])
+        assert [t.name for t in collection.tools] == ["b", "a", "c"]
+        assert collection.prompts == ()
+        assert collection.of_kind(ElementKind.PROMPT) == ElementCollection()
+        assert collection.get(ElementRef.tool("a")) == tool("a")
+        assert ElementRef.tool("zz") not in collection
+
+    @given(st.lists(st.sampled_from("abcdef"), unique=True), st.lists(st.sampled_from("abcdef"), unique=True))
+    def test_merged_over_prefers_self_and_keeps_everything_else(self, top: list[str], bottom: list[str]) -> None:
+        """Self wins on conflicts; every ref of either side appears exactly once."""
+        upper = ElementCollection(tool(n, description="top") for n in top)
+        lower = ElementCollection(tool(n, description="bottom") for n in bottom)
+        merged = upper.merged_over(lower)
+        assert [t.name for t in merged.tools] == top + [n for n in bottom if n not in top]
+        assert all(t.description == "top" for t in merged.tools if t.name in top)
+
+    def test_completions_must_name_declared_arguments(self) -> None:
+        """A provider for an argument the prompt does not declare is refused."""
+        with pytest.raises(InvalidElementError, match="'nope'"):
+            Element(definition=Prompt(name="p"), handler=HandlerRef("p:p"), completions={"nope": HandlerRef("p:c")})
+        with pytest.raises(InvalidElementError, match="only prompts and resource templates"):
+            Element(
+                definition=Tool(name="t", input_schema={"type": "object"}),
+                handler=HandlerRef("p:t"),
+                completions={"x": HandlerRef("p:c")},
+            )
+
+    def test_element_without_handler_is_refused(self) -> None:
+        """An element needs something to serve it."""
+        with pytest.raises(InvalidElementError, match="needs a handler"):
+            Element(definition=Prompt(name="p"), handler=None)
+
+
+class TestSerialization:
+    """to_json / from_json and fingerprint."""
+
+    def test_round_trip_is_lossless(self) -> None:
+        """A collection of reference handlers survives JSON exactly."""
+        collection = sample()
+        assert collection.is_serializable
+        again = ElementCollection.from_json(collection.to_json())
+        assert again == collection
+        assert again.fingerprint == collection.fingerprint
+
+    def test_live_handlers_refuse_json_with_the_culprits(self) -> None:
+        """A collection holding callables says which elements and what to do."""
+        collection = ElementCollection([tool("live", handler=lambda: 1), tool("ref")])
+        assert not collection.is_serializable
+        with pytest.raises(NotSerializableError, match="HandlerRef") as caught:
+            collection.to_json()
+        assert caught.value.refs == (ElementRef.tool("live"),)
+
+    @pytest.mark.parametrize(
+        ("text", "message"),
+        [
+            ("{not json", "corrupt"),
+            ("[]", "not an element collection"),
+            ('{"format": "other"}', "not an element collection"),
+            ('{"format": "mcp-core/element-collection", "version": "1"}', "invalid version"),
+            ('{"format": "mcp-core/element-collection", "version": 1}', "no \"elements\""),
+            (
+                '{"format": "mcp-core/element-collection", "version": 1, "elements": [{"kind": "tool", '
+                '"definition": {"name": "bad name", "inputSchema": {"type": "object"}}, "handler": "a:b"}]}',
+                "element #0",
+            ),
+            (
+                '{"format": "mcp-core/element-collection", "version": 1, "elements": [{"kind": "widget"}]}',
+                "element #0",
+            ),
+        ],
+    )
+    def test_corrupt_documents_are_refused_clearly(self, text: str, message: str) -> None:
+        """Each way a document can be broken gets its own message."""
+        with pytest.raises(CollectionFormatError, match=message):
+            ElementCollection.from_json(text)
+
+    def test_future_version_asks_for_an_upgrade(self) -> None:
+        """A document from a newer mcp-core says to upgrade rather than half-reading it."""
+        document = json.loads(sample().to_json())
+        document["version"] = COLLECTION_VERSION + 1
+        with pytest.raises(CollectionFormatError, match="upgrade mcp-core"):
+            ElementCollection.from_json(json.dumps(document))
+
+    def test_duplicate_in_document_is_a_format_error(self) -> None:
+        """A hand-edited document with a duplicate ref is refused as a document error."""
+        document = json.loads(ElementCollection([tool("a")]).to_json())
+        document["elements"] *= 2
+        with pytest.raises(CollectionFormatError, match="appears twice"):
+            ElementCollection.from_json(json.dumps(document))
+
+    @given(st.lists(st.sampled_from("abcdefgh"), unique=True, min_size=1), st.randoms())
+    def test_fingerprint_is_content_and_order_sensitive(self, names: list[str], random: object) -> None:
+        """Equal collections share a fingerprint; a changed description changes it."""
+        a = ElementCollection(tool(n) for n in names)
+        b = ElementCollection(tool(n) for n in names)
+        assert a.fingerprint == b.fingerprint
+        changed = ElementCollection([tool(names[0], description="changed"), *(tool(n) for n in names[1:])])
+        assert changed.fingerprint != a.fingerprint
