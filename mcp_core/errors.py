@@ -124,9 +124,7 @@ class CacheStoreError(McpCoreError):
 class HandlerResolutionError(McpCoreError, LookupError):
     """A handler reference cannot be resolved; ``.handler_ref`` and ``.ref`` name the culprits."""
 
-    def __init__(
-        self, message: str, *, handler_ref: object, ref: ElementRef | None = None
-    ) -> None:
+    def __init__(self, message: str, *, handler_ref: object, ref: ElementRef | None = None) -> None:
         super().__init__(message)
         self.handler_ref = handler_ref
         self.ref = ref

@@ -7,10 +7,22 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
-from mcp_core.elements._definitions import Definition, Prompt, Resource, ResourceTemplate, Tool, definition_from_wire
+from mcp_core.elements._definitions import (
+    Definition,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    definition_from_wire,
+)
 from mcp_core.elements._element import Element, HandlerRef
 from mcp_core.elements._kinds import ElementKind, ElementRef
-from mcp_core.errors import CollectionFormatError, DuplicateElementError, InvalidElementError, NotSerializableError
+from mcp_core.errors import (
+    CollectionFormatError,
+    DuplicateElementError,
+    InvalidElementError,
+    NotSerializableError,
+)
 
 __all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "ElementCollection"]
 
@@ -199,7 +211,7 @@ class ElementCollection:
         if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
             raise CollectionFormatError(
                 f"not an element collection document: expected a JSON object with "
-                f"\"format\": {COLLECTION_FORMAT!r}; re-create it with ElementCollection.to_json() "
+                f'"format": {COLLECTION_FORMAT!r}; re-create it with ElementCollection.to_json() '
                 "or `mcp-core dump`"
             )
         version = document.get("version")
@@ -212,13 +224,15 @@ class ElementCollection:
             )
         records = document.get("elements")
         if not isinstance(records, list):
-            raise CollectionFormatError("collection document has no \"elements\" list")
+            raise CollectionFormatError('collection document has no "elements" list')
         elements = []
         for index, record in enumerate(records):
             try:
                 elements.append(_element_from_record(record))
             except (InvalidElementError, KeyError, TypeError, ValueError) as exc:
-                raise CollectionFormatError(f"collection element #{index} is invalid: {exc}") from exc
+                raise CollectionFormatError(
+                    f"collection element #{index} is invalid: {exc}"
+                ) from exc
         try:
             return cls(elements)
         except DuplicateElementError as exc:
@@ -243,7 +257,8 @@ def _element_record(element: Element, *, strict: bool) -> dict[str, Any]:
     }
     if element.completions:
         record["completions"] = {
-            name: _handler_name(provider, strict=strict) for name, provider in element.completions.items()
+            name: _handler_name(provider, strict=strict)
+            for name, provider in element.completions.items()
         }
     if element.tags:
         record["tags"] = sorted(element.tags)
@@ -259,13 +274,13 @@ def _element_from_record(record: object) -> Element:
     kind = ElementKind.from_label(record["kind"])
     handler = record["handler"]
     if not isinstance(handler, str):
-        raise TypeError("\"handler\" must be a string reference")
+        raise TypeError('"handler" must be a string reference')
     completions = record.get("completions")
     if completions is not None and not isinstance(completions, Mapping):
-        raise TypeError("\"completions\" must be an object")
+        raise TypeError('"completions" must be an object')
     tags = record.get("tags", [])
     if not isinstance(tags, list):
-        raise TypeError("\"tags\" must be a list of strings")
+        raise TypeError('"tags" must be a list of strings')
     return Element(
         definition=definition_from_wire(kind, record["definition"]),
         handler=HandlerRef(handler),

@@ -62,7 +62,9 @@ def _check_name(owner: str, value: object) -> None:
 
 def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
     if not isinstance(value, Mapping):
-        raise _fail(owner, field_name, f"must be a JSON object (a mapping), got {type(value).__name__}")
+        raise _fail(
+            owner, field_name, f"must be a JSON object (a mapping), got {type(value).__name__}"
+        )
     try:
         frozen = freeze(value, path=field_name)
     except (TypeError, ValueError) as exc:
@@ -76,7 +78,7 @@ def _check_object_schema(owner: str, field_name: str, schema: FrozenDict) -> Non
         raise _fail(
             owner,
             field_name,
-            f"must be a JSON Schema whose root has \"type\": \"object\" (MCP requires tool "
+            f'must be a JSON Schema whose root has "type": "object" (MCP requires tool '
             f"arguments and structured results to be objects), got type {schema.get('type')!r}; "
             'wrap a scalar as {"type": "object", "properties": {"value": ...}}',
         )
@@ -99,7 +101,9 @@ def _put(wire: dict[str, Any], key: str, value: object) -> None:
 
 def _unknown_keys(owner: str, data: Mapping[str, Any], known: frozenset[str]) -> None:
     if not isinstance(data, Mapping):
-        raise InvalidElementError(f"{owner}: wire form must be a JSON object, got {type(data).__name__}")
+        raise InvalidElementError(
+            f"{owner}: wire form must be a JSON object, got {type(data).__name__}"
+        )
     extra = sorted(set(data) - known)
     if extra:
         raise InvalidElementError(
@@ -175,7 +179,9 @@ class Annotations:
         if self.audience is not None:
             if isinstance(self.audience, str) or any(r not in _ROLES for r in self.audience):
                 raise _fail(
-                    "Annotations", "audience", f"must be a list of 'user'/'assistant', got {self.audience!r}"
+                    "Annotations",
+                    "audience",
+                    f"must be a list of 'user'/'assistant', got {self.audience!r}",
                 )
             _set(self, "audience", tuple(self.audience))
         if self.priority is not None and (
@@ -183,7 +189,9 @@ class Annotations:
             or not isinstance(self.priority, int | float)
             or not 0.0 <= self.priority <= 1.0
         ):
-            raise _fail("Annotations", "priority", f"must be a number in [0, 1], got {self.priority!r}")
+            raise _fail(
+                "Annotations", "priority", f"must be a number in [0, 1], got {self.priority!r}"
+            )
         if self.last_modified is not None:
             try:
                 datetime.fromisoformat(self.last_modified)
@@ -357,8 +365,8 @@ class Tool:
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
-        wire: dict[str, Any] = {"name": self.name, "inputSchema": thaw(self.input_schema)}  # type: ignore[arg-type]  # frozen in __post_init__
-        _put(wire, "outputSchema", thaw(self.output_schema) if self.output_schema is not None else None)  # type: ignore[arg-type]  # same
+        wire: dict[str, Any] = {"name": self.name, "inputSchema": thaw(self.input_schema)}
+        _put(wire, "outputSchema", thaw(self.output_schema))
         _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
         _put(wire, "execution", self.execution.to_wire() if self.execution else None)
         return _common_wire(self, wire)
@@ -430,7 +438,9 @@ class Resource:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Resource:
         """Build from the MCP JSON shape."""
-        _unknown_keys("Resource", data, _COMMON_KEYS | {"uri", "name", "mimeType", "size", "annotations"})
+        _unknown_keys(
+            "Resource", data, _COMMON_KEYS | {"uri", "name", "mimeType", "size", "annotations"}
+        )
         annotations = data.get("annotations")
         return cls(
             uri=data.get("uri"),  # type: ignore[arg-type]  # validated in __post_init__
@@ -459,7 +469,9 @@ class ResourceTemplate:
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri_template, str):
-            raise _fail("ResourceTemplate", "uri_template", f"must be a string, got {self.uri_template!r}")
+            raise _fail(
+                "ResourceTemplate", "uri_template", f"must be a string, got {self.uri_template!r}"
+            )
         _set(self, "template", UriTemplate.parse(self.uri_template))
         if not _URI_SCHEME.match(self.uri_template):
             raise _fail(
@@ -490,7 +502,9 @@ class ResourceTemplate:
     def from_wire(cls, data: Mapping[str, Any]) -> ResourceTemplate:
         """Build from the MCP JSON shape."""
         _unknown_keys(
-            "ResourceTemplate", data, _COMMON_KEYS | {"uriTemplate", "name", "mimeType", "annotations"}
+            "ResourceTemplate",
+            data,
+            _COMMON_KEYS | {"uriTemplate", "name", "mimeType", "annotations"},
         )
         annotations = data.get("annotations")
         return cls(
@@ -517,7 +531,9 @@ class PromptArgument:
         _check_text("PromptArgument", "title", self.title)
         _check_text("PromptArgument", "description", self.description)
         if self.required is not None and not isinstance(self.required, bool):
-            raise _fail("PromptArgument", "required", f"must be true, false or None, got {self.required!r}")
+            raise _fail(
+                "PromptArgument", "required", f"must be true, false or None, got {self.required!r}"
+            )
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
@@ -530,7 +546,9 @@ class PromptArgument:
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> PromptArgument:
         """Build from the MCP JSON shape."""
-        _unknown_keys("PromptArgument", data, frozenset({"name", "title", "description", "required"}))
+        _unknown_keys(
+            "PromptArgument", data, frozenset({"name", "title", "description", "required"})
+        )
         return cls(
             name=data.get("name"),  # type: ignore[arg-type]  # validated in __post_init__
             title=data.get("title"),
@@ -560,7 +578,9 @@ class Prompt:
             names = [arg.name for arg in self.arguments]
             duplicates = sorted({n for n in names if names.count(n) > 1})
             if duplicates:
-                raise _fail(owner, "arguments", f"declare {duplicates} more than once; names must be unique")
+                raise _fail(
+                    owner, "arguments", f"declare {duplicates} more than once; names must be unique"
+                )
             _set(self, "arguments", tuple(self.arguments))
         _common_post_init(owner, self)
 
@@ -572,7 +592,11 @@ class Prompt:
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
         wire: dict[str, Any] = {"name": self.name}
-        _put(wire, "arguments", [a.to_wire() for a in self.arguments] if self.arguments is not None else None)
+        _put(
+            wire,
+            "arguments",
+            [a.to_wire() for a in self.arguments] if self.arguments is not None else None,
+        )
         return _common_wire(self, wire)
 
     @classmethod

@@ -31,7 +31,11 @@ class HandlerRef:
     target: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.target, str) or not self.target or self.target != self.target.strip():
+        if (
+            not isinstance(self.target, str)
+            or not self.target
+            or self.target != self.target.strip()
+        ):
             raise InvalidElementError(
                 f"HandlerRef target must be a non-empty string without surrounding spaces, got {self.target!r}"
             )

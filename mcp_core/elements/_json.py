@@ -14,7 +14,7 @@ from typing import Any, TypeAlias, final
 
 __all__ = ["FrozenDict", "JsonValue", "freeze", "thaw"]
 
-JsonValue: TypeAlias = "None | bool | int | float | str | tuple[JsonValue, ...] | FrozenDict"
+JsonValue: TypeAlias = "bool | int | float | str | tuple[JsonValue, ...] | FrozenDict | None"
 
 
 @final
@@ -88,7 +88,7 @@ def freeze(value: object, *, path: str = "$") -> JsonValue:
     )
 
 
-def thaw(value: JsonValue) -> Any:
+def thaw(value: object) -> Any:
     """Return a plain, mutable JSON copy (dicts and lists) of a frozen value."""
     if isinstance(value, FrozenDict):
         return {key: thaw(item) for key, item in value.items()}

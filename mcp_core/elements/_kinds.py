@@ -30,7 +30,9 @@ class ElementKind(enum.Flag):
         for kind, name in _LABELS.items():
             if name == label:
                 return kind
-        raise ValueError(f"unknown element kind {label!r}; expected one of {sorted(_LABELS.values())}")
+        raise ValueError(
+            f"unknown element kind {label!r}; expected one of {sorted(_LABELS.values())}"
+        )
 
 
 SINGLE_KINDS: tuple[ElementKind, ...] = (

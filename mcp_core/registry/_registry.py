@@ -135,14 +135,14 @@ class Registry:
         """Add a source; after the first load it is provided on the next read, with change events."""
         if isinstance(priority, bool) or not isinstance(priority, int):
             raise TypeError(f"priority must be an int (see Priority), got {priority!r}")
-        if not callable(getattr(source, "provide", None)) or not callable(getattr(source, "kinds", None)):
+        if not callable(getattr(source, "provide", None)) or not callable(
+            getattr(source, "kinds", None)
+        ):
             raise TypeError(
                 f"{source!r} is not an ElementSource: it needs kinds() and async provide(); "
                 "wrap a collection in StaticSource(collection)"
             )
-        self._entries.append(
-            _Entry(source, priority, len(self._entries), describe_source(source))
-        )
+        self._entries.append(_Entry(source, priority, len(self._entries), describe_source(source)))
 
     @property
     def sources(self) -> tuple[tuple[ElementSource, int], ...]:
@@ -208,11 +208,7 @@ class Registry:
     async def _provide_one(self, entry: _Entry) -> None:
         entry.diagnostics = []
         try:
-            collection = await entry.source.provide()
-            if not isinstance(collection, ElementCollection):
-                raise TypeError(
-                    f"provide() returned {type(collection).__name__}, expected an ElementCollection"
-                )
+            collection = _checked(await entry.source.provide())
         except Exception as exc:  # noqa: BLE001 -- isolation: any failure costs only this source
             kind = "unavailable" if isinstance(exc, SourceUnavailableError) else "failed"
             keeping = (
@@ -379,7 +375,7 @@ class Registry:
         for listener in tuple(self._listeners):
             try:
                 listener(kinds)
-            except Exception:
+            except Exception:  # noqa: BLE001 -- a subscriber's bug must not break writes or reloads
                 _log.exception("registry change listener %r raised; ignoring it", listener)
 
 
@@ -419,11 +415,21 @@ class _Views:
         )
 
 
+def _checked(collection: object) -> ElementCollection:
+    if not isinstance(collection, ElementCollection):
+        raise TypeError(
+            f"provide() returned {type(collection).__name__}, expected an ElementCollection"
+        )
+    return collection
+
+
 def _declared_kinds(entry: _Entry) -> ElementKind:
     try:
         kinds = entry.source.kinds()
     except Exception:  # noqa: BLE001 -- a broken kinds() advertises nothing rather than break capabilities
-        _log.warning("source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=True)
+        _log.warning(
+            "source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=True
+        )
         return ElementKind.NONE
     return kinds if isinstance(kinds, ElementKind) else ElementKind.NONE
 
@@ -441,9 +447,7 @@ def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
     return "<unknown source>"
 
 
-def _merge(
-    entries: Sequence[_Entry], validator: Callable[[Element], None] | None
-) -> _Layer:
+def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | None) -> _Layer:
     """The one precedence rule: higher priority first, then the source added first."""
     by_ref: dict[ElementRef, Element] = {}
     winner: dict[ElementRef, _Entry] = {}

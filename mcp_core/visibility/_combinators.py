@@ -41,7 +41,7 @@ class ElementLookup(Protocol):
 class _Constant:
     visible: bool
 
-    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:  # noqa: ARG002 -- the protocol's signature
         return self.visible
 
 
@@ -112,7 +112,9 @@ class _Predicate:
         return bool(verdict)
 
 
-def predicate(function: Callable[[ElementRef, SessionInfo], bool | Awaitable[bool]]) -> ElementVisibility:
+def predicate(
+    function: Callable[[ElementRef, SessionInfo], bool | Awaitable[bool]],
+) -> ElementVisibility:
     """A rule from a plain (sync or async) function of ``(ref, session)``."""
     return _Predicate(function)
 

@@ -21,7 +21,12 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
-from mcp_core.errors import CollectionFormatError, DuplicateElementError, InvalidElementError, NotSerializableError
+from mcp_core.errors import (
+    CollectionFormatError,
+    DuplicateElementError,
+    InvalidElementError,
+    NotSerializableError,
+)
 
 
 def tool(name: str, handler: object = None, **kwargs: object) -> Element:
@@ -44,7 +49,9 @@ def sample() -> ElementCollection:
                 completions={"id": HandlerRef("pkg:complete_id")},
             ),
             Element(
-                definition=Prompt(name="p", arguments=[PromptArgument(name="topic", required=True)]),
+                definition=Prompt(
+                    name="p", arguments=[PromptArgument(name="topic", required=True)]
+                ),
                 handler=HandlerRef("container.service.p"),
                 tags=frozenset({"beta"}),
             ),
@@ -63,7 +70,9 @@ class TestCollection:
 
     def test_same_name_in_different_kinds_is_fine(self) -> None:
         """Kinds are independent namespaces."""
-        collection = ElementCollection([tool("x"), Element(definition=Prompt(name="x"), handler=HandlerRef("p:x"))])
+        collection = ElementCollection(
+            [tool("x"), Element(definition=Prompt(name="x"), handler=HandlerRef("p:x"))]
+        )
         assert len(collection) == 2
         assert collection.kinds == ElementKind.TOOL | ElementKind.PROMPT
 
@@ -81,8 +90,13 @@ class TestCollection:
         assert collection.get(ElementRef.tool("a")) == tool("a")
         assert ElementRef.tool("zz") not in collection
 
-    @given(st.lists(st.sampled_from("abcdef"), unique=True), st.lists(st.sampled_from("abcdef"), unique=True))
-    def test_merged_over_prefers_self_and_keeps_everything_else(self, top: list[str], bottom: list[str]) -> None:
+    @given(
+        st.lists(st.sampled_from("abcdef"), unique=True),
+        st.lists(st.sampled_from("abcdef"), unique=True),
+    )
+    def test_merged_over_prefers_self_and_keeps_everything_else(
+        self, top: list[str], bottom: list[str]
+    ) -> None:
         """Self wins on conflicts; every ref of either side appears exactly once."""
         upper = ElementCollection(tool(n, description="top") for n in top)
         lower = ElementCollection(tool(n, description="bottom") for n in bottom)
@@ -93,7 +107,11 @@ class TestCollection:
     def test_completions_must_name_declared_arguments(self) -> None:
         """A provider for an argument the prompt does not declare is refused."""
         with pytest.raises(InvalidElementError, match="'nope'"):
-            Element(definition=Prompt(name="p"), handler=HandlerRef("p:p"), completions={"nope": HandlerRef("p:c")})
+            Element(
+                definition=Prompt(name="p"),
+                handler=HandlerRef("p:p"),
+                completions={"nope": HandlerRef("p:c")},
+            )
         with pytest.raises(InvalidElementError, match="only prompts and resource templates"):
             Element(
                 definition=Tool(name="t", input_schema={"type": "object"}),
@@ -133,10 +151,12 @@ class TestSerialization:
             ("[]", "not an element collection"),
             ('{"format": "other"}', "not an element collection"),
             ('{"format": "mcp-core/element-collection", "version": "1"}', "invalid version"),
-            ('{"format": "mcp-core/element-collection", "version": 1}', "no \"elements\""),
+            ('{"format": "mcp-core/element-collection", "version": 1}', 'no "elements"'),
             (
-                '{"format": "mcp-core/element-collection", "version": 1, "elements": [{"kind": "tool", '
-                '"definition": {"name": "bad name", "inputSchema": {"type": "object"}}, "handler": "a:b"}]}',
+                (
+                    '{"format": "mcp-core/element-collection", "version": 1, "elements": [{"kind": "tool", '
+                    '"definition": {"name": "bad name", "inputSchema": {"type": "object"}}, "handler": "a:b"}]}'
+                ),
                 "element #0",
             ),
             (
@@ -165,10 +185,14 @@ class TestSerialization:
             ElementCollection.from_json(json.dumps(document))
 
     @given(st.lists(st.sampled_from("abcdefgh"), unique=True, min_size=1), st.randoms())
-    def test_fingerprint_is_content_and_order_sensitive(self, names: list[str], random: object) -> None:
+    def test_fingerprint_is_content_and_order_sensitive(
+        self, names: list[str], random: object
+    ) -> None:
         """Equal collections share a fingerprint; a changed description changes it."""
         a = ElementCollection(tool(n) for n in names)
         b = ElementCollection(tool(n) for n in names)
         assert a.fingerprint == b.fingerprint
-        changed = ElementCollection([tool(names[0], description="changed"), *(tool(n) for n in names[1:])])
+        changed = ElementCollection(
+            [tool(names[0], description="changed"), *(tool(n) for n in names[1:])]
+        )
         assert changed.fingerprint != a.fingerprint

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import pytest
@@ -40,10 +41,14 @@ class TestValidation:
 
     def test_tool_name_message_explains_the_rule(self) -> None:
         """The message says which characters are allowed."""
-        with pytest.raises(InvalidElementError, match="letters, digits, '_', '-' and '.'"):
+        with pytest.raises(
+            InvalidElementError, match=re.escape("letters, digits, '_', '-' and '.'")
+        ):
             Tool(name="bad/name", input_schema=OBJECT)
 
-    @pytest.mark.parametrize("schema", [{"type": "string"}, {}, {"type": "array"}, {"properties": {}}])
+    @pytest.mark.parametrize(
+        "schema", [{"type": "string"}, {}, {"type": "array"}, {"properties": {}}]
+    )
     def test_input_schema_root_must_be_object(self, schema: dict[str, Any]) -> None:
         """A schema whose root is not type object is refused, with the wrapping advice."""
         with pytest.raises(InvalidElementError, match='"type": "object"') as caught:
@@ -107,7 +112,7 @@ class TestValidation:
             Prompt(name="p", arguments=[PromptArgument(name="a"), PromptArgument(name="a")])
 
     def test_annotations_are_checked(self) -> None:
-        """priority in [0, 1], audience roles, ISO timestamps."""
+        """Priority in [0, 1], audience roles, ISO timestamps."""
         with pytest.raises(InvalidElementError, match=r"\[0, 1\]"):
             Annotations(priority=1.5)
         with pytest.raises(InvalidElementError, match="user"):
@@ -176,16 +181,29 @@ class TestRefs:
 
     def test_kind_labels_round_trip(self) -> None:
         """Every single kind has a label that maps back to it."""
-        for kind in (ElementKind.TOOL, ElementKind.RESOURCE, ElementKind.RESOURCE_TEMPLATE, ElementKind.PROMPT):
+        for kind in (
+            ElementKind.TOOL,
+            ElementKind.RESOURCE,
+            ElementKind.RESOURCE_TEMPLATE,
+            ElementKind.PROMPT,
+        ):
             assert ElementKind.from_label(kind.label) is kind
         with pytest.raises(ValueError, match="unknown element kind"):
             ElementKind.from_label("widget")
 
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 names = st.from_regex(r"[A-Za-z0-9_.\-]{1,20}", fullmatch=True)
@@ -200,16 +218,18 @@ icons = st.lists(
     ),
     max_size=2,
 )
-annotations = st.builds(
+annotation_values = st.builds(
     Annotations,
     audience=st.none() | st.lists(st.sampled_from(["user", "assistant"]), max_size=2),
     priority=st.none() | st.floats(min_value=0, max_value=1),
     last_modified=st.none() | st.just("2025-01-12T15:00:58+00:00"),
 )
 metas = st.none() | st.dictionaries(st.text(max_size=5), json_values, max_size=3)
-schemas = st.dictionaries(st.sampled_from(["properties", "required", "$defs", "additionalProperties"]), json_values, max_size=3).map(
-    lambda d: {**d, "type": "object"}
-)
+schemas = st.dictionaries(
+    st.sampled_from(["properties", "required", "$defs", "additionalProperties"]),
+    json_values,
+    max_size=3,
+).map(lambda d: {**d, "type": "object"})
 definitions = st.one_of(
     st.builds(
         Tool,
@@ -219,8 +239,16 @@ definitions = st.one_of(
         description=texts,
         output_schema=st.none() | schemas,
         annotations=st.none()
-        | st.builds(ToolAnnotations, title=texts, read_only_hint=st.none() | st.booleans(), destructive_hint=st.none() | st.booleans()),
-        execution=st.none() | st.builds(ToolExecution, task_support=st.sampled_from(["forbidden", "optional", "required"])),
+        | st.builds(
+            ToolAnnotations,
+            title=texts,
+            read_only_hint=st.none() | st.booleans(),
+            destructive_hint=st.none() | st.booleans(),
+        ),
+        execution=st.none()
+        | st.builds(
+            ToolExecution, task_support=st.sampled_from(["forbidden", "optional", "required"])
+        ),
         icons=st.none() | icons,
         meta=metas,
     ),
@@ -232,7 +260,7 @@ definitions = st.one_of(
         description=texts,
         mime_type=st.none() | st.just("text/plain"),
         size=st.none() | st.integers(min_value=0),
-        annotations=st.none() | annotations,
+        annotations=st.none() | annotation_values,
         icons=st.none() | icons,
         meta=metas,
     ),
@@ -241,7 +269,7 @@ definitions = st.one_of(
         uri_template=names.map(lambda n: f"test://{n}/{{id}}"),
         name=names,
         description=texts,
-        annotations=st.none() | annotations,
+        annotations=st.none() | annotation_values,
         meta=metas,
     ),
     st.builds(
@@ -249,7 +277,11 @@ definitions = st.one_of(
         name=names,
         description=texts,
         arguments=st.none()
-        | st.lists(st.builds(PromptArgument, name=names, required=st.none() | st.booleans()), max_size=3, unique_by=lambda a: a.name),
+        | st.lists(
+            st.builds(PromptArgument, name=names, required=st.none() | st.booleans()),
+            max_size=3,
+            unique_by=lambda a: a.name,
+        ),
         icons=st.none() | icons,
         meta=metas,
     ),
@@ -260,12 +292,14 @@ class TestWire:
     """to_wire() / from_wire()."""
 
     @given(definitions)
-    def test_wire_round_trip_is_lossless(self, definition: Tool | Resource | ResourceTemplate | Prompt) -> None:
+    def test_wire_round_trip_is_lossless(
+        self, definition: Tool | Resource | ResourceTemplate | Prompt
+    ) -> None:
         """from_wire(to_wire(d)) == d for every generated definition."""
         assert type(definition).from_wire(definition.to_wire()) == definition
 
     def test_wire_shape_uses_mcp_field_names(self) -> None:
-        """camelCase keys, absent fields omitted, _meta spelled as on the wire."""
+        """CamelCase keys, absent fields omitted, _meta spelled as on the wire."""
         tool = Tool(
             name="t",
             input_schema=OBJECT,
@@ -279,7 +313,11 @@ class TestWire:
             "_meta": {"k": 1},
         }
         template = ResourceTemplate(uri_template="a://{x}", name="n", mime_type="text/plain")
-        assert template.to_wire() == {"uriTemplate": "a://{x}", "name": "n", "mimeType": "text/plain"}
+        assert template.to_wire() == {
+            "uriTemplate": "a://{x}",
+            "name": "n",
+            "mimeType": "text/plain",
+        }
 
     def test_wire_copy_is_independent(self) -> None:
         """Mutating a wire dict does not touch the definition."""
