@@ -1,0 +1,164 @@
+"""Visibility rules and combinators behave as boolean algebra over per-session verdicts."""
+
+from __future__ import annotations
+
+import anyio
+import anyio.lowlevel
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcp_core.elements import Element, ElementCollection, ElementRef, HandlerRef, Tool
+from mcp_core.registry import Registry
+from mcp_core.sources import StaticSource
+from mcp_core.visibility import (
+    ALWAYS,
+    NEVER,
+    ElementVisibility,
+    SessionInfo,
+    all_of,
+    any_of,
+    by_tag,
+    not_,
+    predicate,
+    requires_scopes,
+    scoped_by_tag,
+)
+
+REF = ElementRef.tool("t")
+SESSION = SessionInfo(session_id="s1", scopes=frozenset({"read"}))
+
+
+def verdict(rule: ElementVisibility, ref: ElementRef = REF, session: SessionInfo = SESSION) -> bool:
+    """Evaluate a rule synchronously."""
+
+    async def body() -> bool:
+        return await rule.is_visible(ref, session)
+
+    return anyio.run(body)
+
+
+constants = st.lists(st.booleans(), max_size=5)
+
+
+def rules(values: list[bool]) -> list[ElementVisibility]:
+    """Constant rules for a list of verdicts."""
+    return [ALWAYS if v else NEVER for v in values]
+
+
+class TestCombinators:
+    """all_of / any_of / not_ / predicate."""
+
+    @given(constants)
+    def test_all_of_is_conjunction(self, values: list[bool]) -> None:
+        """all_of is visible exactly when every rule is (and for no rules)."""
+        assert verdict(all_of(*rules(values))) == all(values)
+
+    @given(constants)
+    def test_any_of_is_disjunction(self, values: list[bool]) -> None:
+        """any_of is visible exactly when some rule is (hidden for no rules)."""
+        assert verdict(any_of(*rules(values))) == any(values)
+
+    @given(constants)
+    def test_de_morgan(self, values: list[bool]) -> None:
+        """not_(all_of(rs)) == any_of(not_(r) for r in rs)."""
+        rs = rules(values)
+        assert verdict(not_(all_of(*rs))) == verdict(any_of(*(not_(r) for r in rs)))
+
+    def test_all_of_short_circuits(self) -> None:
+        """A hiding rule stops evaluation, so cheap rules first saves lookups."""
+        calls: list[str] = []
+
+        def spy(ref: ElementRef, session: SessionInfo) -> bool:
+            calls.append(ref.key)
+            return True
+
+        assert not verdict(all_of(NEVER, predicate(spy)))
+        assert calls == []
+
+    def test_predicate_accepts_sync_and_async_functions(self) -> None:
+        """A plain or async function of (ref, session) becomes a rule."""
+
+        async def is_read(ref: ElementRef, session: SessionInfo) -> bool:
+            await anyio.lowlevel.checkpoint()
+            return "read" in session.scopes
+
+        assert verdict(predicate(lambda ref, session: ref.key == "t"))
+        assert verdict(predicate(is_read))
+        assert not verdict(predicate(is_read), session=SessionInfo())
+
+
+def tagged(name: str, *tags: str) -> Element:
+    """A tool with tags."""
+    return Element(
+        definition=Tool(name=name, input_schema={"type": "object"}),
+        handler=HandlerRef(f"pkg:{name}"),
+        tags=frozenset(tags),
+    )
+
+
+def registry() -> Registry:
+    """A registry with a public, a beta, an admin and a two-scope tool."""
+    collection = ElementCollection(
+        [
+            tagged("public"),
+            tagged("beta", "beta"),
+            tagged("admin", "scope:admin"),
+            tagged("both", "scope:admin", "scope:write"),
+        ]
+    )
+    return Registry([(StaticSource(collection), 0)])
+
+
+class TestTagRules:
+    """by_tag, scoped_by_tag, requires_scopes."""
+
+    def test_by_tag_hides_and_shows_only(self) -> None:
+        """Hide removes tagged elements; show_only keeps only tagged ones."""
+        reg = registry()
+        hide_beta = by_tag(reg, hide=["beta"])
+        only_beta = by_tag(reg, show_only=["beta"])
+        assert not verdict(hide_beta, ElementRef.tool("beta"))
+        assert verdict(hide_beta, ElementRef.tool("public"))
+        assert verdict(only_beta, ElementRef.tool("beta"))
+        assert not verdict(only_beta, ElementRef.tool("public"))
+
+    @given(st.sets(st.sampled_from(["admin", "write", "read"])))
+    def test_scoped_by_tag_needs_every_scope(self, scopes: set[str]) -> None:
+        """An element tagged scope:X is visible only to sessions holding every such X."""
+        reg = registry()
+        rule = scoped_by_tag(reg)
+        session = SessionInfo(scopes=frozenset(scopes))
+        assert verdict(rule, ElementRef.tool("public"), session)
+        assert verdict(rule, ElementRef.tool("admin"), session) == ("admin" in scopes)
+        assert verdict(rule, ElementRef.tool("both"), session) == ({"admin", "write"} <= scopes)
+
+    def test_unknown_ref_is_not_hidden_by_a_tag_rule(self) -> None:
+        """A tag rule leaves missing elements to resolution (which answers 'not found')."""
+        assert verdict(scoped_by_tag(registry()), ElementRef.tool("missing"), SessionInfo())
+
+    @given(st.sets(st.sampled_from(["a", "b", "c"])), st.sets(st.sampled_from(["a", "b", "c"])))
+    def test_requires_scopes_is_subset_check(self, needed: set[str], held: set[str]) -> None:
+        """A listed ref is visible iff the session holds all of its scopes; others always."""
+        rule = requires_scopes({REF: needed})
+        session = SessionInfo(scopes=frozenset(held))
+        assert verdict(rule, REF, session) == (needed <= held)
+        assert verdict(rule, ElementRef.prompt("other"), session)
+
+
+class TestSessionInfo:
+    """SessionInfo is an immutable value."""
+
+    def test_mappings_are_read_only_copies(self) -> None:
+        """Claims and attributes cannot be changed through the session."""
+        claims = {"sub": "alice"}
+        session = SessionInfo(principal="alice", claims=claims)
+        claims["sub"] = "mallory"
+        assert session.claims["sub"] == "alice"
+        assert hash(session) == hash(SessionInfo(principal="alice"))
+
+    def test_scopes_must_be_a_set(self) -> None:
+        """A single string is a common slip and is refused."""
+        import pytest
+
+        with pytest.raises(TypeError, match="set of strings"):
+            SessionInfo(scopes="admin")  # type: ignore[arg-type]  # the bug under test
