@@ -334,6 +334,7 @@ class Tool:
     execution: ToolExecution | None = None
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
+    _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_name("Tool", self.name)
@@ -357,11 +358,13 @@ class Tool:
         if self.execution is not None and not isinstance(self.execution, ToolExecution):
             raise _fail(owner, "execution", "must be a ToolExecution value")
         _common_post_init(owner, self)
+        # Refs are asked for on every lookup and merge; build the value once.
+        _set(self, "_ref", ElementRef(ElementKind.TOOL, self.name))
 
     @property
     def ref(self) -> ElementRef:
         """``ElementRef.tool(name)``."""
-        return ElementRef(ElementKind.TOOL, self.name)
+        return self._ref
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
@@ -402,6 +405,7 @@ class Resource:
     annotations: Annotations | None = None
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
+    _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri, str) or not _URI_SCHEME.match(self.uri):
@@ -421,11 +425,13 @@ class Resource:
         if self.annotations is not None and not isinstance(self.annotations, Annotations):
             raise _fail(owner, "annotations", "must be an Annotations value")
         _common_post_init(owner, self)
+        # Refs are asked for on every lookup and merge; build the value once.
+        _set(self, "_ref", ElementRef(ElementKind.RESOURCE, self.uri))
 
     @property
     def ref(self) -> ElementRef:
         """``ElementRef.resource(uri)``."""
-        return ElementRef(ElementKind.RESOURCE, self.uri)
+        return self._ref
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
@@ -466,6 +472,7 @@ class ResourceTemplate:
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
     template: UriTemplate = field(init=False, repr=False, compare=False, hash=False)
+    _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri_template, str):
@@ -485,11 +492,13 @@ class ResourceTemplate:
         if self.annotations is not None and not isinstance(self.annotations, Annotations):
             raise _fail(owner, "annotations", "must be an Annotations value")
         _common_post_init(owner, self)
+        # Refs are asked for on every lookup and merge; build the value once.
+        _set(self, "_ref", ElementRef(ElementKind.RESOURCE_TEMPLATE, self.uri_template))
 
     @property
     def ref(self) -> ElementRef:
         """``ElementRef.resource_template(uri_template)``."""
-        return ElementRef(ElementKind.RESOURCE_TEMPLATE, self.uri_template)
+        return self._ref
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
@@ -568,6 +577,7 @@ class Prompt:
     arguments: Sequence[PromptArgument] | None = None
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
+    _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_name("Prompt", self.name)
@@ -583,11 +593,13 @@ class Prompt:
                 )
             _set(self, "arguments", tuple(self.arguments))
         _common_post_init(owner, self)
+        # Refs are asked for on every lookup and merge; build the value once.
+        _set(self, "_ref", ElementRef(ElementKind.PROMPT, self.name))
 
     @property
     def ref(self) -> ElementRef:
         """``ElementRef.prompt(name)``."""
-        return ElementRef(ElementKind.PROMPT, self.name)
+        return self._ref
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""

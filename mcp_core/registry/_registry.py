@@ -99,6 +99,7 @@ class Registry:
         "_entries",
         "_listeners",
         "_load_lock",
+        "_current",
         "_loaded",
         "_runtime",
         "_runtime_diagnostics",
@@ -118,6 +119,9 @@ class Registry:
         self._runtime_diagnostics: dict[ElementRef, SourceDiagnostic] = {}
         self._base: _Layer = _EMPTY_LAYER
         self._loaded = False
+        # False while some source has never been provided (before the first load, or after
+        # add_source): the next read loads. Kept as a flag because every read checks it.
+        self._current = False
         self._load_lock = anyio.Lock()
         self._listeners: list[ChangeListener] = []
         self._validator = validator
@@ -143,6 +147,7 @@ class Registry:
                 "wrap a collection in StaticSource(collection)"
             )
         self._entries.append(_Entry(source, priority, len(self._entries), describe_source(source)))
+        self._current = False
 
     @property
     def sources(self) -> tuple[tuple[ElementSource, int], ...]:
@@ -181,7 +186,7 @@ class Registry:
 
     async def load(self) -> None:
         """Provide every source not yet provided; concurrent callers share one load."""
-        if self._loaded and all(e.provided for e in self._entries):
+        if self._current:
             return
         async with self._load_lock:
             pending = [e for e in self._entries if not e.provided]
@@ -190,7 +195,7 @@ class Registry:
             await self._provide(pending)
             initial = not self._loaded
             self._swap_base(emit=not initial)
-            self._loaded = True
+            self._loaded = self._current = True
 
     async def reload(self) -> None:
         """Provide every source again, re-merge, and emit one change per affected kind."""
@@ -198,7 +203,7 @@ class Registry:
             await self._provide(self._entries)
             initial = not self._loaded
             self._swap_base(emit=not initial)
-            self._loaded = True
+            self._loaded = self._current = True
 
     async def _provide(self, entries: Sequence[_Entry]) -> None:
         async with anyio.create_task_group() as group:
@@ -348,7 +353,7 @@ class Registry:
     # -- internals -----------------------------------------------------------------------------
 
     async def _ensure_loaded(self) -> None:
-        if not self._loaded or not all(e.provided for e in self._entries):
+        if not self._current:
             await self.load()
 
     async def _ready(self) -> _Views:
