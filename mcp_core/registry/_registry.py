@@ -31,7 +31,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
 from mcp_core.registry._protocols import ResolvedResource
-from mcp_core.sources import ElementSource, SourceDiagnostic, describe_source
+from mcp_core.sources import DiagnosticKind, ElementSource, SourceDiagnostic, describe_source
 
 __all__ = ["ChangeListener", "Priority", "Registry"]
 
@@ -96,10 +96,10 @@ class Registry:
 
     __slots__ = (
         "_base",
+        "_current",
         "_entries",
         "_listeners",
         "_load_lock",
-        "_current",
         "_loaded",
         "_runtime",
         "_runtime_diagnostics",
@@ -215,7 +215,9 @@ class Registry:
         try:
             collection = _checked(await entry.source.provide())
         except Exception as exc:  # noqa: BLE001 -- isolation: any failure costs only this source
-            kind = "unavailable" if isinstance(exc, SourceUnavailableError) else "failed"
+            kind: DiagnosticKind = (
+                "unavailable" if isinstance(exc, SourceUnavailableError) else "failed"
+            )
             keeping = (
                 f"serving its last good collection ({len(entry.last_good)} elements)"
                 if entry.last_good is not None
@@ -440,9 +442,9 @@ def _declared_kinds(entry: _Entry) -> ElementKind:
 
 
 def _diagnostic(
-    entry: _Entry, kind: str, message: str, ref: ElementRef | None = None
+    entry: _Entry, kind: DiagnosticKind, message: str, ref: ElementRef | None = None
 ) -> SourceDiagnostic:
-    return SourceDiagnostic(source=entry.label, kind=kind, message=message, ref=ref, at=time.time())  # type: ignore[arg-type]  # kind is one of the literal values at every call site
+    return SourceDiagnostic(source=entry.label, kind=kind, message=message, ref=ref, at=time.time())
 
 
 def _source_of(element: Element, entries: Sequence[_Entry]) -> str:

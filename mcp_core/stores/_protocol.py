@@ -1,4 +1,3 @@
-# ruff: noqa: CPY001 -- the project has not adopted a copyright header (see the report)
 """The CacheStore protocol."""
 
 from __future__ import annotations

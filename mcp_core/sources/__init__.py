@@ -1,0 +1,38 @@
+"""Element sources: the ElementSource protocol, built-in sources and wrappers.
+
+A source returns an immutable :class:`~mcp_core.elements.ElementCollection`; wrappers add one
+behaviour each and compose by nesting::
+
+    CachedSource(PrefixedSource(DiscoverySource(["myapp.tools"]), "myapp"), SqliteStore("cache.db"))
+"""
+
+from mcp_core.errors import SourceUnavailableError
+from mcp_core.sources._cached import CachedSource
+from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
+from mcp_core.sources._discovery import DiscoverySource
+from mcp_core.sources._file import CollectionFileSource
+from mcp_core.sources._function import FunctionSource
+from mcp_core.sources._lazy import LazySource
+from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._static import StaticSource
+from mcp_core.sources._validated import ElementChecker, ValidatedSource
+from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
+
+__all__ = [
+    "CachedSource",
+    "CollectionFileSource",
+    "DiagnosticKind",
+    "DiscoverySource",
+    "ElementChecker",
+    "ElementSource",
+    "FilteredSource",
+    "FunctionSource",
+    "IsolatedSource",
+    "LazySource",
+    "PrefixedSource",
+    "SourceDiagnostic",
+    "SourceUnavailableError",
+    "StaticSource",
+    "ValidatedSource",
+    "describe_source",
+]

@@ -1,0 +1,329 @@
+"""CachedSource: an inner source's collection kept as versioned JSON in a CacheStore."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Final, final
+
+from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
+from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializableError
+from mcp_core.sources._diagnostics import (
+    DiagnosticKind,
+    SourceDiagnostic,
+    describe_source,
+    diagnostics_of,
+)
+from mcp_core.sources._protocol import ElementSource
+from mcp_core.stores import CacheStore
+
+__all__ = ["CachedSource", "source_identity"]
+
+_log = logging.getLogger("mcp_core.sources")
+
+_ENTRY_FORMAT: Final = "mcp-core/cached-collection"
+
+
+def _mcp_core_version() -> str:
+    try:
+        return importlib.metadata.version("mcp-core")
+    except importlib.metadata.PackageNotFoundError:
+        # A source checkout that was never installed: entries still carry the collection format
+        # version, and an install (of any version) changes the key.
+        return "0+uninstalled"
+
+
+_MCP_CORE_VERSION: Final = _mcp_core_version()
+
+
+def source_identity(source: object) -> dict[str, object]:
+    """What determines ``source``'s output, as far as it says: its type and ``cache_inputs()``.
+
+    Wrappers nest their inner source's identity in their own ``cache_inputs()``, so a
+    ``CachedSource`` over a chain of wrappers keys on the whole chain's configuration.
+    """
+    cls = type(source)
+    method = getattr(source, "cache_inputs", None)
+    inputs = method() if callable(method) else None
+    return {"type": f"{cls.__module__}.{cls.__qualname__}", "inputs": inputs}
+
+
+def _canonical_json(value: object, *, what: str) -> str:
+    def plain(item: object) -> object:
+        if isinstance(item, Mapping):
+            return dict(item)
+        if isinstance(item, AbstractSet) and all(isinstance(member, str) for member in item):
+            return sorted(item)
+        raise TypeError(f"{type(item).__name__} is not JSON")
+
+    try:
+        return json.dumps(
+            value,
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            allow_nan=False,
+            default=plain,
+        )
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{what} must be JSON-able (dicts, lists, strings, numbers, booleans, None): {exc}"
+        ) from exc
+
+
+def _digest(text: str, length: int) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    stored_at: float
+    body: bytes
+
+
+def _encode_entry(stored_at: float, collection_json: str) -> bytes:
+    header = json.dumps({"entry": _ENTRY_FORMAT, "stored_at": stored_at}, separators=(",", ":"))
+    # to_json() without indent is one line, so a newline cleanly ends the header.
+    return f"{header}\n{collection_json}".encode()
+
+
+def _decode_entry(raw: bytes) -> _Entry:
+    header, newline, body = raw.partition(b"\n")
+    try:
+        meta = json.loads(header) if newline else None
+    except ValueError as exc:
+        raise CollectionFormatError(f"cache entry header is not JSON: {exc}") from exc
+    if not isinstance(meta, dict) or meta.get("entry") != _ENTRY_FORMAT:
+        raise CollectionFormatError(f"not a {_ENTRY_FORMAT!r} cache entry")
+    stored_at = meta.get("stored_at")
+    if isinstance(stored_at, bool) or not isinstance(stored_at, int | float):
+        raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
+    if not math.isfinite(stored_at):
+        raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
+    return _Entry(float(stored_at), body)
+
+
+@final
+class CachedSource:
+    """Serves ``inner``'s collection from ``store`` while it is fresh; re-provides when it is not.
+
+    Law (``wrapper.transparent``): over a healthy inner source, ``provide()`` returns what the
+    inner source provides, either directly or through its lossless JSON form
+    (``ElementCollection.from_json(c.to_json()) == c``); ``kinds()`` is the inner source's.
+
+    Entries are the collection's versioned JSON (never pickles) after a one-line header holding
+    the wall-clock time it was stored (``clock``, seconds since the epoch: entries outlive the
+    process and are shared across hosts).
+
+    Key: ``"{namespace}:{source hash}:{version hash}"``. The source hash covers the explicit
+    ``key``, the inner source's qualified type name and, when it has one, its
+    ``cache_inputs()`` (a JSON-able mapping of the configuration that determines its output:
+    packages, filters, prefixes; wrappers nest their inner source's). The version hash covers
+    the collection format version and the mcp-core version, so an upgrade never reads an entry
+    another version wrote. ``cache_inputs()`` describes configuration, not the backend's current
+    content: content changes are what ``ttl`` is for. Two inner sources of one type that differ
+    in a way their ``cache_inputs()`` does not show (two closures, two lambdas) need distinct
+    ``key`` values.
+
+    ``provide()``:
+
+    1. a fresh entry (younger than ``ttl``; ``ttl=None``: never expires) is decoded and returned;
+    2. otherwise the inner source provides, the result is stored, and returned;
+    3. if the inner source raises (anything, including
+       :class:`~mcp_core.errors.SourceUnavailableError`), ``serve_stale_on_error`` is set and an
+       expired entry is present, that stale collection is returned and a ``stale`` diagnostic is
+       recorded; otherwise the error propagates.
+
+    A collection with live handlers cannot be cached: ``provide()`` raises
+    :class:`~mcp_core.errors.NotSerializableError` rather than silently not caching. A corrupt
+    entry is a miss (``skipped`` diagnostic) and is overwritten. A failing store
+    (:class:`~mcp_core.errors.CacheStoreError`) degrades to providing from the inner source
+    (``unavailable`` diagnostic): the cache is an optimisation, never a new way to go down.
+
+    With ``serve_stale_on_error``, entries are written without a store TTL so that they can
+    outlive ``ttl`` and be served stale; each is overwritten by the next successful refresh and
+    removed by :meth:`clear`. Without it, the store expires them after ``ttl``.
+    """
+
+    __slots__ = (  # noqa: RUF023 -- the inner source comes first, as in every wrapper
+        "_inner",
+        "_clock",
+        "_diagnostics",
+        "_key",
+        "_namespace",
+        "_serve_stale",
+        "_store",
+        "_ttl",
+    )
+
+    def __init__(
+        self,
+        inner: ElementSource,
+        store: CacheStore,
+        *,
+        key: str | None = None,
+        ttl: float | None = None,
+        serve_stale_on_error: bool = True,
+        namespace: str = "mcp-core",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
+            raise ValueError(
+                f"CachedSource ttl must be a positive number of seconds or None, got {ttl!r}"
+            )
+        if not namespace or any(ch.isspace() for ch in namespace):
+            raise ValueError(
+                f"CachedSource namespace must be non-empty without spaces, got {namespace!r}"
+            )
+        self._inner = inner
+        self._store = store
+        self._key = key
+        self._ttl = ttl
+        self._serve_stale = serve_stale_on_error
+        self._namespace = namespace
+        self._clock = clock
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+
+    def __repr__(self) -> str:
+        options = "" if self._key is None else f", key={self._key!r}"
+        options += "" if self._ttl is None else f", ttl={self._ttl!r}"
+        return f"CachedSource({describe_source(self._inner)}{options})"
+
+    @property
+    def inner(self) -> ElementSource:
+        """The source whose collection is cached."""
+        return self._inner
+
+    @property
+    def key_prefix(self) -> str:
+        """The prefix of every key this source writes: what :meth:`clear` removes."""
+        identity = {"key": self._key, "source": source_identity(self._inner)}
+        text = _canonical_json(identity, what=f"cache_inputs() of {describe_source(self._inner)}")
+        return f"{self._namespace}:{_digest(text, 32)}:"
+
+    @property
+    def cache_key(self) -> str:
+        """The key of the entry for the current configuration and versions."""
+        versions = {
+            "format": COLLECTION_FORMAT,
+            "format_version": COLLECTION_VERSION,
+            "mcp_core": _MCP_CORE_VERSION,
+        }
+        return self.key_prefix + _digest(_canonical_json(versions, what="versions"), 16)
+
+    def kinds(self) -> ElementKind:
+        """The inner source's kinds (never provides, never reads the store)."""
+        return self._inner.kinds()
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """What the last ``provide()`` reported (stale, corrupt entry, store down), then the inner's."""
+        return self._diagnostics + diagnostics_of(self._inner)
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """A CachedSource provides what its inner source provides: its identity is the inner's."""
+        return {"inner": source_identity(self._inner)}
+
+    async def clear(self) -> int:
+        """Remove this source's entries (every version of them), and nobody else's; return how many.
+
+        Raises :class:`~mcp_core.errors.CacheStoreError` if the store fails: clearing is an
+        explicit request, so its failure is not hidden.
+        """
+        return await self._store.delete_prefix(self.key_prefix)
+
+    async def provide(self) -> ElementCollection:
+        """The cached collection if fresh, else the inner source's (stored), else a stale one."""
+        key = self.cache_key
+        notes: list[SourceDiagnostic] = []
+        try:
+            entry, collection = await self._lookup(key, notes)
+            if collection is not None:
+                return collection
+            try:
+                collection = await self._inner.provide()
+            except Exception as exc:
+                stale = self._stale(entry, key, exc, notes) if self._serve_stale else None
+                if stale is None:
+                    raise
+                return stale
+            await self._store_entry(key, collection, notes)
+            return collection
+        finally:
+            self._diagnostics = tuple(notes)
+
+    async def _lookup(
+        self, key: str, notes: list[SourceDiagnostic]
+    ) -> tuple[_Entry | None, ElementCollection | None]:
+        """The entry at ``key`` (None if absent or corrupt) and its collection if it is fresh."""
+        try:
+            raw = await self._store.get(key)
+        except CacheStoreError as exc:
+            self._note(notes, "unavailable", f"cache store read failed ({exc}); providing directly")
+            return None, None
+        if raw is None:
+            return None, None
+        try:
+            entry = _decode_entry(raw)
+        except CollectionFormatError as exc:
+            self._corrupt(notes, key, exc)
+            return None, None
+        if self._ttl is not None and self._clock() - entry.stored_at >= self._ttl:
+            return entry, None
+        try:
+            return entry, ElementCollection.from_json(entry.body)
+        except CollectionFormatError as exc:
+            self._corrupt(notes, key, exc)
+            return None, None
+
+    def _stale(
+        self, entry: _Entry | None, key: str, error: Exception, notes: list[SourceDiagnostic]
+    ) -> ElementCollection | None:
+        if entry is None:
+            return None
+        try:
+            collection = ElementCollection.from_json(entry.body)
+        except CollectionFormatError as exc:
+            self._corrupt(notes, key, exc)
+            return None
+        age = self._clock() - entry.stored_at
+        self._note(
+            notes,
+            "stale",
+            f"{describe_source(self._inner)} failed ({type(error).__name__}: {error}); serving the "
+            f"cached collection stored {age:.0f}s ago, past its ttl of {self._ttl}s",
+        )
+        return collection
+
+    async def _store_entry(
+        self, key: str, collection: ElementCollection, notes: list[SourceDiagnostic]
+    ) -> None:
+        try:
+            text = collection.to_json()
+        except NotSerializableError as exc:
+            raise NotSerializableError(
+                f"{self!r} cannot cache {describe_source(self._inner)}: {exc} CachedSource stores "
+                "collections as JSON, so it needs elements whose handlers are references "
+                "(HandlerRef); cache only sources that declare handlers by reference",
+                refs=exc.refs,
+            ) from exc
+        ttl = None if self._serve_stale else self._ttl
+        try:
+            await self._store.set(key, _encode_entry(self._clock(), text), ttl=ttl)
+        except CacheStoreError as exc:
+            self._note(notes, "unavailable", f"cache store write failed ({exc}); served uncached")
+
+    def _corrupt(self, notes: list[SourceDiagnostic], key: str, error: Exception) -> None:
+        self._note(notes, "skipped", f"cache entry {key!r} is corrupt ({error}); treated as a miss")
+
+    def _note(self, notes: list[SourceDiagnostic], kind: DiagnosticKind, message: str) -> None:
+        diagnostic = SourceDiagnostic(source=describe_source(self), kind=kind, message=message)
+        _log.warning("%s", diagnostic)
+        notes.append(diagnostic)

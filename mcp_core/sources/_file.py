@@ -1,0 +1,138 @@
+"""CollectionFileSource: a collection dumped to a JSON file by a build step."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import final
+
+import anyio.to_thread
+
+from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
+from mcp_core.errors import CollectionFormatError, SourceError
+
+__all__ = ["CollectionFileSource"]
+
+
+@final
+class CollectionFileSource:
+    """Provides the collection stored in a file written by ``ElementCollection.to_json()``.
+
+    The compile-time case: a build step dumps the element set once (``mcp-core dump``) and the
+    server loads it without importing or scanning anything. ``path`` is made absolute when the
+    source is created. The file is read and parsed in a worker thread, off the event loop, on
+    every ``provide()``; rewriting the file is an outside change that the next ``provide()``
+    sees.
+
+    Errors: a missing, unreadable, corrupt or future-version file is a configuration error, not
+    an outage, so ``provide()`` raises :class:`~mcp_core.errors.SourceError` (``.source`` is
+    this source; the message names the path; ``__cause__`` is the ``OSError`` or the
+    :class:`~mcp_core.errors.CollectionFormatError`) rather than
+    :class:`~mcp_core.errors.SourceUnavailableError`. A file holding elements outside declared
+    ``kinds`` is rejected the same way.
+
+    ``kinds()``: the declared ``kinds`` when given. Otherwise advertising ``ElementKind.ALL``
+    would over-advertise, so the file's element kinds are read synchronously (it is a local
+    file, and only each element's ``"kind"`` label is looked at) and cached until the file's
+    modification time, size or inode changes. A file that is missing, unreadable, corrupt or of a
+    future format version advertises ``ElementKind.NONE``, matching what ``provide()`` can
+    deliver: nothing. Declare ``kinds`` to
+    keep even that one read off the event loop.
+    """
+
+    __slots__ = ("_declared", "_kinds_cache", "_path")
+
+    def __init__(self, path: str | os.PathLike[str], *, kinds: ElementKind | None = None) -> None:
+        self._path = Path(path).absolute()
+        self._declared = kinds
+        self._kinds_cache: tuple[tuple[int, int, int], ElementKind] | None = None
+
+    def __repr__(self) -> str:
+        kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
+        return f"CollectionFileSource({str(self._path)!r}{kinds})"
+
+    @property
+    def path(self) -> Path:
+        """The absolute path of the collection file."""
+        return self._path
+
+    def kinds(self) -> ElementKind:
+        """The declared kinds, else the kinds recorded in the file (``NONE`` if unreadable)."""
+        if self._declared is not None:
+            return self._declared
+        try:
+            stat = self._path.stat()
+        except OSError:
+            return ElementKind.NONE
+        signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        cached = self._kinds_cache
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        try:
+            kinds = _recorded_kinds(self._path.read_bytes())
+        except OSError:
+            return ElementKind.NONE
+        self._kinds_cache = (signature, kinds)
+        return kinds
+
+    async def provide(self) -> ElementCollection:
+        """The collection in the file now; raises SourceError if it cannot be read or parsed."""
+        collection = await anyio.to_thread.run_sync(self._load)
+        if self._declared is not None:
+            extra = collection.kinds & ~self._declared
+            if extra:
+                raise SourceError(
+                    f"collection file {str(self._path)!r} holds {extra.label} elements, outside "
+                    f"the declared kinds={self._declared.label or 'none'}; declare them or "
+                    "re-dump the file",
+                    source=self,
+                )
+        return collection
+
+    def _load(self) -> ElementCollection:
+        try:
+            data = self._path.read_bytes()
+        except OSError as exc:
+            raise SourceError(
+                f"cannot read collection file {str(self._path)!r}: {exc.strerror or exc}; "
+                "check the path, or create the file with `mcp-core dump`",
+                source=self,
+            ) from exc
+        try:
+            return ElementCollection.from_json(data)
+        except CollectionFormatError as exc:
+            raise SourceError(
+                f"collection file {str(self._path)!r} is not usable: {exc}",
+                source=self,
+            ) from exc
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """What the output depends on besides the file's content: its path and declared kinds."""
+        kinds = None if self._declared is None else self._declared.label
+        return {"path": str(self._path), "kinds": kinds}
+
+
+def _recorded_kinds(data: bytes) -> ElementKind:
+    """The union of the ``"kind"`` labels of a dumped collection; NONE if it is not a readable one."""
+    try:
+        document = json.loads(data)
+    except ValueError:  # includes UnicodeDecodeError
+        return ElementKind.NONE
+    if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
+        return ElementKind.NONE
+    version, records = document.get("version"), document.get("elements")
+    if not isinstance(version, int) or not 1 <= version <= COLLECTION_VERSION:
+        return ElementKind.NONE
+    if not isinstance(records, list):
+        return ElementKind.NONE
+    kinds = ElementKind.NONE
+    for record in records:
+        label = record.get("kind") if isinstance(record, dict) else None
+        if isinstance(label, str):
+            try:
+                kinds |= ElementKind.from_label(label)
+            except ValueError:
+                continue
+    return kinds

@@ -1,0 +1,156 @@
+"""ValidatedSource: deep per-element checks that are too costly for construction."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol, final
+
+from jsonschema import validators
+
+from mcp_core.elements import Element, ElementCollection, ElementKind, Tool, thaw
+from mcp_core.sources._cached import source_identity
+from mcp_core.sources._diagnostics import (
+    SourceDiagnostic,
+    callable_name,
+    describe_source,
+    diagnostics_of,
+)
+from mcp_core.sources._protocol import ElementSource
+
+__all__ = ["ElementChecker", "ValidatedSource"]
+
+_log = logging.getLogger("mcp_core.sources")
+
+_DEFAULT_DIALECT: Final = "Draft202012Validator"
+
+
+class ElementChecker(Protocol):
+    """Checks one element more deeply than construction can (e.g. that its handler resolves).
+
+    ``mcp_core.handlers``' invoker is the usual implementation; an empty result means healthy.
+    """
+
+    def check(self, element: Element) -> Sequence[str]:
+        """The element's problems, one readable sentence each; empty when it is fine."""
+        ...
+
+
+@functools.lru_cache(maxsize=1024)
+def _schema_problems(schema_json: str) -> tuple[str, ...]:
+    """Where and why a JSON Schema (canonical JSON text) violates its dialect's meta-schema.
+
+    The dialect is the schema's ``$schema`` when jsonschema knows it, else Draft 2020-12 (the
+    dialect MCP 2025-11-25 assumes). Cached by the canonical text, which, unlike frozen-value
+    equality, tells ``1`` from ``true``.
+    """
+    schema: Any = json.loads(schema_json)
+    default = getattr(validators, _DEFAULT_DIALECT)
+    dialect = validators.validator_for(schema, default=default)
+    meta_dialect = validators.validator_for(dialect.META_SCHEMA, default=dialect)
+    meta = meta_dialect(dialect.META_SCHEMA, format_checker=meta_dialect.FORMAT_CHECKER)
+    found = sorted(meta.iter_errors(schema), key=lambda error: str(error.json_path))
+    return tuple(f"{error.json_path}: {error.message}" for error in found)
+
+
+def _tool_problems(tool: Tool) -> list[str]:
+    problems: list[str] = []
+    for field, schema in (
+        ("input_schema", tool.input_schema),
+        ("output_schema", tool.output_schema),
+    ):
+        if schema is None:
+            continue
+        text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
+        problems.extend(
+            f"{field} is not a valid JSON Schema at {where}" for where in _schema_problems(text)
+        )
+    return problems
+
+
+@final
+class ValidatedSource:
+    """Drops the inner source's individually invalid elements, with one diagnostic each.
+
+    Law (``wrapper.transparent``): over a healthy inner source whose elements all pass, it
+    provides exactly the inner source's collection (same elements, same order); in general it
+    provides the inner collection minus the elements with problems, order kept. ``kinds()`` is
+    the inner source's (dropping can only shrink what is provided).
+
+    Checks, all too costly to run when a definition is constructed:
+
+    - every tool's input and output schema against its JSON Schema meta-schema, with the
+      validator the schema's ``$schema`` selects (Draft 2020-12 when absent or unknown), format
+      assertions included (so an invalid ``pattern`` regex is caught);
+    - when ``invoker`` is given, the problems its ``check(element)`` returns; a ``check`` that
+      raises counts as a problem of that element.
+
+    Each dropped element gets a ``skipped`` diagnostic naming it (``ref``) and listing its
+    problems, and a logged warning; the rest of the collection is unaffected.
+    """
+
+    __slots__ = ("_inner", "_diagnostics", "_invoker")  # noqa: RUF023 -- the inner source comes first
+
+    def __init__(self, inner: ElementSource, *, invoker: ElementChecker | None = None) -> None:
+        if invoker is not None and not callable(getattr(invoker, "check", None)):
+            raise TypeError(
+                f"ValidatedSource invoker must have a check(element) method, got {type(invoker).__name__}"
+            )
+        self._inner = inner
+        self._invoker = invoker
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+
+    def __repr__(self) -> str:
+        invoker = "" if self._invoker is None else f", invoker={type(self._invoker).__qualname__}"
+        return f"ValidatedSource({describe_source(self._inner)}{invoker})"
+
+    @property
+    def inner(self) -> ElementSource:
+        """The validated source."""
+        return self._inner
+
+    def kinds(self) -> ElementKind:
+        """The inner source's kinds."""
+        return self._inner.kinds()
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """The elements the last ``provide()`` dropped, then the inner source's diagnostics."""
+        return self._diagnostics + diagnostics_of(self._inner)
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """The inner source's identity and the invoker's type (what decides what is dropped)."""
+        invoker = None if self._invoker is None else callable_name(type(self._invoker))
+        return {"inner": source_identity(self._inner), "invoker": invoker}
+
+    def problems(self, element: Element) -> list[str]:
+        """Everything wrong with ``element`` (empty when it is healthy)."""
+        found = _tool_problems(element.definition) if isinstance(element.definition, Tool) else []
+        if self._invoker is not None:
+            try:
+                found.extend(str(problem) for problem in self._invoker.check(element))
+            except Exception as exc:  # noqa: BLE001 -- a crashing check is that element's problem, not everyone's
+                found.append(f"the invoker's check raised {type(exc).__qualname__}: {exc}")
+        return found
+
+    async def provide(self) -> ElementCollection:
+        """The inner source's collection minus its invalid elements."""
+        collection = await self._inner.provide()
+        kept: list[Element] = []
+        notes: list[SourceDiagnostic] = []
+        for element in collection:
+            problems = self.problems(element)
+            if not problems:
+                kept.append(element)
+                continue
+            diagnostic = SourceDiagnostic(
+                source=describe_source(self._inner),
+                kind="skipped",
+                message="; ".join(problems),
+                ref=element.ref,
+            )
+            _log.warning("%s", diagnostic)
+            notes.append(diagnostic)
+        self._diagnostics = tuple(notes)
+        return collection if not notes else ElementCollection(kept)

@@ -1,0 +1,370 @@
+"""CachedSource: keys, TTL, stale serving, clearing and corrupt entries."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+
+import pytest
+
+from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.errors import CacheStoreError, NotSerializableError, SourceUnavailableError
+from mcp_core.sources import CachedSource, StaticSource, ValidatedSource
+from mcp_core.stores import MemoryStore
+from tests.strategies import CountingSource, tool_element
+
+
+class Clock:
+    """A wall clock the test moves by hand."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ConfiguredSource:
+    """A DiscoverySource stand-in: its output depends on configuration it reports."""
+
+    def __init__(self, *packages: str) -> None:
+        self.packages = packages
+        self.provides = 0
+
+    def __repr__(self) -> str:
+        return f"ConfiguredSource({list(self.packages)!r})"
+
+    def kinds(self) -> ElementKind:
+        """Tools only."""
+        return ElementKind.TOOL
+
+    async def provide(self) -> ElementCollection:
+        """One tool per package."""
+        self.provides += 1
+        return ElementCollection(tool_element(package) for package in self.packages)
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """The packages, which decide the output."""
+        return {"packages": list(self.packages)}
+
+
+class BrokenStore:
+    """A store whose backend is down."""
+
+    async def get(self, key: str) -> bytes | None:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def delete(self, key: str) -> bool:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def delete_prefix(self, prefix: str) -> int:
+        """Fails."""
+        raise CacheStoreError("connection refused")
+
+
+def collection(*names: str) -> ElementCollection:
+    """Tools with the given names."""
+    return ElementCollection(tool_element(name) for name in names)
+
+
+class TestCachedSource:
+    """CachedSource serves fresh entries, refreshes stale ones, and degrades safely."""
+
+    async def test_a_fresh_entry_spares_the_inner_source(self) -> None:
+        """Within the TTL, provide() decodes the stored JSON and never calls the inner source."""
+        inner = CountingSource(collection("a", "b"))
+        source = CachedSource(inner, MemoryStore(), ttl=60)
+        assert await source.provide() == inner.collection
+        assert await source.provide() == inner.collection
+        assert inner.provides == 1
+
+    async def test_entries_are_shared_across_instances(self) -> None:
+        """A second CachedSource with the same configuration reads the first one's entry."""
+        store = MemoryStore()
+        await CachedSource(ConfiguredSource("pkg"), store).provide()
+        again = ConfiguredSource("pkg")
+        assert await CachedSource(again, store).provide() == collection("pkg")
+        assert again.provides == 0
+
+    async def test_an_expired_entry_is_refreshed(self) -> None:
+        """Past the TTL the inner source provides again and its result replaces the entry."""
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, MemoryStore(), ttl=10, clock=clock)
+        await source.provide()
+        inner.collection = collection("b")
+        clock.now += 11
+        assert await source.provide() == collection("b")
+        assert await source.provide() == collection("b")
+        assert inner.provides == 2
+
+    async def test_entries_are_versioned_json_not_pickles(self) -> None:
+        """The stored bytes are a JSON header line and the collection's own JSON form."""
+        store = MemoryStore()
+        source = CachedSource(StaticSource(collection("a")), store, clock=Clock(5.0))
+        await source.provide()
+        raw = await store.get(source.cache_key)
+        assert raw is not None
+        header, _, body = raw.partition(b"\n")
+        assert json.loads(header) == {"entry": "mcp-core/cached-collection", "stored_at": 5.0}
+        assert ElementCollection.from_json(body) == collection("a")
+
+    def test_kinds_never_touch_the_store_or_the_inner_provide(self) -> None:
+        """kinds() is the inner source's, answered without providing or reading."""
+        inner = CountingSource(collection("a"), ElementKind.TOOL | ElementKind.PROMPT)
+        assert CachedSource(inner, BrokenStore()).kinds() == ElementKind.TOOL | ElementKind.PROMPT
+        assert inner.provides == 0
+
+
+class TestCachedSourceKeys:
+    """Regression: the cache key covers every input that changes the output."""
+
+    async def test_two_configurations_never_share_an_entry(self) -> None:
+        """Same inner type, different cache_inputs(): each gets its own entry and its own content."""
+        store = MemoryStore()
+        first = CachedSource(ConfiguredSource("alpha"), store)
+        second = CachedSource(ConfiguredSource("beta"), store)
+        assert first.cache_key != second.cache_key
+        assert await first.provide() == collection("alpha")
+        assert await second.provide() == collection("beta")
+
+    async def test_the_explicit_key_separates_entries(self) -> None:
+        """Sources that look alike (no cache_inputs) are told apart by an explicit key."""
+        store = MemoryStore()
+        one = CachedSource(CountingSource(collection("one")), store, key="one")
+        two = CachedSource(CountingSource(collection("two")), store, key="two")
+        assert await one.provide() == collection("one")
+        assert await two.provide() == collection("two")
+
+    def test_the_inner_type_is_part_of_the_key(self) -> None:
+        """Two inner types with equal cache_inputs() still get different keys."""
+        store = MemoryStore()
+        static = StaticSource(collection("a"))
+        assert (
+            CachedSource(static, store).cache_key
+            != CachedSource(ValidatedSource(static), store).cache_key
+        )
+
+    def test_wrapper_configuration_reaches_the_key(self) -> None:
+        """A wrapper's inner configuration is part of the key (no collision through nesting)."""
+        store = MemoryStore()
+        alpha = CachedSource(ValidatedSource(ConfiguredSource("alpha")), store)
+        beta = CachedSource(ValidatedSource(ConfiguredSource("beta")), store)
+        assert alpha.cache_key != beta.cache_key
+
+    def test_the_versions_are_part_of_the_key(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Another mcp-core version reads another key under the same source prefix."""
+        source = CachedSource(ConfiguredSource("pkg"), MemoryStore())
+        before = source.cache_key
+        monkeypatch.setattr("mcp_core.sources._cached._MCP_CORE_VERSION", "99.0.0")
+        assert source.cache_key != before
+        assert source.cache_key.startswith(source.key_prefix)
+        assert before.startswith(source.key_prefix)
+
+    def test_the_namespace_heads_the_key(self) -> None:
+        """Keys start with the namespace, so a store can be shared with other users."""
+        source = CachedSource(ConfiguredSource("pkg"), MemoryStore(), namespace="myapp")
+        assert source.key_prefix.startswith("myapp:")
+
+    def test_unjsonable_cache_inputs_are_refused_clearly(self) -> None:
+        """cache_inputs() must be JSON-able; anything else raises a TypeError saying so."""
+
+        class Odd(ConfiguredSource):
+            def cache_inputs(self) -> Mapping[str, object]:
+                return {"when": object()}
+
+        with pytest.raises(TypeError, match="must be JSON-able"):
+            _ = CachedSource(Odd("pkg"), MemoryStore()).cache_key
+
+
+class TestCachedSourceClear:
+    """Regression: clear() removes this source's entries and nobody else's."""
+
+    async def test_clear_spares_other_users_of_a_shared_store(self) -> None:
+        """Another configuration's entry, another namespace's and foreign keys all survive."""
+        store = MemoryStore()
+        mine = CachedSource(ConfiguredSource("alpha"), store)
+        sibling = CachedSource(ConfiguredSource("beta"), store)
+        neighbour = CachedSource(ConfiguredSource("alpha"), store, namespace="other-app")
+        await mine.provide()
+        await sibling.provide()
+        await neighbour.provide()
+        await store.set("unrelated", b"keep me")
+        assert await mine.clear() == 1
+        assert await store.get(mine.cache_key) is None
+        assert await store.get(sibling.cache_key) is not None
+        assert await store.get(neighbour.cache_key) is not None
+        assert await store.get("unrelated") == b"keep me"
+
+    async def test_clear_removes_entries_of_every_version(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An entry an older mcp-core version wrote for this source is removed too."""
+        store = MemoryStore()
+        source = CachedSource(ConfiguredSource("pkg"), store)
+        await source.provide()
+        monkeypatch.setattr("mcp_core.sources._cached._MCP_CORE_VERSION", "99.0.0")
+        await source.provide()
+        assert await source.clear() == 2
+
+    async def test_clear_reports_store_failures(self) -> None:
+        """Clearing is explicit, so a failing store raises rather than pretending."""
+        with pytest.raises(CacheStoreError):
+            await CachedSource(ConfiguredSource("pkg"), BrokenStore()).clear()
+
+
+class TestCachedSourceStale:
+    """Regression: an expired entry is served when the inner source fails, and only then."""
+
+    async def test_serves_stale_after_ttl_when_inner_fails(self) -> None:
+        """Past the TTL, an unavailable inner source yields the old collection and a diagnostic."""
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, MemoryStore(), ttl=10, clock=clock)
+        await source.provide()
+        clock.now += 3600
+        inner.fail_with = SourceUnavailableError("database down")
+        assert await source.provide() == collection("a")
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.kind == "stale"
+        assert "database down" in diagnostic.message
+        assert "3600s ago" in diagnostic.message
+
+    async def test_any_exception_falls_back_to_stale(self) -> None:
+        """Not only SourceUnavailableError: any Exception from the inner source falls back."""
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, MemoryStore(), ttl=10, clock=clock)
+        await source.provide()
+        clock.now += 11
+        inner.fail_with = RuntimeError("bug")
+        assert await source.provide() == collection("a")
+
+    async def test_recovery_clears_the_stale_diagnostic(self) -> None:
+        """Once the inner source provides again, the diagnostic goes and the entry is fresh."""
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, MemoryStore(), ttl=10, clock=clock)
+        await source.provide()
+        clock.now += 11
+        inner.fail_with = SourceUnavailableError("down")
+        await source.provide()
+        inner.fail_with = None
+        inner.collection = collection("b")
+        assert await source.provide() == collection("b")
+        assert source.diagnostics() == ()
+
+    async def test_without_serve_stale_the_error_propagates(self) -> None:
+        """serve_stale_on_error=False re-raises the inner source's error."""
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, MemoryStore(), ttl=10, serve_stale_on_error=False, clock=clock)
+        await source.provide()
+        clock.now += 11
+        inner.fail_with = SourceUnavailableError("down")
+        with pytest.raises(SourceUnavailableError):
+            await source.provide()
+
+    async def test_without_an_entry_the_error_propagates(self) -> None:
+        """With nothing cached, the inner source's error reaches the caller unchanged."""
+        inner = CountingSource(collection("a"))
+        inner.fail_with = SourceUnavailableError("down")
+        with pytest.raises(SourceUnavailableError, match="down"):
+            await CachedSource(inner, MemoryStore(), ttl=10).provide()
+
+
+class TestCachedSourceFaults:
+    """Corrupt entries, failing stores and live handlers are handled without surprises."""
+
+    @pytest.mark.parametrize(
+        "garbage",
+        [
+            b"\x80\x81 not even text",
+            b"no header line",
+            b'{"entry": "something-else", "stored_at": 1}\n{}',
+            b'{"entry": "mcp-core/cached-collection", "stored_at": "yesterday"}\n{}',
+            b'{"entry": "mcp-core/cached-collection", "stored_at": 1e300}\n{"format": 1}',
+        ],
+    )
+    async def test_a_corrupt_entry_is_a_miss_and_is_overwritten(
+        self, garbage: bytes, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """Regression: a corrupt entry never crashes; it is reported, skipped and replaced."""
+        store = MemoryStore()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, store, ttl=60)
+        await store.set(source.cache_key, garbage)
+        with caplog.at_level(logging.WARNING, logger="mcp_core.sources"):
+            assert await source.provide() == collection("a")
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.kind == "skipped"
+        assert "corrupt" in diagnostic.message
+        assert "corrupt" in caplog.text
+        assert inner.provides == 1
+        assert await source.provide() == collection("a")
+        assert inner.provides == 1  # the entry was overwritten with a good one
+
+    async def test_a_corrupt_stale_entry_does_not_hide_the_error(self) -> None:
+        """If the inner source fails and the only entry is corrupt, its error propagates."""
+        store = MemoryStore()
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        inner.fail_with = SourceUnavailableError("down")
+        source = CachedSource(inner, store, ttl=10, clock=clock)
+        await store.set(
+            source.cache_key, b'{"entry": "mcp-core/cached-collection", "stored_at": 0}\n{'
+        )
+        with pytest.raises(SourceUnavailableError):
+            await source.provide()
+        assert [d.kind for d in source.diagnostics()] == ["skipped"]
+
+    async def test_a_failing_store_degrades_to_the_inner_source(self) -> None:
+        """A store that is down costs the cache, not the source: provide() still answers."""
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, BrokenStore(), ttl=60)
+        assert await source.provide() == collection("a")
+        kinds = [d.kind for d in source.diagnostics()]
+        assert kinds == ["unavailable", "unavailable"]  # the read, then the write
+
+    async def test_live_handlers_cannot_be_cached(self) -> None:
+        """A collection with a live handler raises NotSerializableError explaining CachedSource's need."""
+
+        def handler() -> str:
+            return "live"
+
+        live = ElementCollection([tool_element("live", handler=handler)])
+        with pytest.raises(
+            NotSerializableError, match="needs elements whose handlers are references"
+        ) as info:
+            await CachedSource(StaticSource(live), MemoryStore()).provide()
+        assert info.value.refs == (live.refs[0],)
+
+    async def test_diagnostics_include_the_inner_sources(self) -> None:
+        """The diagnostics list the cache's own notes, then the inner source's."""
+        broken = tool_element(
+            "bad", input_schema={"type": "object", "properties": {"x": {"type": 1}}}
+        )
+        inner = ValidatedSource(StaticSource(ElementCollection([broken, tool_element("ok")])))
+        source = CachedSource(inner, MemoryStore())
+        await source.provide()
+        assert [d.kind for d in source.diagnostics()] == ["skipped"]
+
+    def test_rejects_a_bad_ttl_or_namespace(self) -> None:
+        """The ttl must be positive; the namespace non-empty without spaces."""
+        static = StaticSource(ElementCollection())
+        with pytest.raises(ValueError, match="ttl"):
+            CachedSource(static, MemoryStore(), ttl=0)
+        with pytest.raises(ValueError, match="namespace"):
+            CachedSource(static, MemoryStore(), namespace="my app")
+
+    def test_repr_nests_the_inner_source(self) -> None:
+        """The repr reads like the expression, with non-default options."""
+        source = CachedSource(ConfiguredSource("pkg"), MemoryStore(), key="v2", ttl=30)
+        assert repr(source) == "CachedSource(ConfiguredSource(['pkg']), key='v2', ttl=30)"

@@ -1,0 +1,193 @@
+"""DiscoverySource: marked callables of a package's modules, as references, failures isolated."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcp_core.elements import ElementCollection, ElementKind, ElementRef, HandlerRef
+from mcp_core.errors import DuplicateElementError, InvalidElementError
+from mcp_core.handlers import Invoker
+from mcp_core.handlers.testing import RecordingGateway
+from mcp_core.sources import ElementSource
+from mcp_core.sources._discovery import DiscoverySource
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def fixture_packages(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """tests/fixtures on sys.path; its modules forgotten afterwards, so each test imports afresh."""
+    monkeypatch.syspath_prepend(str(FIXTURES))
+    yield
+    for name in [n for n in sys.modules if n.split(".")[0].startswith("discovery_pkg")]:
+        del sys.modules[name]
+
+
+EXPECTED_REFS = (
+    ElementRef.tool("add"),
+    ElementRef.prompt("greet"),
+    ElementRef.tool("multiply"),
+    ElementRef.tool("negate"),
+    ElementRef.tool("class_name"),
+    ElementRef.tool("shared_helper"),
+    ElementRef.resource("res://beta/info"),
+    ElementRef.resource_template("res://items/{uri}"),
+    ElementRef.tool("shout"),
+    ElementRef.tool("hidden"),
+)
+
+
+class TestDiscoverySource:
+    """Imports, collection, order, references and the failure rules."""
+
+    async def test_collects_in_module_then_definition_order(self) -> None:
+        """alpha, beta, sub.gamma, sub.hidden; broken modules skipped; imported names not repeated."""
+        collection = await DiscoverySource("discovery_pkg").provide()
+        assert collection.refs == EXPECTED_REFS
+
+    async def test_handlers_are_references(self) -> None:
+        """Every handler and provider is a HandlerRef: the collection round-trips through JSON."""
+        collection = await DiscoverySource("discovery_pkg").provide()
+        handlers = {element.ref.key: element.handler for element in collection}
+        assert handlers["add"] == HandlerRef("discovery_pkg.alpha:add")
+        assert handlers["multiply"] == HandlerRef("discovery_pkg.alpha:Calculator.multiply")
+        assert handlers["shout"] == HandlerRef("discovery_pkg.sub.gamma:shout_text")
+        greet = collection.get(ElementRef.prompt("greet"))
+        assert greet is not None
+        assert greet.completions == {"name": HandlerRef("discovery_pkg.alpha:names")}
+        assert collection.is_serializable
+        assert ElementCollection.from_json(collection.to_json()) == collection
+
+    async def test_methods_are_derived_without_self(self) -> None:
+        """Instance and class methods publish no ``self``/``cls``; explicit options win."""
+        collection = await DiscoverySource("discovery_pkg").provide()
+        multiply = collection.get(ElementRef.tool("multiply"))
+        class_name = collection.get(ElementRef.tool("class_name"))
+        shout = collection.get(ElementRef.tool("shout"))
+        assert multiply is not None
+        assert class_name is not None
+        assert shout is not None
+        assert list(multiply.definition.input_schema["properties"]) == ["a", "b"]  # type: ignore[union-attr]  # a tool
+        assert list(class_name.definition.input_schema["properties"]) == []  # type: ignore[union-attr]  # a tool
+        assert shout.definition.description == "Upper-case the text."
+
+    async def test_elements_serve_calls_through_their_references(self) -> None:
+        """References resolve lazily: functions, methods (one instance), templates, completions."""
+        collection = ElementCollection.from_json((await DiscoverySource("discovery_pkg").provide()).to_json())
+        invoker, gateway = Invoker(), RecordingGateway()
+
+        async def call(name: str, arguments: dict[str, int]) -> object:
+            element = collection.get(ElementRef.tool(name))
+            assert element is not None
+            return (await invoker.call_tool(element, arguments, gateway))["structuredContent"]
+
+        assert await call("add", {"a": 2, "b": 3}) == {"result": 5}
+        assert await call("multiply", {"a": 2, "b": 3}) == {"result": 6}
+        assert await call("multiply", {"a": 4, "b": 3}) == {"result": 12}
+        assert await call("negate", {"a": 2}) == {"result": -2}
+        class_name = collection.get(ElementRef.tool("class_name"))
+        assert class_name is not None
+        assert (await invoker.call_tool(class_name, {}, gateway))["content"] == [{"type": "text", "text": "Calculator"}]
+        assert sys.modules["discovery_pkg.alpha"].Calculator.instances == 1
+        template = collection.get(ElementRef.resource_template("res://items/{uri}"))
+        assert template is not None
+        read = await invoker.read_resource(template, "res://items/42", {"uri": "42"}, gateway)
+        assert read["contents"][0]["text"] == "item 42 read as res://items/42"
+        greet = collection.get(ElementRef.prompt("greet"))
+        assert greet is not None
+        assert (await invoker.complete(greet, "name", "A", {}, gateway))["values"] == ["Ada", "Alan"]
+
+    async def test_import_failures_cost_only_their_module(self, caplog: pytest.LogCaptureFixture) -> None:
+        """Broken modules are skipped, logged and reported; a broken package's children are not tried."""
+        source = DiscoverySource("discovery_pkg")
+        with caplog.at_level(logging.WARNING, logger="mcp_core.sources"):
+            collection = await source.provide()
+        assert len(collection) == len(EXPECTED_REFS)
+        failures = source.import_failures()
+        assert [f.module for f in failures] == ["discovery_pkg.broken", "discovery_pkg.brokenpkg"]
+        assert failures[0].error == "RuntimeError: broken on purpose"
+        assert "broken.py" in failures[0].traceback
+        assert "ImportError: broken package on purpose" in failures[1].traceback
+        diagnostics = source.diagnostics()
+        assert [d.kind for d in diagnostics] == ["skipped", "skipped"]
+        assert "'discovery_pkg.broken'" in diagnostics[0].message
+        assert diagnostics[0].source == "DiscoverySource(['discovery_pkg'])"
+        assert sum("discovery_pkg.broken" in r.getMessage() for r in caplog.records) == 2
+
+    async def test_include_and_exclude(self) -> None:
+        """Fnmatch patterns on module names select what is imported."""
+        only_sub = DiscoverySource("discovery_pkg", include=["discovery_pkg.sub*"], exclude=["*.hidden"])
+        assert (await only_sub.provide()).refs == (ElementRef.tool("shout"),)
+        assert "discovery_pkg.alpha" not in sys.modules
+        assert only_sub.import_failures() == ()
+        no_broken = DiscoverySource("discovery_pkg", exclude=["discovery_pkg.broken*"])
+        await no_broken.provide()
+        assert no_broken.diagnostics() == ()
+
+    def test_kinds_from_marks_without_deriving(self) -> None:
+        """``kinds()`` imports and reads marks; nothing is derived."""
+        source = DiscoverySource("discovery_pkg.sub")
+        assert source.kinds() is ElementKind.TOOL
+        assert source._collection is None
+        everything = DiscoverySource("discovery_pkg")
+        assert everything.kinds() == ElementKind.ALL
+
+    async def test_provide_is_idempotent(self) -> None:
+        """The same collection every time; modules are imported once."""
+        source: ElementSource = DiscoverySource(["discovery_pkg.sub", "discovery_pkg.sub"])
+        first = await source.provide()
+        assert await source.provide() is first
+
+    async def test_a_callable_marked_twice(self) -> None:
+        """One function with two element marks is refused, naming both marks and places."""
+        source = DiscoverySource("discovery_pkg_twice")
+        with pytest.raises(InvalidElementError, match=r"discovery_pkg_twice.marked:both is marked twice") as caught:
+            await source.provide()
+        message = str(caught.value)
+        assert "@prompt() at" in message
+        assert "@tool() at" in message
+        assert message.count("marked.py:") == 2
+
+    async def test_one_name_in_two_modules(self) -> None:
+        """Two modules defining tool 'same' are refused, naming both modules."""
+        with pytest.raises(DuplicateElementError) as caught:
+            await DiscoverySource("discovery_pkg_dupes").provide()
+        assert "'discovery_pkg_dupes.one'" in str(caught.value)
+        assert "'discovery_pkg_dupes.two'" in str(caught.value)
+        assert caught.value.ref == ElementRef.tool("same")
+
+    async def test_missing_package_is_a_failure_not_a_crash(self) -> None:
+        """A package that does not exist is reported like a module that fails to import."""
+        source = DiscoverySource(["discovery_pkg.sub", "discovery_pkg_missing"])
+        assert (await source.provide()).refs == (ElementRef.tool("shout"), ElementRef.tool("hidden"))
+        assert [f.module for f in source.import_failures()] == ["discovery_pkg_missing"]
+
+    def test_cache_inputs_cover_every_option(self) -> None:
+        """Configurations differing only in ``exclude`` (or include, or packages) differ in inputs."""
+        base = DiscoverySource("discovery_pkg")
+        excluded = DiscoverySource("discovery_pkg", exclude=["*.hidden"])
+        included = DiscoverySource("discovery_pkg", include=["discovery_pkg.sub*"])
+        other = DiscoverySource("discovery_pkg.sub")
+        inputs = [dict(s.cache_inputs()) for s in (base, excluded, included, other)]
+        assert len({repr(sorted(i.items())) for i in inputs}) == 4
+        assert inputs[1]["exclude"] == ["*.hidden"]
+        assert set(inputs[0]) == {"packages", "include", "exclude", "pydantic"}
+
+    def test_equivalent_configurations_share_inputs(self) -> None:
+        """Order and repetition of packages and patterns do not matter."""
+        one = DiscoverySource(["b", "a", "a"], exclude=["y", "x"])
+        two = DiscoverySource(["a", "b"], exclude=["x", "y", "x"])
+        assert one.cache_inputs() == two.cache_inputs()
+        assert repr(one) == repr(two)
+
+    def test_bad_configuration(self) -> None:
+        """Empty package lists and empty patterns are refused at construction."""
+        with pytest.raises(ValueError, match="package names"):
+            DiscoverySource([])
+        with pytest.raises(ValueError, match="fnmatch"):
+            DiscoverySource("discovery_pkg", exclude=[""])

@@ -1,0 +1,177 @@
+"""FunctionSource: marked functions become elements, derived lazily and once."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from mcp_core.elements import ElementKind, ElementRef, Tool
+from mcp_core.errors import DuplicateElementError, InvalidElementError
+from mcp_core.handlers import Invoker, completion, prompt, resource, resource_template, tool
+from mcp_core.handlers._functions import shape_of
+from mcp_core.handlers.testing import RecordingGateway
+from mcp_core.sources import ElementSource
+from mcp_core.sources._function import FunctionSource
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@prompt
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Hello {name}"
+
+
+@resource("res://motd")
+def motd() -> str:
+    """Message of the day."""
+    return "hi"
+
+
+@resource_template("res://users/{user}")
+def user(user: str) -> str:
+    """A user."""
+    return user
+
+
+@completion(greet, "name")
+def names(value: str) -> list[str]:
+    """Names."""
+    return [n for n in ("Ada", "Alan") if n.startswith(value)]
+
+
+@completion("res://users/{user}", "user")
+def users(value: str) -> list[str]:
+    """Users."""
+    return ["root"]
+
+
+def plain(x: str) -> str:
+    """An unmarked function: a tool."""
+    return x
+
+
+class TestFunctionSource:
+    """Kinds from marks, elements derived on the first provide and kept."""
+
+    def test_is_an_element_source(self) -> None:
+        """It conforms to the ElementSource protocol."""
+        source: ElementSource = FunctionSource(add)
+        assert source.kinds() is ElementKind.TOOL
+
+    def test_kinds_come_from_the_marks_without_deriving(self) -> None:
+        """``kinds()`` reads marks only: no signature is analysed."""
+
+        @tool
+        def fresh(x: int) -> int:
+            return x
+
+        source = FunctionSource(fresh, greet, motd)
+        assert source.kinds() == ElementKind.TOOL | ElementKind.PROMPT | ElementKind.RESOURCE
+        from mcp_core.handlers._functions import _SHAPES
+
+        assert fresh not in _SHAPES
+
+    async def test_provide_derives_once_in_order(self) -> None:
+        """Elements follow the order given; the same collection comes back every time."""
+        source = FunctionSource(add, greet, motd, user, plain, names, users)
+        first = await source.provide()
+        assert first.refs == (
+            ElementRef.tool("add"),
+            ElementRef.prompt("greet"),
+            ElementRef.resource("res://motd"),
+            ElementRef.resource_template("res://users/{user}"),
+            ElementRef.tool("plain"),
+        )
+        assert await source.provide() is first
+
+    async def test_completions_attach_by_function_and_by_key(self) -> None:
+        """``@completion(greet, ...)`` and ``@completion("res://users/{user}", ...)`` both attach."""
+        collection = await FunctionSource(greet, user, names, users).provide()
+        greet_element = collection.get(ElementRef.prompt("greet"))
+        user_element = collection.get(ElementRef.resource_template("res://users/{user}"))
+        assert greet_element is not None
+        assert user_element is not None
+        assert greet_element.completions == {"name": names}
+        assert user_element.completions == {"user": users}
+        result = await Invoker().complete(greet_element, "name", "Al", {}, RecordingGateway())
+        assert result["values"] == ["Alan"]
+
+    async def test_elements_are_callable(self) -> None:
+        """Derived elements serve calls through the invoker."""
+        collection = await FunctionSource(add).provide()
+        element = collection.get(ElementRef.tool("add"))
+        assert element is not None
+        assert isinstance(element.definition, Tool)
+        result = await Invoker().call_tool(element, {"a": 1, "b": 2}, RecordingGateway())
+        assert result["structuredContent"] == {"result": 3}
+
+    def test_a_function_marked_twice_names_both_marks(self) -> None:
+        """Two element marks on one function are refused, naming both places."""
+
+        @tool(name="t")
+        @prompt(name="p")
+        def twice() -> str:
+            return "x"
+
+        with pytest.raises(InvalidElementError, match=r"marked twice: @prompt\(name='p'\) at .*:\d+ and @tool"):
+            FunctionSource(twice)
+
+    def test_two_functions_with_one_ref(self) -> None:
+        """A duplicate ref is refused naming both functions."""
+
+        @tool(name="add")
+        def other_add() -> int:
+            return 0
+
+        with pytest.raises(DuplicateElementError, match=r"add.*other_add") as caught:
+            FunctionSource(add, other_add)
+        assert caught.value.ref == ElementRef.tool("add")
+
+    def test_completion_without_its_target(self) -> None:
+        """A completion whose target is not in the source is refused."""
+        with pytest.raises(InvalidElementError, match="matches no prompt or resource template"):
+            FunctionSource(add, names)
+
+    async def test_derivation_errors_surface_on_provide(self) -> None:
+        """A function that cannot be published fails ``provide``, naming it."""
+
+        @tool
+        def variadic(*xs: int) -> int:
+            return sum(xs)
+
+        source = FunctionSource(variadic)
+        assert source.kinds() is ElementKind.TOOL
+        with pytest.raises(InvalidElementError, match="variadic"):
+            await source.provide()
+
+    async def test_declaring_ten_thousand_tools_is_cheap(self) -> None:
+        """Marking 10k functions is quick; derivation waits for provide and skips pydantic."""
+        functions: list[Any] = []
+        for index in range(10_000):
+            namespace: dict[str, Any] = {"tool": tool}
+            exec(f"@tool\ndef t{index}(x: int) -> int:\n    'Echo.'\n    return x\n", namespace)  # noqa: S102 -- distinct functions
+            functions.append(namespace[f"t{index}"])
+        start = time.perf_counter()
+        source = FunctionSource(*functions)
+        assert source.kinds() is ElementKind.TOOL
+        declared = time.perf_counter() - start
+        collection = await source.provide()
+        assert len(collection) == 10_000
+        assert declared < 1.0
+        assert shape_of(functions[0])._model is None
+
+    def test_accepts_only_callables(self) -> None:
+        """A non-callable is a usage error."""
+        with pytest.raises(TypeError, match="functions"):
+            FunctionSource("add")  # type: ignore[arg-type]  # the misuse under test
+
+    def test_repr(self) -> None:
+        """The repr names the functions (used in diagnostics)."""
+        assert repr(FunctionSource(add)) == f"FunctionSource({__name__}.add)"
