@@ -1,3 +1,141 @@
-"""mcp-core: a statically typed, protocol-first core for MCP servers."""
+"""mcp-core: a statically typed, protocol-first core for MCP servers.
+
+The names below are the everyday public API; each lives in the layer named in its module
+(``mcp_core.elements``, ``mcp_core.sources``, ``mcp_core.registry``...). They are imported on
+first use, so ``import mcp_core.elements`` stays free of the server stack and the MCP SDK.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from mcp_core.app import App
+    from mcp_core.elements import (
+        Element,
+        ElementCollection,
+        ElementKind,
+        ElementRef,
+        HandlerRef,
+        Prompt,
+        PromptArgument,
+        Resource,
+        ResourceTemplate,
+        Tool,
+    )
+    from mcp_core.errors import McpCoreError, SourceUnavailableError, ToolError
+    from mcp_core.handlers import (
+        Audio,
+        ClientGateway,
+        EmbeddedResource,
+        Image,
+        Message,
+        RequestedUri,
+        ResourceLink,
+        Text,
+        ToolResult,
+        completion,
+        prompt,
+        resource,
+        resource_template,
+        tool,
+    )
+    from mcp_core.registry import Priority, Registry
+    from mcp_core.sources import DiscoverySource, FunctionSource, StaticSource
+    from mcp_core.visibility import SessionInfo
+
+_EXPORTS: dict[str, str] = {
+    "App": "mcp_core.app",
+    **dict.fromkeys(
+        (
+            "Element",
+            "ElementCollection",
+            "ElementKind",
+            "ElementRef",
+            "HandlerRef",
+            "Prompt",
+            "PromptArgument",
+            "Resource",
+            "ResourceTemplate",
+            "Tool",
+        ),
+        "mcp_core.elements",
+    ),
+    **dict.fromkeys(("McpCoreError", "SourceUnavailableError", "ToolError"), "mcp_core.errors"),
+    **dict.fromkeys(
+        (
+            "Audio",
+            "ClientGateway",
+            "EmbeddedResource",
+            "Image",
+            "Message",
+            "RequestedUri",
+            "ResourceLink",
+            "Text",
+            "ToolResult",
+            "completion",
+            "prompt",
+            "resource",
+            "resource_template",
+            "tool",
+        ),
+        "mcp_core.handlers",
+    ),
+    **dict.fromkeys(("Priority", "Registry"), "mcp_core.registry"),
+    **dict.fromkeys(("DiscoverySource", "FunctionSource", "StaticSource"), "mcp_core.sources"),
+    "SessionInfo": "mcp_core.visibility",
+}
+
+__all__ = [
+    "App",
+    "Audio",
+    "ClientGateway",
+    "DiscoverySource",
+    "Element",
+    "ElementCollection",
+    "ElementKind",
+    "ElementRef",
+    "EmbeddedResource",
+    "FunctionSource",
+    "HandlerRef",
+    "Image",
+    "McpCoreError",
+    "Message",
+    "Priority",
+    "Prompt",
+    "PromptArgument",
+    "Registry",
+    "RequestedUri",
+    "Resource",
+    "ResourceLink",
+    "ResourceTemplate",
+    "SessionInfo",
+    "SourceUnavailableError",
+    "StaticSource",
+    "Text",
+    "Tool",
+    "ToolError",
+    "ToolResult",
+    "__version__",
+    "completion",
+    "prompt",
+    "resource",
+    "resource_template",
+    "tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

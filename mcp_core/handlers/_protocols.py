@@ -73,9 +73,7 @@ class ClientGateway(Protocol):
         """
         ...
 
-    async def elicit(
-        self, message: str, requested_schema: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
+    async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Ask the user for input (``elicitation/create``); returns ``{"action", "content"?}``."""
         ...
 

@@ -30,6 +30,7 @@ from mcp_core.elements import (
     most_specific_first,
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
+from mcp_core.handlers import validate_handler
 from mcp_core.registry._protocols import ResolvedResource
 from mcp_core.sources import DiagnosticKind, ElementSource, SourceDiagnostic, describe_source
 
@@ -111,9 +112,14 @@ class Registry:
         self,
         sources: Iterable[tuple[ElementSource, int]] = (),
         *,
-        validator: Callable[[Element], None] | None = None,
+        validator: Callable[[Element], None] | None = validate_handler,
     ) -> None:
-        """Create a registry; ``validator`` raises InvalidElementError for an element to skip."""
+        """Create a registry.
+
+        ``validator`` raises :class:`~mcp_core.errors.InvalidElementError` for an element that
+        must be skipped (from a source) or refused (from ``register``). The default rejects
+        handlers of the wrong kind for their definition; ``None`` admits everything.
+        """
         self._entries: list[_Entry] = []
         self._runtime: dict[ElementRef, Element] = {}
         self._runtime_diagnostics: dict[ElementRef, SourceDiagnostic] = {}

@@ -373,6 +373,26 @@ class TestIsolation:
 
         run(body)
 
+    def test_default_validator_skips_a_wrong_kind_handler(self) -> None:
+        """A tool served by a prompt handler object costs only itself, with a diagnostic."""
+
+        class PromptOnly:
+            async def get(self, arguments: object, gateway: object) -> str:
+                return "never a tool"
+
+        async def body() -> None:
+            wrong = Element(
+                definition=Tool(name="wrong", input_schema={"type": "object"}), handler=PromptOnly()
+            )
+            source = SpySource(ElementCollection([wrong, make(ElementKind.TOOL, "fine", "s")]))
+            registry = Registry([(source, 0)])
+            assert [t.name for t in await registry.tools()] == ["fine"]
+            [skipped] = [d for d in registry.diagnostics() if d.kind == "skipped"]
+            assert skipped.ref == ElementRef.tool("wrong")
+            assert "cannot serve a tool" in skipped.message
+
+        run(body)
+
     def test_undeclared_kind_is_skipped_to_keep_capabilities_honest(self) -> None:
         """A source that provides a prompt while declaring only tools has the prompt skipped."""
 

@@ -1,0 +1,104 @@
+"""Handlers: the protocols, functions as handlers, content values, and the Invoker.
+
+- Protocols a framework implements when a handler must be an object: :class:`ToolHandler`,
+  :class:`ResourceHandler`, :class:`ResourceTemplateHandler`, :class:`PromptHandler`, plus
+  :class:`ArgumentFilter`, :class:`CompletionProvider`, and the seams :class:`ClientGateway` and
+  :class:`Container`.
+- Functions as elements: the marking decorators :func:`tool`, :func:`resource`,
+  :func:`resource_template`, :func:`prompt`, :func:`completion`, and the eager derivations
+  ``*_from_function``.
+- What handlers return: :class:`Text`, :class:`Image`, :class:`Audio`,
+  :class:`EmbeddedResource`, :class:`ResourceLink`, :class:`Message`, :class:`ToolResult`, and
+  the ``normalize_*`` functions that turn any accepted return value into its wire shape.
+- :class:`Invoker`: what the server calls to run an element.
+
+Test doubles live in :mod:`mcp_core.handlers.testing`.
+"""
+
+from mcp_core.handlers._completion import MAX_COMPLETIONS
+from mcp_core.handlers._content import (
+    Audio,
+    Content,
+    EmbeddedResource,
+    Image,
+    Message,
+    ResourceLink,
+    Role,
+    Text,
+    ToolResult,
+)
+from mcp_core.handlers._decorators import (
+    CompletionMark,
+    ElementMark,
+    completion,
+    marks_of,
+    prompt,
+    resource,
+    resource_template,
+    tool,
+)
+from mcp_core.handlers._derive import (
+    prompt_from_function,
+    resource_from_function,
+    resource_template_from_function,
+    tool_from_function,
+)
+from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
+from mcp_core.handlers._invoker import Invoker, validate_handler
+from mcp_core.handlers._protocols import (
+    ArgumentFilter,
+    ClientGateway,
+    CompletionProvider,
+    Container,
+    LogLevel,
+    PromptHandler,
+    ResourceHandler,
+    ResourceTemplateHandler,
+    ToolHandler,
+)
+from mcp_core.handlers._results import (
+    normalize_prompt_messages,
+    normalize_resource_contents,
+    normalize_tool_result,
+)
+
+__all__ = [
+    "MAX_COMPLETIONS",
+    "WRAPPED_MARKER",
+    "ArgumentFilter",
+    "Audio",
+    "ClientGateway",
+    "CompletionMark",
+    "CompletionProvider",
+    "Container",
+    "Content",
+    "ElementMark",
+    "EmbeddedResource",
+    "Image",
+    "Invoker",
+    "LogLevel",
+    "Message",
+    "PromptHandler",
+    "RequestedUri",
+    "ResourceHandler",
+    "ResourceLink",
+    "ResourceTemplateHandler",
+    "Role",
+    "Text",
+    "ToolHandler",
+    "ToolResult",
+    "completion",
+    "marks_of",
+    "normalize_prompt_messages",
+    "normalize_resource_contents",
+    "normalize_tool_result",
+    "prompt",
+    "prompt_from_function",
+    "resource",
+    "resource_from_function",
+    "resource_template",
+    "resource_template_from_function",
+    "tool",
+    "tool_from_function",
+    "validate_handler",
+]

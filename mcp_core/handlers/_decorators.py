@@ -1,0 +1,348 @@
+"""Standalone decorators that *mark* functions as elements, without deriving or registering.
+
+``@tool``, ``@prompt`` (bare or with options), ``@resource(uri)`` and
+``@resource_template(uri_template)`` attach a frozen :class:`ElementMark` (kind, options, where
+it was applied) and return the function unchanged, still callable. Nothing is derived at
+decoration time: :class:`~mcp_core.sources.FunctionSource` and
+:class:`~mcp_core.sources.DiscoverySource` read the marks and derive elements when first asked,
+so importing a module with thousands of tools stays cheap.
+
+``@completion(target, argument)`` marks a *provider* function: ``target`` is the marked prompt or
+template function (or its key: the prompt name or the ``uri_template``) and ``argument`` the
+prompt argument or template variable it completes. A provider may complete several targets.
+Inline providers are also accepted as ``completions={"arg": ...}`` on ``@prompt`` and
+``@resource_template``.
+
+A function carries at most one element mark; a second one is reported (naming both places) by
+the source that collects it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import EllipsisType, MappingProxyType
+from typing import Any, Final, TypeVar, final, overload
+
+from mcp_core.elements import (
+    Annotations,
+    Element,
+    ElementKind,
+    ElementRef,
+    Icon,
+    ToolAnnotations,
+)
+from mcp_core.handlers._derive import derive
+
+__all__ = [
+    "MARKS_ATTRIBUTE",
+    "CompletionMark",
+    "ElementMark",
+    "completion",
+    "marks_of",
+    "prompt",
+    "resource",
+    "resource_template",
+    "tool",
+]
+
+MARKS_ATTRIBUTE: Final = "__mcp_core_marks__"
+"""The function attribute holding a tuple of marks."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ElementMark:
+    """``fn`` is an element of ``kind``; ``options`` are the keyword options of its derivation."""
+
+    kind: ElementKind
+    options: Mapping[str, Any]
+    where: str
+
+    def key(self, fn: Callable[..., Any]) -> str:
+        """The element's key (name, URI or template), known without deriving anything."""
+        if self.kind is ElementKind.RESOURCE:
+            return str(self.options["uri"])
+        if self.kind is ElementKind.RESOURCE_TEMPLATE:
+            return str(self.options["uri_template"])
+        return str(self.options.get("name") or getattr(fn, "__name__", type(fn).__name__))
+
+    def ref(self, fn: Callable[..., Any]) -> ElementRef:
+        """The element's ref, known without deriving anything."""
+        return ElementRef(self.kind, self.key(fn))
+
+    def derive(
+        self,
+        fn: Callable[..., Any],
+        *,
+        handler: object | None = None,
+        completions: Mapping[str, object] | None = None,
+        drop_first: bool = False,
+    ) -> Element:
+        """Derive the element from ``fn``; ``handler`` replaces ``fn`` as its handler.
+
+        ``drop_first`` derives from an unbound method without its ``self``/``cls`` parameter.
+        ``completions`` are merged over the mark's own.
+        """
+        options = dict(self.options)
+        if completions:
+            options["completions"] = {**(options.get("completions") or {}), **completions}
+        if handler is None:
+            return derive(self.kind.label, fn, options, drop_first=drop_first)
+        return derive(self.kind.label, handler, options, shape_from=fn, drop_first=drop_first)  # type: ignore[arg-type]  # the handler is only stored, never called here
+
+    def describe(self) -> str:
+        """``@kind(options) at file:line``, for messages."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"@{self.kind.label}({shown}) at {self.where}"
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class CompletionMark:
+    """The marked function completes ``argument`` of ``target`` (a marked function or a key)."""
+
+    target: Callable[..., Any] | str
+    argument: str
+    where: str
+
+
+def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
+    """The marks on ``obj`` (a function, method, static/class method, or callable object)."""
+    try:
+        marks = getattr(obj, MARKS_ATTRIBUTE, None)
+        if marks is None and isinstance(obj, staticmethod | classmethod):
+            marks = getattr(obj.__func__, MARKS_ATTRIBUTE, None)
+    except Exception:  # noqa: BLE001 -- scanning meets proxies that fail on any attribute: unmarked
+        return ()
+    # Only tuples of marks count: a proxy that answers every attribute is not marked.
+    if not isinstance(marks, tuple) or not all(
+        isinstance(m, ElementMark | CompletionMark) for m in marks
+    ):
+        return ()
+    return marks
+
+
+def _where() -> str:
+    """``file:line`` of the user code applying the mark.
+
+    The first frame outside mcp-core: the line of the ``@`` whether the decorator is applied
+    directly or through a front door such as ``App.tool``.
+    """
+    frame = inspect.currentframe()
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("mcp_core."):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
+
+
+def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
+    if isinstance(fn, type):
+        raise TypeError(
+            f"mark a function or method, not the class {fn.__qualname__}; a handler class is "
+            "declared as Element(definition=..., handler=HandlerRef('module:Class'))"
+        )
+    if not callable(fn) and not isinstance(fn, staticmethod | classmethod):
+        raise TypeError(f"only functions and callables can be marked, got {type(fn).__name__}")
+    try:
+        setattr(fn, MARKS_ATTRIBUTE, (*marks_of(fn), mark))
+    except (AttributeError, TypeError) as exc:
+        raise TypeError(
+            f"{fn!r} cannot carry a mark (it takes no attributes); decorate the function where it "
+            "is defined (a method in its class body)"
+        ) from exc
+    return fn
+
+
+def _options(**options: Any) -> Mapping[str, Any]:
+    # Only what the author passed: the derivation's own defaults apply to the rest.
+    return MappingProxyType(
+        {k: v for k, v in options.items() if v is not None and v != () and v is not ...}
+    )
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+) -> Callable[[F], F]: ...
+def tool(
+    fn: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+) -> F | Callable[[F], F]:
+    """Mark a function as a tool (see :func:`~mcp_core.handlers.tool_from_function`)."""
+    options = _options(
+        name=name,
+        title=title,
+        description=description,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tuple(tags),
+    )
+    if output_schema is not ...:
+        # None is meaningful here (publish no output schema), so it is kept explicitly.
+        options = MappingProxyType({**options, "output_schema": output_schema})
+    if fn is not None:
+        return _attach(fn, ElementMark(ElementKind.TOOL, options, _where()))
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, ElementMark(ElementKind.TOOL, options, _where()))
+
+    return decorate
+
+
+@overload
+def prompt(fn: F, /) -> F: ...
+@overload
+def prompt(
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Callable[[F], F]: ...
+def prompt(
+    fn: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> F | Callable[[F], F]:
+    """Mark a function as a prompt (see :func:`~mcp_core.handlers.prompt_from_function`)."""
+    options = _options(
+        name=name,
+        title=title,
+        description=description,
+        icons=icons,
+        meta=meta,
+        tags=tuple(tags),
+        completions=MappingProxyType(dict(completions)) if completions else None,
+    )
+    if fn is not None:
+        return _attach(fn, ElementMark(ElementKind.PROMPT, options, _where()))
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, ElementMark(ElementKind.PROMPT, options, _where()))
+
+    return decorate
+
+
+def resource(
+    uri: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+) -> Callable[[F], F]:
+    """Mark a function as the fixed resource at ``uri`` (see ``resource_from_function``)."""
+    if not isinstance(uri, str):
+        raise TypeError("@resource takes the resource's URI: write @resource('scheme://...')")
+    options = _options(
+        uri=uri,
+        name=name,
+        title=title,
+        description=description,
+        mime_type=mime_type,
+        size=size,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tuple(tags),
+    )
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, ElementMark(ElementKind.RESOURCE, options, _where()))
+
+    return decorate
+
+
+def resource_template(
+    uri_template: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Callable[[F], F]:
+    """Mark a function as a resource template (see ``resource_template_from_function``)."""
+    if not isinstance(uri_template, str):
+        raise TypeError(
+            "@resource_template takes the URI template: write @resource_template('scheme://{x}')"
+        )
+    options = _options(
+        uri_template=uri_template,
+        name=name,
+        title=title,
+        description=description,
+        mime_type=mime_type,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tuple(tags),
+        completions=MappingProxyType(dict(completions)) if completions else None,
+    )
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, ElementMark(ElementKind.RESOURCE_TEMPLATE, options, _where()))
+
+    return decorate
+
+
+def completion(target: Callable[..., Any] | str, argument: str) -> Callable[[F], F]:
+    """Mark a function as the completion provider of ``argument`` of ``target``.
+
+    ``target`` is the marked prompt or resource-template function, or its key (the prompt's
+    name or the template's ``uri_template``). The provider takes ``(value)`` or
+    ``(value, context)`` and returns strings; see :mod:`mcp_core.handlers._completion`.
+    """
+    if not isinstance(argument, str) or not argument:
+        raise TypeError(
+            "@completion(target, argument): argument is the name of the prompt argument or template variable"
+        )
+    if not isinstance(target, str) and not callable(target):
+        raise TypeError("@completion(target, argument): target is the marked function or its key")
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, CompletionMark(target, argument, _where()))
+
+    return decorate

@@ -1,0 +1,363 @@
+"""Elements derived from functions: names, descriptions and schemas from signatures and docstrings.
+
+Each ``*_from_function`` returns an :class:`~mcp_core.elements.Element` whose handler is the
+function itself. The name defaults to ``__name__``; the description to the docstring (without its
+parameter section, whose entries describe the parameters in the schema or prompt arguments).
+Derivation is eager when called; the decorators and sources defer calling it until elements are
+first provided, so declaring many functions costs only marking them.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Callable, Mapping, Sequence
+from types import EllipsisType
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+
+from pydantic.fields import FieldInfo
+
+from mcp_core.elements import (
+    Annotations,
+    Element,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+)
+from mcp_core.errors import InvalidElementError
+from mcp_core.handlers._functions import (
+    EMPTY,
+    FunctionShape,
+    Param,
+    shape_of,
+    template_binding_problems,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "prompt_from_function",
+    "resource_from_function",
+    "resource_template_from_function",
+    "tool_from_function",
+]
+
+
+def tool_from_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+) -> Element:
+    """A tool whose input schema comes from ``fn``'s parameters.
+
+    ``output_schema`` defaults to one derived from the return annotation (see
+    :meth:`FunctionShape.output_schema`: ``str``, ``None`` and content values publish none); pass
+    ``None`` to publish none, or a schema to publish that one.
+
+    Raises:
+        InvalidElementError: the signature cannot be published (``*args``, an unresolvable
+            annotation, a type pydantic cannot describe) or a field is invalid.
+    """
+    return _tool(
+        fn,
+        shape_of(fn),
+        name=name,
+        title=title,
+        description=description,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tags,
+        output_schema=output_schema,
+    )
+
+
+def resource_from_function(
+    fn: Callable[..., Any],
+    uri: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+) -> Element:
+    """A fixed resource at ``uri`` read by calling ``fn``.
+
+    ``fn`` takes no arguments, except an injected ``ClientGateway`` and/or ``RequestedUri``.
+    ``mime_type`` defaults to a guess from the URI's extension (none when there is nothing to go
+    by; reads then default to ``text/plain`` for text and ``application/octet-stream`` for bytes).
+    """
+    return _resource(
+        fn,
+        shape_of(fn),
+        uri,
+        name=name,
+        title=title,
+        description=description,
+        mime_type=mime_type,
+        size=size,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tags,
+    )
+
+
+def resource_template_from_function(
+    fn: Callable[..., Any],
+    uri_template: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Element:
+    """A resource template whose variables bind to ``fn``'s parameters by name.
+
+    Every template variable must be a parameter (or land in ``**kwargs``), and every parameter
+    without a default must be a variable. Values arrive percent-decoded as strings and are
+    converted to the parameter types (``id: int`` receives ``42``). A variable named ``uri``
+    binds to a parameter named ``uri`` like any other; the URI being read is passed only to a
+    parameter annotated :data:`~mcp_core.handlers.RequestedUri`.
+    """
+    return _resource_template(
+        fn,
+        shape_of(fn),
+        uri_template,
+        name=name,
+        title=title,
+        description=description,
+        mime_type=mime_type,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        tags=tags,
+        completions=completions,
+    )
+
+
+def prompt_from_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Element:
+    """A prompt whose arguments are ``fn``'s parameters (required when they have no default).
+
+    Prompt arguments arrive as strings and are converted to the parameter types.
+    """
+    return _prompt(
+        fn,
+        shape_of(fn),
+        name=name,
+        title=title,
+        description=description,
+        icons=icons,
+        meta=meta,
+        tags=tags,
+        completions=completions,
+    )
+
+
+# -- shared by the public functions and by marks (which may derive from unbound methods) -------
+
+
+def _tool(
+    fn: Callable[..., Any],
+    shape: FunctionShape,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    annotations: ToolAnnotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+) -> Element:
+    if shape.uri is not None:
+        raise InvalidElementError(
+            f"{shape.where}: parameter {shape.uri!r} is a RequestedUri, which only resource "
+            "handlers receive"
+        )
+    definition = Tool(
+        name=name or shape.name,
+        input_schema=shape.input_schema(),
+        title=title,
+        description=description if description is not None else shape.description,
+        output_schema=shape.output_schema()
+        if isinstance(output_schema, EllipsisType)
+        else output_schema,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+    )
+    return Element(definition=definition, handler=fn, tags=frozenset(tags))
+
+
+def _resource(
+    fn: Callable[..., Any],
+    shape: FunctionShape,
+    uri: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    size: int | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+) -> Element:
+    required = [p.name for p in shape.params if p.default is EMPTY]
+    if required:
+        raise InvalidElementError(
+            f"{shape.where}: a fixed resource is read without arguments, but it requires "
+            f"{required}; give them defaults, or make it a resource template with "
+            "{variables} named like the parameters"
+        )
+    definition = Resource(
+        uri=uri,
+        name=name or shape.name,
+        title=title,
+        description=description if description is not None else shape.description,
+        mime_type=mime_type or (mimetypes.guess_type(uri)[0] if isinstance(uri, str) else None),
+        size=size,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+    )
+    return Element(definition=definition, handler=fn, tags=frozenset(tags))
+
+
+def _resource_template(
+    fn: Callable[..., Any],
+    shape: FunctionShape,
+    uri_template: str,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    annotations: Annotations | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Element:
+    definition = ResourceTemplate(
+        uri_template=uri_template,
+        name=name or shape.name,
+        title=title,
+        description=description if description is not None else shape.description,
+        mime_type=mime_type,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+    )
+    problem = template_binding_problems(shape, definition.template.variables)
+    if problem is not None:
+        raise InvalidElementError(f"{shape.where} {problem}", ref=definition.ref)
+    return Element(definition=definition, handler=fn, completions=completions, tags=frozenset(tags))
+
+
+def _prompt(
+    fn: Callable[..., Any],
+    shape: FunctionShape,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    icons: Sequence[Icon] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    tags: Iterable[str] = (),
+    completions: Mapping[str, object] | None = None,
+) -> Element:
+    if shape.uri is not None:
+        raise InvalidElementError(
+            f"{shape.where}: parameter {shape.uri!r} is a RequestedUri, which only resource "
+            "handlers receive"
+        )
+    definition = Prompt(
+        name=name or shape.name,
+        title=title,
+        description=description if description is not None else shape.description,
+        arguments=tuple(_prompt_argument(param) for param in shape.params),
+        icons=icons,
+        meta=meta,
+    )
+    return Element(definition=definition, handler=fn, completions=completions, tags=frozenset(tags))
+
+
+def _prompt_argument(param: Param) -> PromptArgument:
+    field = _field_info(param)
+    return PromptArgument(
+        name=param.name,
+        title=field.title if field is not None else None,
+        description=(field.description if field is not None and field.description else None)
+        or param.description,
+        required=param.default is EMPTY,
+    )
+
+
+def _field_info(param: Param) -> FieldInfo | None:
+    # Argument metadata written as Annotated[str, Field(...)] or as a Field(...) default.
+    if isinstance(param.default, FieldInfo):
+        return param.default
+    if get_origin(param.annotation) is Annotated:
+        for meta in get_args(param.annotation)[1:]:
+            if isinstance(meta, FieldInfo):
+                return meta
+    return None
+
+
+_DERIVERS: Mapping[str, Callable[..., Element]] = {
+    "tool": _tool,
+    "resource": _resource,
+    "resource_template": _resource_template,
+    "prompt": _prompt,
+}
+
+
+def derive(
+    kind_label: str,
+    fn: Callable[..., Any],
+    options: Mapping[str, Any],
+    *,
+    shape_from: Callable[..., Any] | None = None,
+    drop_first: bool = False,
+) -> Element:
+    """The element of kind ``kind_label`` (``ElementKind.label``) for ``fn`` with ``options``.
+
+    ``shape_from`` (with ``drop_first`` for ``self``/``cls``) lets a source derive from an
+    unbound method while the element's handler is something else (a reference to it).
+    """
+    shape = shape_of(shape_from if shape_from is not None else fn, drop_first=drop_first)
+    return _DERIVERS[kind_label](fn, shape, **options)

@@ -1,0 +1,502 @@
+"""The Invoker: the one way the server layer calls a handler.
+
+For each element it builds, once, a *plan*: the resolved handler, how to call it (a protocol
+method or a function bound by parameter name; sync callables go to a worker thread), its argument
+filter, and the compiled JSON Schema validators. Plans live in a bounded LRU keyed by the element
+(elements are immutable values), validators in one keyed by the schema (many tools share a
+schema), so a call costs a dictionary lookup however many elements are registered.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, final
+
+import anyio.to_thread
+
+from mcp_core.elements import (
+    Element,
+    ElementKind,
+    ElementRef,
+    HandlerRef,
+    Prompt,
+    ResourceTemplate,
+    Tool,
+    thaw,
+)
+from mcp_core.errors import (
+    ArgumentValidationError,
+    HandlerKindError,
+    HandlerResolutionError,
+    InvalidElementError,
+    ToolError,
+)
+from mcp_core.handlers._completion import CompletionCall, adapt_completion, completion_result
+from mcp_core.handlers._functions import (
+    EMPTY,
+    DirectResultCheck,
+    FunctionShape,
+    argument_error,
+    shape_of,
+    template_binding_problems,
+)
+from mcp_core.handlers._jsonschema import CompiledSchema
+from mcp_core.handlers._lru import LruCache
+from mcp_core.handlers._protocols import ClientGateway, Container
+from mcp_core.handlers._resolve import Resolver
+from mcp_core.handlers._results import (
+    normalize_prompt_messages,
+    normalize_resource_contents,
+    normalize_tool_result,
+)
+
+__all__ = ["Invoker"]
+
+_log = logging.getLogger("mcp_core.handlers")
+
+# The method a handler object implements for each kind, and how many arguments it takes.
+_PROTOCOL: Final[Mapping[ElementKind, tuple[str, int, str]]] = {
+    ElementKind.TOOL: ("execute", 2, "a ToolHandler (execute(arguments, gateway))"),
+    ElementKind.RESOURCE: ("read", 2, "a ResourceHandler (read(uri, gateway))"),
+    ElementKind.RESOURCE_TEMPLATE: (
+        "read",
+        3,
+        "a ResourceTemplateHandler (read(uri, variables, gateway))",
+    ),
+    ElementKind.PROMPT: ("get", 2, "a PromptHandler (get(arguments, gateway))"),
+}
+_NAMES: Final[Mapping[str, str]] = {
+    "execute": "a ToolHandler",
+    "get": "a PromptHandler",
+    "read": "a resource handler",
+}
+
+
+@final
+@dataclass(slots=True)
+class _Plan:
+    """How to serve one element; built once, then only read."""
+
+    call: Callable[..., Any]
+    is_async: bool
+    shape: FunctionShape | None  # None: a protocol object, called with the protocol's arguments
+    filter: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
+    input_validator: CompiledSchema | None = None
+    output_validator: CompiledSchema | DirectResultCheck | None = None
+    completions: dict[str, CompletionCall] = field(default_factory=dict)
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 -- an async __call__ is what is asked about
+    )
+
+
+def _arity(method: Callable[..., Any]) -> int | None:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(p.kind in positional for p in parameters)
+
+
+def _adapt(element: Element, handler: object) -> _Plan:
+    """The call plan of ``handler`` for ``element``'s kind, without validators.
+
+    Raises:
+        HandlerKindError: the handler cannot serve the element's kind.
+    """
+    kind = element.kind
+    ref = element.ref
+    method_name, arity, wanted = _PROTOCOL[kind]
+    if isinstance(handler, type):
+        raise HandlerKindError(
+            f"{ref}: its handler is the class {handler.__qualname__}, not an instance; pass an "
+            "instance, or a HandlerRef to the class (which is instantiated on first use)",
+            ref=ref,
+            field="handler",
+        )
+    method = getattr(handler, method_name, None)
+    if callable(method) and not inspect.isroutine(handler):
+        actual = _arity(method)
+        if actual is not None and actual != arity:
+            if method_name == "read":
+                other = "a ResourceTemplateHandler" if actual == 3 else "a ResourceHandler"  # noqa: PLR2004 -- read(uri, variables, gateway)
+                what = f"looks like {other} (read() takes {actual} arguments)"
+            else:
+                what = f"has {method_name}() taking {actual} arguments"
+            raise HandlerKindError(
+                f"{ref}: its handler {handler!r} {what}, but a {kind.label} needs {wanted} or a callable",
+                ref=ref,
+                field="handler",
+            )
+        filter_arguments = getattr(handler, "filter_arguments", None)
+        return _Plan(
+            call=method,
+            is_async=_is_async(method),
+            shape=None,
+            filter=filter_arguments if callable(filter_arguments) else None,
+        )
+    if not callable(handler):
+        others = [
+            _NAMES[n] for n in ("execute", "read", "get") if callable(getattr(handler, n, None))
+        ]
+        what = (
+            f"{others[0]} ({type(handler).__name__})" if others else f"a {type(handler).__name__}"
+        )
+        raise HandlerKindError(
+            f"{ref}: its handler is {what}, which cannot serve a {kind.label}; a {kind.label} "
+            f"needs {wanted} or a callable",
+            ref=ref,
+            field="handler",
+        )
+    try:
+        shape = shape_of(handler)
+    except InvalidElementError as exc:
+        raise HandlerKindError(f"{ref}: {exc}", ref=ref, field="handler") from exc
+    problem = _binding_problem(element, shape)
+    if problem is not None:
+        raise HandlerKindError(f"{ref}: {shape.where} {problem}", ref=ref, field="handler")
+    filter_arguments = getattr(handler, "filter_arguments", None)
+    return _Plan(
+        call=handler,
+        is_async=_is_async(handler),
+        shape=shape,
+        filter=filter_arguments if callable(filter_arguments) else None,
+    )
+
+
+def _binding_problem(element: Element, shape: FunctionShape) -> str | None:
+    definition = element.definition
+    if isinstance(definition, ResourceTemplate):
+        return template_binding_problems(shape, definition.template.variables)
+    if element.kind is ElementKind.RESOURCE:
+        required = [p.name for p in shape.params if p.default is EMPTY]
+        if required:
+            return f"requires {required}, but a fixed resource is read without arguments"
+    if shape.uri is not None and element.kind in ElementKind.TOOL | ElementKind.PROMPT:
+        return f"takes a RequestedUri ({shape.uri!r}), which only resource handlers receive"
+    return None
+
+
+@final
+class Invoker:
+    """Calls handlers for the server: resolution, validation, binding, result normalisation.
+
+    A handler is used as, in order: the element kind's protocol object (``execute`` for tools,
+    ``read`` for resources and templates, told apart by arity, ``get`` for prompts; an optional
+    ``filter_arguments`` applies first), else a callable bound by parameter name. Sync callables
+    and methods run in a worker thread; a sync handler that needs the gateway calls it with
+    ``anyio.from_thread.run(gateway.log, ...)``.
+
+    ``container`` is consulted first when resolving a :class:`~mcp_core.elements.HandlerRef`.
+    ``cache_size`` bounds the per-element plans and the compiled validators kept (least recently
+    used first out); the default holds every element of a large catalogue.
+    """
+
+    __slots__ = ("_plans", "_resolver", "_validators")
+
+    def __init__(self, *, container: Container | None = None, cache_size: int = 65_536) -> None:
+        self._resolver = Resolver(container)
+        self._plans: LruCache[Element, _Plan] = LruCache(cache_size)
+        self._validators: LruCache[Mapping[str, Any], CompiledSchema] = LruCache(cache_size)
+
+    # -- request path -----------------------------------------------------------------------------
+
+    async def call_tool(
+        self, element: Element, arguments: Mapping[str, Any] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Call a tool; returns a ``CallToolResult`` in wire shape.
+
+        ``{"content": [...], "structuredContent"?: {...}, "isError"?: true}``. A
+        :class:`~mcp_core.errors.ToolError` becomes an error result carrying its message; any
+        other exception from the tool becomes an error result with a generic message and is
+        logged (logger ``mcp_core.handlers``), never sent. Structured content is checked against
+        the output schema; a mismatch is handled like an exception.
+
+        Raises:
+            ArgumentValidationError: the arguments (after the handler's argument filter) do not
+                match the input schema or the handler's parameters.
+            HandlerResolutionError, HandlerKindError: the handler cannot be resolved or cannot
+                serve a tool (a server error, not a tool failure).
+        """
+        definition = element.definition
+        if not isinstance(definition, Tool):
+            raise TypeError(f"call_tool needs a tool element, got {element.ref}")
+        plan = self._plan(element)
+        args: Mapping[str, Any] = dict(arguments or {})
+        if plan.filter is not None:
+            args = plan.filter(args)
+        if plan.input_validator is not None:
+            _validate_arguments(plan.input_validator, args, element.ref)
+        if plan.shape is None:
+            call_args: list[Any] = [args, gateway]
+            call_kwargs: dict[str, Any] = {}
+        else:
+            call_args, call_kwargs = _bind(
+                plan.shape, args, element.ref, from_text=False, gateway=gateway
+            )
+        try:
+            value = await _run(plan, call_args, call_kwargs)
+        except ArgumentValidationError:
+            raise
+        except ToolError as exc:
+            return {
+                "content": [{"type": "text", "text": str(exc) or type(exc).__name__}],
+                "isError": True,
+            }
+        except Exception:  # noqa: BLE001 -- any tool failure becomes an error result; its text stays in the log
+            _log.exception("tool %r raised", definition.name)
+            return _generic_error(definition.name)
+        try:
+            result = normalize_tool_result(value, output_schema=definition.output_schema)
+            _check_output(plan, result, definition.name)
+        except Exception:  # noqa: BLE001 -- same, for a result that cannot be published
+            _log.exception("tool %r returned a result that cannot be published", definition.name)
+            return _generic_error(definition.name)
+        return result
+
+    async def read_resource(
+        self, element: Element, uri: str, variables: Mapping[str, str], gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Read a resource or a templated resource; returns ``{"contents": [...]}``.
+
+        Exceptions propagate for the server to map; a template variable that does not convert to
+        its parameter's type raises :class:`~mcp_core.errors.ArgumentValidationError`.
+        """
+        templated = element.kind is ElementKind.RESOURCE_TEMPLATE
+        if not templated and element.kind is not ElementKind.RESOURCE:
+            raise TypeError(
+                f"read_resource needs a resource or template element, got {element.ref}"
+            )
+        plan = self._plan(element)
+        if plan.shape is None:
+            call_args: list[Any] = [uri, variables, gateway] if templated else [uri, gateway]
+            call_kwargs: dict[str, Any] = {}
+        else:
+            call_args, call_kwargs = _bind(
+                plan.shape,
+                variables if templated else {},
+                element.ref,
+                from_text=True,
+                gateway=gateway,
+                uri=uri,
+            )
+        value = await _run(plan, call_args, call_kwargs)
+        mime_type = getattr(element.definition, "mime_type", None)
+        return {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)}
+
+    async def get_prompt(
+        self, element: Element, arguments: Mapping[str, str] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Render a prompt; returns ``{"description"?, "messages": [...]}``.
+
+        Raises:
+            ArgumentValidationError: a required prompt argument is missing, or an argument does
+                not convert to its parameter's type.
+        """
+        definition = element.definition
+        if not isinstance(definition, Prompt):
+            raise TypeError(f"get_prompt needs a prompt element, got {element.ref}")
+        plan = self._plan(element)
+        args: Mapping[str, Any] = dict(arguments or {})
+        if plan.filter is not None:
+            args = plan.filter(args)
+        missing = [a.name for a in definition.arguments or () if a.required and a.name not in args]
+        if missing:
+            raise ArgumentValidationError(
+                f"{element.ref}: missing required argument(s) {missing}",
+                ref=element.ref,
+                errors=[(f"/{name}", "a required argument is missing") for name in missing],
+            )
+        if plan.shape is None:
+            call_args: list[Any] = [args, gateway]
+            call_kwargs: dict[str, Any] = {}
+        else:
+            call_args, call_kwargs = _bind(
+                plan.shape, args, element.ref, from_text=True, gateway=gateway
+            )
+        value = await _run(plan, call_args, call_kwargs)
+        result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
+        if definition.description is not None:
+            result["description"] = definition.description
+        return result
+
+    async def complete(
+        self,
+        element: Element,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        gateway: ClientGateway,
+    ) -> dict[str, Any]:
+        """Suggest values for ``argument``: ``{"values": [...], "total"?: n, "hasMore": bool}``.
+
+        At most 100 values. An argument without a provider gets ``{"values": [], "hasMore":
+        False}``.
+        """
+        providers = element.completions or {}
+        if argument not in providers:
+            return {"values": [], "hasMore": False}
+        plan = self._plan(element)
+        complete = plan.completions.get(argument)
+        if complete is None:
+            complete = self._completion(element, argument, providers[argument])
+            plan.completions[argument] = complete
+        return completion_result(await complete(value, context, gateway))
+
+    # -- ahead of time ------------------------------------------------------------------------------
+
+    def check(self, element: Element) -> list[str]:
+        """Problems found ahead of time, each naming the element and the reference; [] when fine.
+
+        Resolves the handler and completion providers (importing modules as the first call
+        would), checks their kinds and compiles the schemas.
+        """
+        problems: list[str] = []
+        try:
+            self._plan(element)
+        except (HandlerResolutionError, InvalidElementError) as exc:
+            problems.append(str(exc))
+        for argument, provider in (element.completions or {}).items():
+            try:
+                self._completion(element, argument, provider)
+            except (HandlerResolutionError, InvalidElementError) as exc:
+                problems.append(str(exc))
+        return problems
+
+    def validate_handler(self, element: Element) -> None:
+        """Check that the element's handler can serve its kind (see :func:`validate_handler`)."""
+        validate_handler(element)
+
+    # -- internals ------------------------------------------------------------------------------------
+
+    def _plan(self, element: Element) -> _Plan:
+        plan = self._plans.get(element)
+        if plan is None:
+            plan = self._build_plan(element)
+            self._plans.put(element, plan)
+        return plan
+
+    def _build_plan(self, element: Element) -> _Plan:
+        handler = element.handler
+        if isinstance(handler, HandlerRef):
+            handler = self._resolver.resolve(handler, element.ref)
+        plan = _adapt(element, handler)
+        definition = element.definition
+        if isinstance(definition, Tool):
+            shape = plan.shape
+            if shape is None or not shape.direct or definition.input_schema != shape.input_schema():
+                plan.input_validator = self._validator(
+                    definition.input_schema, element.ref, "input_schema"
+                )
+            # else: the schema is the one derived on the direct path, and the direct binder checks
+            # exactly what it says (types, required and unknown arguments; the schema-agreement
+            # property test holds both to it), so a second, slower check would add nothing.
+            if definition.output_schema is not None:
+                check = (
+                    shape.direct_result_check(definition.output_schema)
+                    if shape is not None
+                    else None
+                )
+                plan.output_validator = check or self._validator(
+                    definition.output_schema, element.ref, "output_schema"
+                )
+        return plan
+
+    def _validator(
+        self, schema: Mapping[str, Any], ref: ElementRef, field_name: str
+    ) -> CompiledSchema:
+        validator = self._validators.get(schema)
+        if validator is None:
+            try:
+                validator = CompiledSchema(thaw(schema))
+            except ValueError as exc:
+                raise InvalidElementError(
+                    f"{ref}: {field_name} is {exc}", ref=ref, field=field_name
+                ) from exc
+            self._validators.put(schema, validator)
+        return validator
+
+    def _completion(self, element: Element, argument: str, provider: object) -> CompletionCall:
+        if isinstance(provider, HandlerRef):
+            provider = self._resolver.resolve(provider, element.ref)
+        return adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")
+
+
+def _bind(
+    shape: FunctionShape,
+    arguments: Mapping[str, Any],
+    ref: ElementRef,
+    *,
+    from_text: bool,
+    gateway: ClientGateway,
+    uri: str | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
+    positional, keywords = shape.bind(arguments, ref=ref, from_text=from_text)
+    if shape.gateway is not None:
+        keywords[shape.gateway] = gateway
+    if shape.uri is not None:
+        keywords[shape.uri] = uri
+    return positional, keywords
+
+
+async def _run(plan: _Plan, args: list[Any], kwargs: dict[str, Any]) -> object:
+    if plan.is_async:
+        result = await plan.call(*args, **kwargs)
+    else:
+        # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
+        result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _validate_arguments(
+    validator: CompiledSchema, arguments: Mapping[str, Any], ref: ElementRef
+) -> None:
+    if validator.is_valid(arguments):
+        return
+    raise argument_error(str(ref), validator.problems(arguments), ref)
+
+
+def _check_output(plan: _Plan, result: Mapping[str, Any], name: str) -> None:
+    validator = plan.output_validator
+    if validator is None or result.get("isError"):
+        return
+    structured = result.get("structuredContent")
+    if structured is None:
+        raise ValueError(f"tool {name!r} has an output schema but returned no structured content")
+    problems = validator.problems(structured)
+    if problems:
+        details = "; ".join(f"{pointer}: {message}" for pointer, message in problems[:5])
+        raise ValueError(
+            f"tool {name!r} returned structured content not matching its output schema: {details}"
+        )
+
+
+def _generic_error(name: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": f"Error executing tool {name}"}], "isError": True}
+
+
+def validate_handler(element: Element) -> None:
+    """Check that the element's handler can serve its kind; references are checked on use.
+
+    Registries call this for every element they admit (the reference ``Registry`` does by
+    default), so a wrong-kind pairing costs only its element.
+
+    Raises:
+        HandlerKindError: the handler (or a completion provider) is of the wrong kind.
+    """
+    if not isinstance(element.handler, HandlerRef):
+        _adapt(element, element.handler)
+    for argument, provider in (element.completions or {}).items():
+        if not isinstance(provider, HandlerRef):
+            adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")

@@ -1,0 +1,126 @@
+"""The marking decorators: bare or with options, functions returned unchanged."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from mcp_core.elements import ElementKind, ElementRef, Prompt, Resource, ResourceTemplate, Tool
+from mcp_core.handlers import (
+    CompletionMark,
+    ElementMark,
+    completion,
+    marks_of,
+    prompt,
+    resource,
+    resource_template,
+    tool,
+)
+
+
+@tool
+def bare(x: int) -> int:
+    """Double x."""
+    return x * 2
+
+
+@tool(name="named", description="Given.", tags=("a",), output_schema=None)
+def configured(x: int) -> int:
+    """Ignored."""
+    return x
+
+
+@prompt(completions={"topic": ["a", "b"]})
+def explain(topic: str) -> str:
+    """Explain a topic."""
+    return topic
+
+
+@resource("res://config", mime_type="application/json")
+def config() -> str:
+    """The configuration."""
+    return "{}"
+
+
+@resource_template("res://items/{id}")
+def item(id: str) -> str:  # noqa: A002 -- the template variable's name
+    """An item."""
+    return id
+
+
+@completion(explain, "topic")
+@completion("res://items/{id}", "id")
+def suggestions(value: str) -> list[str]:
+    """Suggestions for two targets."""
+    return [value]
+
+
+class TestDecorators:
+    """Marks, not registrations: nothing is derived until a source asks."""
+
+    def test_functions_stay_callable_and_unchanged(self) -> None:
+        """The decorated function is the function."""
+        assert bare(2) == 4
+        assert bare.__name__ == "bare"
+        assert configured(3) == 3
+
+    def test_bare_mark(self) -> None:
+        """``@tool`` records the kind, no options, and where it was applied."""
+        (mark,) = marks_of(bare)
+        assert isinstance(mark, ElementMark)
+        assert mark.kind is ElementKind.TOOL
+        assert dict(mark.options) == {}
+        assert mark.where == f"{__file__}:{inspect.getsourcelines(bare)[1]}"
+        assert mark.ref(bare) == ElementRef.tool("bare")
+
+    def test_options_are_kept(self) -> None:
+        """Only the options given are recorded; ``output_schema=None`` is meaningful."""
+        (mark,) = marks_of(configured)
+        assert isinstance(mark, ElementMark)
+        assert dict(mark.options) == {"name": "named", "description": "Given.", "tags": ("a",), "output_schema": None}
+        assert mark.key(configured) == "named"
+
+    def test_derive_from_the_mark(self) -> None:
+        """Each mark derives its kind's element."""
+        marked: list[Any] = [bare, configured, explain, config, item]
+        definitions = [m.derive(fn).definition for fn in marked for m in marks_of(fn) if isinstance(m, ElementMark)]
+        assert [type(d) for d in definitions] == [Tool, Tool, Prompt, Resource, ResourceTemplate]
+        assert definitions[1] == Tool(name="named", description="Given.", input_schema=definitions[1].input_schema)  # type: ignore[union-attr]  # a tool
+        assert isinstance(definitions[3], Resource)
+        assert definitions[3].mime_type == "application/json"
+
+    def test_completion_marks_stack(self) -> None:
+        """A provider may serve several targets; the innermost mark comes first."""
+        marks = marks_of(suggestions)
+        assert [type(m) for m in marks] == [CompletionMark, CompletionMark]
+        assert [(m.target, m.argument) for m in marks if isinstance(m, CompletionMark)] == [
+            ("res://items/{id}", "id"),
+            (explain, "topic"),
+        ]
+
+    def test_a_second_element_mark_is_recorded(self) -> None:
+        """Marking twice is not refused here: the collecting source reports both places."""
+
+        @tool
+        @prompt
+        def both() -> str:
+            return "x"
+
+        assert [m.kind for m in marks_of(both) if isinstance(m, ElementMark)] == [ElementKind.PROMPT, ElementKind.TOOL]
+
+    def test_classes_cannot_be_marked(self) -> None:
+        """A class is not a function; the error says how to declare a handler class."""
+        with pytest.raises(TypeError, match="HandlerRef"):
+            tool(type("Handler", (), {}))
+
+    def test_resource_needs_its_uri(self) -> None:
+        """``@resource`` without a URI is a usage error caught at once."""
+        with pytest.raises(TypeError, match="URI"):
+            resource(config)  # type: ignore[arg-type]  # the misuse under test
+
+    def test_unmarked_objects_have_no_marks(self) -> None:
+        """``marks_of`` is empty for anything unmarked."""
+        assert marks_of(len) == ()
+        assert marks_of(object()) == ()
