@@ -39,8 +39,10 @@ CompletionCall = Callable[[str, Mapping[str, str], ClientGateway], Awaitable[Ite
 
 def _prefix_filter(values: tuple[str, ...]) -> CompletionCall:
     async def complete(
-        value: str, context: Mapping[str, str], gateway: ClientGateway
-    ) -> Iterable[str]:  # noqa: ARG001 -- the common call shape
+        value: str,
+        context: Mapping[str, str],  # noqa: ARG001 -- the common call shape
+        gateway: ClientGateway,  # noqa: ARG001 -- same
+    ) -> Iterable[str]:
         typed = value.casefold()
         return [candidate for candidate in values if candidate.casefold().startswith(typed)]
 

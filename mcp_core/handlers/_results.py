@@ -203,8 +203,8 @@ def normalize_prompt_messages(value: object) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = []
         for item in value:
             if isinstance(item, list | tuple) and not (
-                len(item) == 2 and item[0] in ("user", "assistant")
-            ):  # noqa: PLR2004 -- same
+                len(item) == 2 and item[0] in ("user", "assistant")  # noqa: PLR2004 -- same
+            ):
                 raise TypeError("a prompt's message list cannot nest lists; flatten it")
             messages.extend(normalize_prompt_messages(item))
         return messages

@@ -1,0 +1,398 @@
+"""App: the front door for simple servers — decorators, sources, visibility, run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import EllipsisType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
+
+import anyio
+
+from mcp_core import handlers
+from mcp_core.elements import (
+    Annotations,
+    Definition,
+    Element,
+    ElementCollection,
+    ElementKind,
+    Icon,
+    ToolAnnotations,
+)
+from mcp_core.registry import Priority, Registry
+from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
+from mcp_core.sources import ElementSource, FunctionSource, StaticSource
+from mcp_core.visibility import ALWAYS, ElementVisibility
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from mcp_core.handlers import Container
+
+__all__ = ["App"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@final
+class _Declared:
+    """What the app's decorators (or ``add``) declared so far, as one source.
+
+    The source is rebuilt from the declarations whenever one is added, so declaring after the
+    registry loaded takes effect at the next ``reload()``.
+    """
+
+    __slots__ = ("_build", "_items", "_label", "_source")
+
+    def __init__(self, label: str, build: Callable[[tuple[Any, ...]], ElementSource]) -> None:
+        self._label = label
+        self._build = build
+        self._items: list[Any] = []
+        self._source: ElementSource | None = None
+
+    def __repr__(self) -> str:
+        return self._label
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def append(self, item: object) -> None:
+        self._items.append(item)
+        self._source = None
+
+    def _current(self) -> ElementSource:
+        if self._source is None:
+            self._source = self._build(tuple(self._items))
+        return self._source
+
+    def kinds(self) -> ElementKind:
+        return self._current().kinds()
+
+    async def provide(self) -> ElementCollection:
+        return await self._current().provide()
+
+
+@final
+class App:
+    """An MCP server application: declare elements, pick what each session sees, run.
+
+    ::
+
+        app = App("notes")
+
+        @app.tool
+        def add(a: int, b: int) -> int:
+            '''Add two numbers.'''
+            return a + b
+
+        app.run()                       # stdio; app.run("http", port=8000) for streamable HTTP
+
+    Decorated functions form one source at ``Priority.MANUAL``; elements given to :meth:`add`
+    another at the same priority; :meth:`discover` adds a ``DiscoverySource`` at
+    ``Priority.DISCOVERY`` (so what is declared here beats what is discovered), and
+    :meth:`add_source` any source at any priority. :attr:`registry` is the reference
+    :class:`~mcp_core.registry.Registry` over all of them; it rejects handlers of the wrong kind.
+    Declarations made after the app started serving take effect at the next
+    ``await app.registry.reload()``; for runtime registration use ``await app.registry.register(element)``.
+    """
+
+    __slots__ = (
+        "_added",
+        "_functions",
+        "_server",
+        "_server_options",
+        "_visibility",
+        "invoker",
+        "name",
+        "registry",
+    )
+
+    def __init__(
+        self,
+        name: str = "mcp-core",
+        *,
+        version: str = "",
+        title: str | None = None,
+        instructions: str | None = None,
+        container: Container | None = None,
+        page_size: int | None = DEFAULT_PAGE_SIZE,
+        cursor_secret: bytes | None = None,
+        session_hook: SessionHook | None = None,
+    ) -> None:
+        self.name = name
+        self.invoker = handlers.Invoker(container=container)
+        self.registry = Registry(validator=self.invoker.validate_handler)
+        self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
+        self._added = _Declared(f"App({name!r}).elements", lambda els: StaticSource(ElementCollection(els)))
+        self.registry.add_source(self._functions, Priority.MANUAL)
+        self.registry.add_source(self._added, Priority.MANUAL)
+        self._visibility: ElementVisibility = ALWAYS
+        self._server: McpServer | None = None
+        self._server_options: dict[str, Any] = {
+            "name": name,
+            "version": version,
+            "title": title,
+            "instructions": instructions,
+            "page_size": page_size,
+            "cursor_secret": cursor_secret,
+            "session_hook": session_hook,
+        }
+
+    def __repr__(self) -> str:
+        return f"App({self.name!r}, {self.registry!r})"
+
+    # -- declaring elements -----------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+    @overload
+    def tool(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+    ) -> Callable[[F], F]: ...
+    def tool(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+    ) -> F | Callable[[F], F]:
+        """Declare a tool: bare ``@app.tool`` or ``@app.tool(name=..., ...)``.
+
+        Name, description and input schema come from the function (see
+        :func:`~mcp_core.handlers.tool_from_function`); a parameter typed ``ClientGateway`` is
+        injected and not published.
+        """
+        mark = handlers.tool(
+            name=name,
+            title=title,
+            description=description,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            output_schema=output_schema,
+        )
+        return self._declare(mark, fn)
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+    @overload
+    def prompt(
+        self,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        completions: Mapping[str, object] | None = None,
+    ) -> Callable[[F], F]: ...
+    def prompt(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        completions: Mapping[str, object] | None = None,
+    ) -> F | Callable[[F], F]:
+        """Declare a prompt: bare ``@app.prompt`` or ``@app.prompt(name=..., ...)``."""
+        mark = handlers.prompt(
+            name=name,
+            title=title,
+            description=description,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            completions=completions,
+        )
+        return self._declare(mark, fn)
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        size: int | None = None,
+        annotations: Annotations | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+    ) -> Callable[[F], F]:
+        """Declare the fixed resource at ``uri``, read by calling the function."""
+        mark = handlers.resource(
+            uri,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            size=size,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+        )
+        return self._declare(mark, None)
+
+    def resource_template(
+        self,
+        uri_template: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: Annotations | None = None,
+        icons: Sequence[Icon] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        tags: Iterable[str] = (),
+        completions: Mapping[str, object] | None = None,
+    ) -> Callable[[F], F]:
+        """Declare a resource template; its variables bind to the function's parameters by name."""
+        mark = handlers.resource_template(
+            uri_template,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            tags=tags,
+            completions=completions,
+        )
+        return self._declare(mark, None)
+
+    def completion(self, target: Callable[..., Any] | str, argument: str) -> Callable[[F], F]:
+        """Declare the completion provider of ``argument`` of ``target``.
+
+        ``target`` is a prompt or template function declared on this app, or its key (the
+        prompt's name or the template's ``uri_template``).
+        """
+        return self._declare(handlers.completion(target, argument), None)
+
+    @overload
+    def _declare(self, mark: Callable[[F], F], fn: F) -> F: ...
+    @overload
+    def _declare(self, mark: Callable[[F], F], fn: None) -> Callable[[F], F]: ...
+    def _declare(self, mark: Callable[[F], F], fn: F | None) -> F | Callable[[F], F]:
+        def declare(fn: F) -> F:
+            marked = mark(fn)
+            self._functions.append(marked)
+            return marked
+
+        return declare(fn) if fn is not None else declare
+
+    def add(
+        self,
+        definition: Definition,
+        handler: object,
+        *,
+        completions: Mapping[str, object] | None = None,
+        tags: Iterable[str] = (),
+    ) -> Element:
+        """Declare an element from a definition and its handler (a function, handler object or ref)."""
+        element = Element(definition=definition, handler=handler, completions=completions, tags=frozenset(tags))
+        self.invoker.validate_handler(element)
+        self._added.append(element)
+        return element
+
+    def add_source(self, source: ElementSource, priority: int = Priority.DEFAULT) -> None:
+        """Serve ``source``'s elements too, ranked by ``priority`` (see :class:`~mcp_core.registry.Priority`)."""
+        self.registry.add_source(source, priority)
+
+    def discover(
+        self,
+        *packages: str,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+    ) -> None:
+        """Serve the decorated functions found by importing ``packages`` (at ``Priority.DISCOVERY``)."""
+        from mcp_core.sources import DiscoverySource  # noqa: PLC0415 -- lands with the sources layer
+
+        options: dict[str, Any] = {}
+        if include is not None:
+            options["include"] = include
+        if exclude is not None:
+            options["exclude"] = exclude
+        self.registry.add_source(DiscoverySource(packages, **options), Priority.DISCOVERY)
+
+    # -- serving ----------------------------------------------------------------------------------
+
+    @property
+    def visibility(self) -> ElementVisibility:
+        """What each session may see (see :mod:`mcp_core.visibility`); everything by default."""
+        return self._visibility
+
+    @visibility.setter
+    def visibility(self, rule: ElementVisibility) -> None:
+        self._visibility = rule
+        if self._server is not None:
+            self._server.visibility = rule
+
+    @property
+    def server(self) -> McpServer:
+        """The server serving this app (built on first use)."""
+        if self._server is None:
+            self._server = McpServer(
+                self.registry, invoker=self.invoker, visibility=self._visibility, **self._server_options
+            )
+        return self._server
+
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        """An ASGI app serving streamable HTTP at ``/mcp`` (see :meth:`McpServer.streamable_http_app`)."""
+        return self.server.streamable_http_app(**options)
+
+    def asgi(self, **options: Any) -> Starlette:
+        """Same as :meth:`streamable_http_app`: the app to mount in an ASGI server or framework."""
+        return self.streamable_http_app(**options)
+
+    def run(
+        self,
+        transport: Literal["stdio", "http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        **options: Any,
+    ) -> None:
+        """Serve until interrupted: over stdin/stdout, or streamable HTTP on ``host:port`` at ``path``.
+
+        ``options`` go to :meth:`McpServer.streamable_http_app` (HTTP only).
+        """
+        if transport == "stdio":
+            anyio.run(self.server.run_stdio)
+        elif transport == "http":
+            server = self.server
+
+            async def serve() -> None:
+                await server.run_http(host=host, port=port, path=path, **options)
+
+            anyio.run(serve)
+        else:
+            raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")

@@ -1,0 +1,5 @@
+"""The ``mcp-core`` command line: ``run``, ``inspect`` and ``dump`` a server built with mcp-core."""
+
+from mcp_core.cli._commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,39 @@
+"""The MCP server: sans-IO request handlers bound to the official ``mcp`` SDK's transports.
+
+:class:`McpServer` serves any registry with the catalogue and resolver roles over stdio or
+streamable HTTP (or in memory, via ``mcp.Client(server.lowlevel)``). :class:`RequestHandlers` is
+the transport-free core it binds: pure functions from a registry role and request params to MCP
+wire dicts, usable and testable without the SDK.
+"""
+
+from mcp_core.server._binding import McpServer, ServableRegistry
+from mcp_core.server._errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    RESOURCE_NOT_FOUND,
+    InvalidCursorError,
+    WireError,
+    wire_error,
+)
+from mcp_core.server._events import InMemoryEventStore
+from mcp_core.server._gateway import ServerGateway, SessionHook
+from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
+from mcp_core.server._requests import ElementInvoker, RequestHandlers
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "RESOURCE_NOT_FOUND",
+    "CursorCodec",
+    "ElementInvoker",
+    "InMemoryEventStore",
+    "InvalidCursorError",
+    "McpServer",
+    "RequestHandlers",
+    "ServableRegistry",
+    "ServerGateway",
+    "SessionHook",
+    "WireError",
+    "wire_error",
+]

@@ -1,0 +1,205 @@
+"""The client gateway a handler gets, and who the session is: both built over the SDK's context."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeAlias, cast, final, get_args
+
+import mcp_types as types
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.connection import Connection, allowed_log_levels
+from mcp.server.context import ServerRequestContext
+from mcp.shared.message import ServerMessageMetadata
+
+from mcp_core.handlers import LogLevel
+from mcp_core.visibility import SessionInfo
+
+__all__ = ["LOG_LEVELS", "ServerGateway", "SessionHook", "SessionState", "session_info_of"]
+
+_log = logging.getLogger("mcp_core.server")
+
+LOG_LEVELS: Final[tuple[LogLevel, ...]] = get_args(LogLevel)
+"""RFC 5424 severities, least severe first (the order ``logging/setLevel`` thresholds use)."""
+
+SessionHook: TypeAlias = Callable[[SessionInfo], SessionInfo]
+"""Refines the SessionInfo the transport gave (e.g. scopes from a client name or a header).
+
+It receives the transport's view: ``session_id``, the bearer token's ``principal``,
+``client_id``, ``scopes`` and ``claims`` when the HTTP transport authenticated the client, and in
+``attributes`` the client's ``client_name`` / ``client_version`` and the ``protocol_version``.
+"""
+
+Ctx: TypeAlias = ServerRequestContext[Any, Any]
+
+
+@dataclass(slots=True, eq=False, kw_only=True)
+class SessionState:
+    """What the server remembers about one client connection (handshake-era protocols).
+
+    ``info`` is built on the connection's first request after the handshake; ``log_level`` is the
+    ``logging/setLevel`` threshold (None: everything); ``subscriptions`` the subscribed URIs.
+    """
+
+    connection: Connection
+    info: SessionInfo | None = None
+    log_level: LogLevel | None = None
+    subscriptions: set[str] = field(default_factory=set)
+    local_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+def connection_of(ctx: Ctx) -> Connection | None:
+    """The SDK connection a request arrived on.
+
+    The SDK's request context does not expose it yet (its own ``TODO(L54)`` context rework), so
+    this reads the session's private field, in this one place; if the SDK moves it, per-session
+    state degrades to per-request state instead of failing.
+    """
+    connection = getattr(ctx.session, "_connection", None)
+    return connection if isinstance(connection, Connection) else None
+
+
+def session_info_of(ctx: Ctx, state: SessionState | None, hook: SessionHook | None) -> SessionInfo:
+    """The transport's SessionInfo for this request's session, refined by ``hook``."""
+    token = _access_token(ctx)
+    client = ctx.session.client_params
+    attributes: dict[str, Any] = {"protocol_version": ctx.protocol_version}
+    if client is not None:
+        attributes["client_name"] = client.client_info.name
+        attributes["client_version"] = client.client_info.version
+    session_id = None
+    if state is not None:
+        session_id = state.connection.session_id or state.local_id
+    info = SessionInfo(
+        session_id=session_id,
+        principal=(token.subject or token.client_id) if token is not None else None,
+        client_id=token.client_id if token is not None else None,
+        scopes=frozenset(token.scopes) if token is not None else frozenset(),
+        claims=dict(token.claims or {}) if token is not None else {},
+        attributes=attributes,
+    )
+    return hook(info) if hook is not None else info
+
+
+def _access_token(ctx: Ctx) -> AccessToken | None:
+    # The HTTP request that carried this message knows its authenticated user; the contextvar
+    # covers transports that only set that.
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    user = scope.get("user") if isinstance(scope, Mapping) else None
+    if isinstance(user, AuthenticatedUser):
+        return user.access_token
+    return get_access_token()
+
+
+@final
+class ServerGateway:
+    """The :class:`~mcp_core.handlers.ClientGateway` of one request, over the SDK's request context.
+
+    Everything it sends is tied to the request: log messages and progress ride the request's own
+    stream (on streamable HTTP, the POST's SSE response) and server-to-client requests carry its
+    id as ``related_request_id``. On 2026-07-28 connections the protocol forbids server-to-client
+    requests, so ``sample``, ``elicit`` and ``list_roots`` raise there (the tool call then reports
+    an error), and log messages are sent only when the request opted in via ``_meta``.
+    """
+
+    __slots__ = ("_ctx", "_levels", "_session")
+
+    def __init__(self, ctx: Ctx, session: SessionInfo, *, log_level: LogLevel | None = None) -> None:
+        self._ctx = ctx
+        self._session = session
+        allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
+        threshold = LOG_LEVELS.index(log_level) if log_level is not None else 0
+        self._levels = frozenset(level for level in LOG_LEVELS[threshold:] if level in allowed)
+
+    @property
+    def session(self) -> SessionInfo:
+        """Who is asking."""
+        return self._session
+
+    @property
+    def request_id(self) -> str | int | None:
+        """The JSON-RPC id of the current request."""
+        return self._ctx.request_id
+
+    async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
+        """Send ``notifications/message`` if ``level`` passes the session's threshold."""
+        if level not in self._levels:
+            return
+        params = types.LoggingMessageNotificationParams(level=level, data=data, logger=logger)
+        await self._ctx.session.send_notification(
+            types.LoggingMessageNotification(params=params), related_request_id=self._ctx.request_id
+        )
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Report progress on the request's progress token (no-op when the client sent none)."""
+        await self._ctx.session.report_progress(progress, total, message)
+
+    async def sample(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: Sequence[str] | None = None,
+        model_preferences: Mapping[str, Any] | None = None,
+        include_context: Literal["none", "thisServer", "allServers"] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Mapping[str, Any]:
+        """Ask the client's model (``sampling/createMessage``); returns the result's wire shape."""
+        optional = {
+            "systemPrompt": system_prompt,
+            "temperature": temperature,
+            "stopSequences": list(stop_sequences) if stop_sequences is not None else None,
+            "modelPreferences": dict(model_preferences) if model_preferences is not None else None,
+            "includeContext": include_context,
+            "metadata": dict(metadata) if metadata is not None else None,
+        }
+        wire: dict[str, Any] = {"messages": [dict(m) for m in messages], "maxTokens": max_tokens}
+        wire.update({key: value for key, value in optional.items() if value is not None})
+        request = types.CreateMessageRequest(
+            params=types.CreateMessageRequestParams.model_validate(wire, by_name=False)
+        )
+        result = await self._ctx.session.send_request(
+            request, types.CreateMessageResult, metadata=self._related()
+        )
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Ask the user for input (``elicitation/create``, form mode); returns ``{"action", "content"?}``."""
+        params = types.ElicitRequestFormParams(message=message, requested_schema=dict(requested_schema))
+        result = await self._ctx.session.send_request(
+            types.ElicitRequest(params=params), types.ElicitResult, metadata=self._related()
+        )
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def list_roots(self) -> Sequence[Mapping[str, Any]]:
+        """The client's roots (``roots/list``), in wire shape."""
+        result = await self._ctx.session.send_request(
+            types.ListRootsRequest(), types.ListRootsResult, metadata=self._related()
+        )
+        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return cast("list[Mapping[str, Any]]", dumped.get("roots", []))
+
+    async def close_sse_stream(self) -> bool:
+        """Close the SSE stream carrying this request's response, so the client resumes it.
+
+        Streamable HTTP only, with an event store and a client at protocol 2025-11-25 or later
+        (SSE polling): the client reconnects after the advertised retry interval and receives
+        what was sent meanwhile. Returns whether there was a stream to close.
+        """
+        close = self._ctx.close_sse_stream
+        if close is None:
+            return False
+        await close()
+        return True
+
+    def _related(self) -> ServerMessageMetadata:
+        return ServerMessageMetadata(related_request_id=self._ctx.request_id)

@@ -1,0 +1,198 @@
+"""Pagination: immutable per-list snapshots in key order, and opaque keyset cursors.
+
+Why key order: a cursor must survive registrations and removals between two pages without
+skipping or repeating an unchanged element. An index does not (a runtime registration enters the
+catalogue at the front and shifts every index), and neither does the catalogue's own order (it
+depends on which source won). Ordering every list by its key (tool name, resource URI, template,
+prompt name) and resuming *after the last key served* does: an element that was there before and
+is there after sits on the same side of that key both times.
+
+Why snapshots: a list is served from a :class:`Snapshot` — the definitions' wire dicts sorted
+once — reused for as long as the catalogue hands back the same sequence (the reference Registry
+returns one tuple per change), so walking N pages costs N slices, not N rebuilds.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import hashlib
+import hmac
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, final
+
+from mcp_core.elements import Definition, ElementRef
+from mcp_core.server._errors import InvalidCursorError
+
+__all__ = ["DEFAULT_PAGE_SIZE", "CursorCodec", "Page", "Snapshot", "SnapshotCache"]
+
+DEFAULT_PAGE_SIZE: Final = 500
+"""Elements per list page by default.
+
+Large enough that an ordinary server answers in one page (some clients never follow
+``nextCursor``), small enough that a 100k-element catalogue is not one 50 MB response.
+"""
+
+_CURSOR_VERSION: Final = 1
+_MAC_BYTES: Final = 12
+
+
+@final
+class CursorCodec:
+    """Encodes "resume after this key of that list" as an opaque, integrity-checked string.
+
+    The cursor is ``base64url(json([version, list, key])) "." base64url(mac)``. The MAC (HMAC-SHA256
+    truncated to 96 bits) is keyed by ``secret``; with the default key, derived from the server
+    name, it detects corruption and cursors from another list or another server; give every
+    worker of a deployment the same real secret to make cursors unforgeable as well.
+    """
+
+    __slots__ = ("_key",)
+
+    def __init__(self, secret: bytes) -> None:
+        if not isinstance(secret, bytes) or not secret:
+            raise TypeError("the cursor secret must be non-empty bytes")
+        self._key = hashlib.sha256(b"mcp-core cursor\x00" + secret).digest()
+
+    def _mac(self, payload: bytes) -> bytes:
+        return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
+
+    def encode(self, list_name: str, last_key: str) -> str:
+        """The cursor resuming ``list_name`` after ``last_key``."""
+        payload = json.dumps(
+            [_CURSOR_VERSION, list_name, last_key], ensure_ascii=False, separators=(",", ":")
+        ).encode()
+        return f"{_b64(payload)}.{_b64(self._mac(payload))}"
+
+    def decode(self, list_name: str, cursor: object) -> str:
+        """The last key a cursor for ``list_name`` names; raises :class:`InvalidCursorError`."""
+        if not isinstance(cursor, str) or cursor.count(".") != 1:
+            raise InvalidCursorError(
+                f"Invalid cursor for {list_name}: not a cursor this server issued; "
+                "pass nextCursor from the previous page unchanged, or omit it to start over"
+            )
+        body, mac = cursor.split(".")
+        try:
+            payload = _unb64(body)
+            valid = hmac.compare_digest(self._mac(payload), _unb64(mac))
+            decoded = json.loads(payload) if valid else None
+        except (binascii.Error, ValueError):
+            decoded = None
+        match decoded:
+            case [1, str() as name, str() as key] if name == list_name:
+                return key
+            case [1, str() as name, str()]:
+                raise InvalidCursorError(
+                    f"Invalid cursor for {list_name}: it was issued for {name}; "
+                    "each list must be walked with its own cursors"
+                )
+            case _:
+                raise InvalidCursorError(
+                    f"Invalid cursor for {list_name}: malformed, altered or issued by another "
+                    "server; pass nextCursor from the previous page unchanged, or omit it to start over"
+                )
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@final
+class Snapshot:
+    """One list's definitions as wire dicts, in key order, with their refs and keys.
+
+    The wire dicts are shared by every page served from the snapshot: treat them as read-only.
+    """
+
+    __slots__ = ("keys", "refs", "source", "wires")
+
+    def __init__(self, definitions: Sequence[Definition]) -> None:
+        # The catalogue sequence itself is kept: it is how the cache recognises it next time.
+        self.source: Final = definitions
+        ordered = sorted(definitions, key=lambda d: d.ref.key)
+        self.keys: Final[list[str]] = [d.ref.key for d in ordered]
+        self.refs: Final[list[ElementRef]] = [d.ref for d in ordered]
+        self.wires: Final[list[dict[str, Any]]] = [d.to_wire() for d in ordered]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def start_after(self, key: str | None) -> int:
+        """The index of the first element whose key sorts after ``key`` (0 for None)."""
+        return 0 if key is None else bisect.bisect_right(self.keys, key)
+
+
+@final
+class SnapshotCache:
+    """The current snapshot of one list, rebuilt only when the catalogue's answer changes."""
+
+    __slots__ = ("_snapshot",)
+
+    def __init__(self) -> None:
+        self._snapshot: Snapshot | None = None
+
+    def of(self, definitions: Sequence[Definition]) -> Snapshot:
+        """The snapshot of ``definitions``: the cached one when they are the same sequence."""
+        snapshot = self._snapshot
+        if snapshot is not None and (
+            snapshot.source is definitions or _same(snapshot.source, definitions)
+        ):
+            return snapshot
+        snapshot = self._snapshot = Snapshot(definitions)
+        return snapshot
+
+
+def _same(a: Sequence[Definition], b: Sequence[Definition]) -> bool:
+    # A catalogue that builds a fresh list per call still gets the cached snapshot when nothing
+    # changed: comparing frozen definitions is much cheaper than re-rendering and sorting them.
+    return len(a) == len(b) and all(x == y for x, y in zip(a, b, strict=True))
+
+
+@final
+class Page:
+    """One page of a list: the wire dicts and the key to resume after (None on the last page)."""
+
+    __slots__ = ("items", "resume_after")
+
+    def __init__(self, items: list[dict[str, Any]], resume_after: str | None) -> None:
+        self.items: Final = items
+        self.resume_after: Final = resume_after
+
+    @classmethod
+    async def read(
+        cls,
+        snapshot: Snapshot,
+        *,
+        after: str | None,
+        size: int | None,
+        visible: Callable[[ElementRef], Awaitable[bool]] | None,
+    ) -> Page:
+        """The page of at most ``size`` elements after key ``after``, keeping the ``visible`` ones.
+
+        With no visibility rule a page is one slice. With one, elements are checked in order until
+        the page is full and one more visible element proves there is a next page, so a walk
+        checks each element about once rather than once per page.
+        """
+        start = snapshot.start_after(after)
+        total = len(snapshot)
+        if visible is None:
+            end = total if size is None else min(total, start + size)
+            more = end < total
+            return cls(snapshot.wires[start:end], snapshot.keys[end - 1] if more else None)
+        items: list[dict[str, Any]] = []
+        refs, wires, keys = snapshot.refs, snapshot.wires, snapshot.keys
+        last = start
+        for index in range(start, total):
+            if not await visible(refs[index]):
+                continue
+            if size is not None and len(items) == size:
+                return cls(items, keys[last])
+            items.append(wires[index])
+            last = index
+        return cls(items, None)

@@ -1,0 +1,237 @@
+"""The MCP request handlers, sans-IO: from a registry role and request params to a wire dict.
+
+Nothing here knows the SDK, JSON-RPC or a transport. List handlers use only an
+:class:`~mcp_core.registry.ElementCatalog`; call/read/get/complete only an
+:class:`~mcp_core.registry.ElementResolver`; both apply the session's visibility, so a hidden
+element is listed nowhere and resolves nowhere, raising exactly what a missing one raises.
+Failures are raised as the project's errors; :func:`~mcp_core.server._errors.wire_error` decides
+their wire form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Protocol, final
+
+from mcp_core.elements import Definition, Element, ElementKind, ElementRef
+from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
+from mcp_core.handlers import ClientGateway
+from mcp_core.registry import ElementCatalog, ElementResolver, ResolvedResource
+from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec, Page, SnapshotCache
+from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
+
+__all__ = ["ElementInvoker", "RequestHandlers"]
+
+
+class ElementInvoker(Protocol):
+    """What the request handlers need to run an element (``mcp_core.handlers.Invoker`` is one).
+
+    Each method returns the result's MCP wire dict.
+    """
+
+    async def call_tool(
+        self, element: Element, arguments: Mapping[str, Any] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Run a tool; tool failures are ``isError`` results, bad arguments raise."""
+        ...
+
+    async def read_resource(
+        self, element: Element, uri: str, variables: Mapping[str, str], gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Read a resource or a templated resource."""
+        ...
+
+    async def get_prompt(
+        self, element: Element, arguments: Mapping[str, str] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """Render a prompt."""
+        ...
+
+    async def complete(
+        self,
+        element: Element,
+        argument: str,
+        value: str,
+        context: Mapping[str, str],
+        gateway: ClientGateway,
+    ) -> dict[str, Any]:
+        """Complete one prompt argument or template variable: ``{"values", "total"?, "hasMore"}``."""
+        ...
+
+
+# Per listable kind: the result key (also the cursor's list name) and the catalogue method.
+_LISTS: Final[Mapping[ElementKind, tuple[str, Callable[[ElementCatalog], Awaitable[Sequence[Definition]]]]]] = {
+    ElementKind.TOOL: ("tools", lambda c: c.tools()),
+    ElementKind.RESOURCE: ("resources", lambda c: c.resources()),
+    ElementKind.RESOURCE_TEMPLATE: ("resourceTemplates", lambda c: c.resource_templates()),
+    ElementKind.PROMPT: ("prompts", lambda c: c.prompts()),
+}
+
+_NO_COMPLETIONS: Final = {"completion": {"values": [], "total": 0, "hasMore": False}}
+
+
+@final
+class RequestHandlers:
+    """Answers every element request of MCP 2025-11-25 from a catalogue and a resolver.
+
+    ``page_size`` is the number of elements per list page (None: never paginate); cursors are
+    signed with ``cursor_secret`` (see :class:`~mcp_core.server._paging.CursorCodec`).
+    """
+
+    __slots__ = ("_catalog", "_codec", "_invoker", "_page_size", "_resolver", "_snapshots", "visibility")
+
+    def __init__(
+        self,
+        catalog: ElementCatalog,
+        resolver: ElementResolver,
+        *,
+        invoker: ElementInvoker,
+        visibility: ElementVisibility = ALWAYS,
+        page_size: int | None = DEFAULT_PAGE_SIZE,
+        cursor_secret: bytes = b"mcp-core",
+    ) -> None:
+        self._catalog = catalog
+        self._resolver = resolver
+        self._invoker = invoker
+        self.visibility = visibility
+        self.page_size = page_size
+        self._codec = CursorCodec(cursor_secret)
+        self._snapshots = {kind: SnapshotCache() for kind in _LISTS}
+
+    @property
+    def page_size(self) -> int | None:
+        """Elements per list page; None: lists are never paginated."""
+        return self._page_size
+
+    @page_size.setter
+    def page_size(self, size: int | None) -> None:
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+            raise ValueError(f"page_size must be a positive int or None (no pagination), got {size!r}")
+        self._page_size = size
+
+    # -- lists (ElementCatalog) -----------------------------------------------------------------
+
+    async def list_tools(self, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+        """The ``tools/list`` result page."""
+        return await self._list(ElementKind.TOOL, cursor, session)
+
+    async def list_resources(self, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+        """The ``resources/list`` result page."""
+        return await self._list(ElementKind.RESOURCE, cursor, session)
+
+    async def list_resource_templates(self, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+        """The ``resources/templates/list`` result page."""
+        return await self._list(ElementKind.RESOURCE_TEMPLATE, cursor, session)
+
+    async def list_prompts(self, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+        """The ``prompts/list`` result page."""
+        return await self._list(ElementKind.PROMPT, cursor, session)
+
+    async def _list(self, kind: ElementKind, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+        name, fetch = _LISTS[kind]
+        after = None if cursor is None else self._codec.decode(name, cursor)
+        snapshot = self._snapshots[kind].of(await fetch(self._catalog))
+        visibility = self.visibility
+        visible = None
+        if visibility is not ALWAYS:
+
+            async def visible(ref: ElementRef) -> bool:
+                return await visibility.is_visible(ref, session)
+
+        page = await Page.read(snapshot, after=after, size=self._page_size, visible=visible)
+        result: dict[str, Any] = {name: page.items}
+        if page.resume_after is not None:
+            result["nextCursor"] = self._codec.encode(name, page.resume_after)
+        return result
+
+    # -- element requests (ElementResolver) -----------------------------------------------------
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """The ``tools/call`` result; an unknown or hidden tool raises ElementNotFoundError."""
+        found = await self._resolver.get_tool(name) if name else None
+        element = await self._visible(_missing(ElementKind.TOOL, name), found, gateway.session)
+        return await self._invoker.call_tool(element, arguments, gateway)
+
+    async def read_resource(self, uri: str, gateway: ClientGateway) -> dict[str, Any]:
+        """The ``resources/read`` result; an unknown or hidden URI raises ElementNotFoundError."""
+        resolved = await self.resolve_resource(uri, gateway.session)
+        return await self._invoker.read_resource(resolved.element, uri, resolved.variables, gateway)
+
+    async def resolve_resource(self, uri: str, session: SessionInfo) -> ResolvedResource:
+        """What ``uri`` resolves to for ``session`` (an exact resource, else a template)."""
+        resolved = await self._resolver.get_resource(uri) if uri else None
+        found = resolved.element if resolved is not None else None
+        await self._visible(_missing(ElementKind.RESOURCE, uri), found, session)
+        assert resolved is not None  # noqa: S101 -- _visible raised otherwise
+        return resolved
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        """The ``prompts/get`` result; an unknown or hidden prompt raises ElementNotFoundError."""
+        found = await self._resolver.get_prompt(name) if name else None
+        element = await self._visible(_missing(ElementKind.PROMPT, name), found, gateway.session)
+        return await self._invoker.get_prompt(element, arguments, gateway)
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: Mapping[str, Any],
+        context: Mapping[str, str] | None,
+        gateway: ClientGateway,
+    ) -> dict[str, Any]:
+        """The ``completion/complete`` result for a prompt argument or a template variable.
+
+        ``ref`` is ``{"type": "ref/prompt", "name"}`` or ``{"type": "ref/resource", "uri"}``;
+        the URI may be the template itself or a URI the template matches.
+        """
+        session = gateway.session
+        match ref:
+            case {"type": "ref/prompt", "name": str() as name}:
+                found = await self._resolver.get_prompt(name) if name else None
+                element = await self._visible(_missing(ElementKind.PROMPT, name), found, session)
+            case {"type": "ref/resource", "uri": str() as uri}:
+                element = await self._completion_template(uri, session)
+            case _:
+                raise ArgumentValidationError(
+                    "completion ref must be {type: 'ref/prompt', name} or {type: 'ref/resource', uri}"
+                )
+        argument_name, value = argument.get("name"), argument.get("value", "")
+        if not isinstance(argument_name, str) or not isinstance(value, str):
+            raise ArgumentValidationError("completion argument must be {name: string, value: string}")
+        if element.kind is ElementKind.RESOURCE:
+            return dict(_NO_COMPLETIONS)  # a fixed resource has nothing to complete
+        completion = await self._invoker.complete(element, argument_name, value, context or {}, gateway)
+        return {"completion": completion}
+
+    async def _completion_template(self, uri: str, session: SessionInfo) -> Element:
+        ref = _missing(ElementKind.RESOURCE_TEMPLATE, uri)
+        # The reference Registry answers get(ref) directly; any other resolver is asked to match
+        # the URI (a template matches itself, or the client sent a concrete URI).
+        get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(self._resolver, "get", None)
+        found = await get(ref) if callable(get) and uri else None
+        if found is None and uri:
+            resolved = await self._resolver.get_resource(uri)
+            found = resolved.element if resolved is not None else None
+        return await self._visible(ref, found, session)
+
+    async def _visible(self, ref: ElementRef, element: Element | None, session: SessionInfo) -> Element:
+        """``element``, unless it is missing or hidden: then ElementNotFoundError for ``ref``."""
+        if element is not None and (
+            self.visibility is ALWAYS or await self.visibility.is_visible(element.ref, session)
+        ):
+            return element
+        raise ElementNotFoundError(f"{ref} not found", ref=ref)
+
+
+def _missing(kind: ElementKind, key: str) -> ElementRef:
+    # The ref an error names; an empty key (which no ElementRef accepts) still gets one.
+    return ElementRef(kind, key or "<empty>")
+
+
+def default_cursor_secret(name: str) -> bytes:
+    """The cursor key used when none is configured: derived from the server name."""
+    return hashlib.sha256(name.encode()).digest()

@@ -1,0 +1,56 @@
+"""Fixtures: examples/everything.py served in memory, as a stdio subprocess and over HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERYTHING = ROOT / "examples" / "everything.py"
+MCP_CORE = Path(sys.executable).with_name("mcp-core")
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Return once ``port`` accepts connections; fail if the process dies or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail(f"the server did not listen on {port} within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
+    port = free_port()
+    command = [str(MCP_CORE), "run", str(EVERYTHING), "--transport", "http", "--port", str(port), "--page-size", "4"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603 -- our own console script
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
