@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from types import EllipsisType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 import anyio
 
 from mcp_core import handlers
 from mcp_core.elements import (
-    Annotations,
     Definition,
     Element,
     ElementCollection,
     ElementKind,
-    Icon,
-    ToolAnnotations,
 )
 from mcp_core.registry import Priority, Registry
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
@@ -31,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["App"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+D = TypeVar("D", bound=Callable[..., Any])
 
 
 @final
@@ -69,6 +68,48 @@ class _Declared:
 
     async def provide(self) -> ElementCollection:
         return await self._current().provide()
+
+
+@final
+class _Declaring(Generic[D]):
+    """An :class:`App` decorator that is a marking decorator of :mod:`mcp_core.handlers`.
+
+    ``app.tool`` has exactly the type of ``handlers.tool`` (its overloads and keyword options,
+    declared there once); what it marks is also declared on the app. A marking decorator either
+    takes the function and returns it marked (bare ``@tool``) or returns the decorator that will.
+    """
+
+    def __init__(self, mark: D, doc: str) -> None:
+        self._mark = mark
+        self.__doc__ = inspect.cleandoc(doc)
+
+    def __repr__(self) -> str:
+        return f"<App.{self._mark.__name__}: declares what handlers.{self._mark.__name__} marks>"
+
+    @overload
+    def __get__(self, app: None, owner: type[App]) -> Self: ...
+    @overload
+    def __get__(self, app: App, owner: type[App]) -> D: ...
+    def __get__(self, app: App | None, owner: type[App]) -> Self | D:
+        if app is None:
+            return self
+        mark: Callable[..., Any] = self._mark
+        functions = app._functions  # noqa: SLF001 -- this descriptor is part of App
+
+        def declare(fn: F) -> F:
+            functions.append(fn)
+            return fn
+
+        @functools.wraps(mark)
+        def declaring(*args: Any, **options: Any) -> Any:
+            marked = mark(*args, **options)
+            if args and marked is args[0]:  # given the function: it came back marked
+                return declare(marked)
+            return lambda fn: declare(marked(fn))
+
+        declaring.__doc__ = self.__doc__
+        declaring.__qualname__ = f"{owner.__qualname__}.{declaring.__name__}"
+        return cast("D", declaring)
 
 
 @final
@@ -122,7 +163,9 @@ class App:
         self.invoker = handlers.Invoker(container=container)
         self.registry = Registry(validator=self.invoker.validate_handler)
         self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
-        self._added = _Declared(f"App({name!r}).elements", lambda els: StaticSource(ElementCollection(els)))
+        self._added = _Declared(
+            f"App({name!r}).elements", lambda els: StaticSource(ElementCollection(els))
+        )
         self.registry.add_source(self._functions, Priority.MANUAL)
         self.registry.add_source(self._added, Priority.MANUAL)
         self._visibility: ElementVisibility = ALWAYS
@@ -142,171 +185,35 @@ class App:
 
     # -- declaring elements -----------------------------------------------------------------------
 
-    @overload
-    def tool(self, fn: F, /) -> F: ...
-    @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        output_schema: Mapping[str, Any] | EllipsisType | None = ...,
-    ) -> Callable[[F], F]: ...
-    def tool(
-        self,
-        fn: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        output_schema: Mapping[str, Any] | EllipsisType | None = ...,
-    ) -> F | Callable[[F], F]:
+    tool = _Declaring(
+        handlers.tool,
         """Declare a tool: bare ``@app.tool`` or ``@app.tool(name=..., ...)``.
 
         Name, description and input schema come from the function (see
         :func:`~mcp_core.handlers.tool_from_function`); a parameter typed ``ClientGateway`` is
         injected and not published.
-        """
-        mark = handlers.tool(
-            name=name,
-            title=title,
-            description=description,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            output_schema=output_schema,
-        )
-        return self._declare(mark, fn)
-
-    @overload
-    def prompt(self, fn: F, /) -> F: ...
-    @overload
-    def prompt(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        completions: Mapping[str, object] | None = None,
-    ) -> Callable[[F], F]: ...
-    def prompt(
-        self,
-        fn: F | None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        completions: Mapping[str, object] | None = None,
-    ) -> F | Callable[[F], F]:
-        """Declare a prompt: bare ``@app.prompt`` or ``@app.prompt(name=..., ...)``."""
-        mark = handlers.prompt(
-            name=name,
-            title=title,
-            description=description,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            completions=completions,
-        )
-        return self._declare(mark, fn)
-
-    def resource(
-        self,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        size: int | None = None,
-        annotations: Annotations | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-    ) -> Callable[[F], F]:
-        """Declare the fixed resource at ``uri``, read by calling the function."""
-        mark = handlers.resource(
-            uri,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            size=size,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-        )
-        return self._declare(mark, None)
-
-    def resource_template(
-        self,
-        uri_template: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        annotations: Annotations | None = None,
-        icons: Sequence[Icon] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        tags: Iterable[str] = (),
-        completions: Mapping[str, object] | None = None,
-    ) -> Callable[[F], F]:
-        """Declare a resource template; its variables bind to the function's parameters by name."""
-        mark = handlers.resource_template(
-            uri_template,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            annotations=annotations,
-            icons=icons,
-            meta=meta,
-            tags=tags,
-            completions=completions,
-        )
-        return self._declare(mark, None)
-
-    def completion(self, target: Callable[..., Any] | str, argument: str) -> Callable[[F], F]:
+        """,
+    )
+    prompt = _Declaring(
+        handlers.prompt,
+        """Declare a prompt: bare ``@app.prompt`` or ``@app.prompt(name=..., ...)``.""",
+    )
+    resource = _Declaring(
+        handlers.resource,
+        """Declare the fixed resource at ``uri``, read by calling the function.""",
+    )
+    resource_template = _Declaring(
+        handlers.resource_template,
+        """Declare a resource template; its variables bind to the function's parameters by name.""",
+    )
+    completion = _Declaring(
+        handlers.completion,
         """Declare the completion provider of ``argument`` of ``target``.
 
         ``target`` is a prompt or template function declared on this app, or its key (the
         prompt's name or the template's ``uri_template``).
-        """
-        return self._declare(handlers.completion(target, argument), None)
-
-    @overload
-    def _declare(self, mark: Callable[[F], F], fn: F) -> F: ...
-    @overload
-    def _declare(self, mark: Callable[[F], F], fn: None) -> Callable[[F], F]: ...
-    def _declare(self, mark: Callable[[F], F], fn: F | None) -> F | Callable[[F], F]:
-        def declare(fn: F) -> F:
-            marked = mark(fn)
-            self._functions.append(marked)
-            return marked
-
-        return declare(fn) if fn is not None else declare
+        """,
+    )
 
     def add(
         self,
@@ -317,7 +224,9 @@ class App:
         tags: Iterable[str] = (),
     ) -> Element:
         """Declare an element from a definition and its handler (a function, handler object or ref)."""
-        element = Element(definition=definition, handler=handler, completions=completions, tags=frozenset(tags))
+        element = Element(
+            definition=definition, handler=handler, completions=completions, tags=frozenset(tags)
+        )
         self.invoker.validate_handler(element)
         self._added.append(element)
         return element
@@ -360,7 +269,10 @@ class App:
         """The server serving this app (built on first use)."""
         if self._server is None:
             self._server = McpServer(
-                self.registry, invoker=self.invoker, visibility=self._visibility, **self._server_options
+                self.registry,
+                invoker=self.invoker,
+                visibility=self._visibility,
+                **self._server_options,
             )
         return self._server
 

@@ -13,7 +13,7 @@ import binascii
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, Literal, TypeAlias, final
+from typing import Any, ClassVar, Literal, TypeAlias, final
 
 from mcp_core.elements import Annotations, FrozenDict, Icon, freeze, thaw
 
@@ -105,46 +105,45 @@ class Text:
         return _finish(self, {"type": "text", "text": self.text})
 
 
+@dataclass(frozen=True, slots=True)
+class _Media:
+    """What Image and Audio share: base64 data of a MIME type, rendered as ``{"type": _TYPE, ...}``."""
+
+    _TYPE: ClassVar[str]
+
+    data: bytes | str
+    mime_type: str
+    _: KW_ONLY
+    annotations: Annotations | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        _check_data(owner, "data", self.data)
+        _check_mime(owner, self.mime_type, optional=False)
+        _check_common(owner, self)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MCP ``ImageContent`` / ``AudioContent`` shape."""
+        return _finish(
+            self, {"type": self._TYPE, "data": _b64(self.data), "mimeType": self.mime_type}
+        )
+
+
 @final
 @dataclass(frozen=True, slots=True)
-class Image:
+class Image(_Media):
     """Image content; ``data`` is raw bytes or an already base64-encoded string."""
 
-    data: bytes | str
-    mime_type: str
-    _: KW_ONLY
-    annotations: Annotations | None = None
-    meta: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        _check_data("Image", "data", self.data)
-        _check_mime("Image", self.mime_type, optional=False)
-        _check_common("Image", self)
-
-    def to_wire(self) -> dict[str, Any]:
-        """The MCP ``ImageContent`` shape."""
-        return _finish(self, {"type": "image", "data": _b64(self.data), "mimeType": self.mime_type})
+    _TYPE: ClassVar[str] = "image"
 
 
 @final
 @dataclass(frozen=True, slots=True)
-class Audio:
+class Audio(_Media):
     """Audio content; ``data`` is raw bytes or an already base64-encoded string."""
 
-    data: bytes | str
-    mime_type: str
-    _: KW_ONLY
-    annotations: Annotations | None = None
-    meta: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        _check_data("Audio", "data", self.data)
-        _check_mime("Audio", self.mime_type, optional=False)
-        _check_common("Audio", self)
-
-    def to_wire(self) -> dict[str, Any]:
-        """The MCP ``AudioContent`` shape."""
-        return _finish(self, {"type": "audio", "data": _b64(self.data), "mimeType": self.mime_type})
+    _TYPE: ClassVar[str] = "audio"
 
 
 @final

@@ -23,7 +23,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import EllipsisType, MappingProxyType
-from typing import Any, Final, TypeVar, final, overload
+from typing import Any, Final, TypeVar, Unpack, final, overload
 
 from mcp_core.elements import (
     Annotations,
@@ -33,7 +33,15 @@ from mcp_core.elements import (
     Icon,
     ToolAnnotations,
 )
-from mcp_core.handlers._derive import derive
+from mcp_core.handlers._derive import (
+    OPTION_KEYS,
+    PromptOptions,
+    ResourceOptions,
+    ResourceTemplateOptions,
+    ToolOptions,
+    check_options,
+    derive,
+)
 
 __all__ = [
     "MARKS_ATTRIBUTE",
@@ -156,11 +164,29 @@ def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
     return fn
 
 
-def _options(**options: Any) -> Mapping[str, Any]:
-    # Only what the author passed: the derivation's own defaults apply to the rest.
-    return MappingProxyType(
-        {k: v for k, v in options.items() if v is not None and v != () and v is not ...}
-    )
+def _given(kind: ElementKind, options: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Only what the author passed, in declaration order: the derivation's defaults apply to the rest."""
+    check_options(kind.label, options)
+    given: dict[str, Any] = {}
+    for key in OPTION_KEYS[kind.label]:
+        value = options.get(key, ...)
+        if key == "tags":
+            value = tuple(options.get(key, ()))
+        elif key == "completions" and value is not ...:
+            value = MappingProxyType(dict(value)) if value else None
+        # None is meaningful for output_schema (publish none); elsewhere it means "not given".
+        if value is not ... and (key == "output_schema" or (value is not None and value != ())):
+            given[key] = value
+    return MappingProxyType(given)
+
+
+def _marker(kind: ElementKind, options: Mapping[str, Any]) -> Callable[[F], F]:
+    given = _given(kind, options)
+
+    def decorate(fn: F) -> F:
+        return _attach(fn, ElementMark(kind, given, _where()))
+
+    return decorate
 
 
 @overload
@@ -177,39 +203,10 @@ def tool(
     tags: Iterable[str] = (),
     output_schema: Mapping[str, Any] | EllipsisType | None = ...,
 ) -> Callable[[F], F]: ...
-def tool(
-    fn: F | None = None,
-    /,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
-) -> F | Callable[[F], F]:
+def tool(fn: F | None = None, /, **options: Unpack[ToolOptions]) -> F | Callable[[F], F]:
     """Mark a function as a tool (see :func:`~mcp_core.handlers.tool_from_function`)."""
-    options = _options(
-        name=name,
-        title=title,
-        description=description,
-        annotations=annotations,
-        icons=icons,
-        meta=meta,
-        tags=tuple(tags),
-    )
-    if output_schema is not ...:
-        # None is meaningful here (publish no output schema), so it is kept explicitly.
-        options = MappingProxyType({**options, "output_schema": output_schema})
-    if fn is not None:
-        return _attach(fn, ElementMark(ElementKind.TOOL, options, _where()))
-
-    def decorate(fn: F) -> F:
-        return _attach(fn, ElementMark(ElementKind.TOOL, options, _where()))
-
-    return decorate
+    decorate: Callable[[F], F] = _marker(ElementKind.TOOL, options)
+    return decorate(fn) if fn is not None else decorate
 
 
 @overload
@@ -225,35 +222,10 @@ def prompt(
     tags: Iterable[str] = (),
     completions: Mapping[str, object] | None = None,
 ) -> Callable[[F], F]: ...
-def prompt(
-    fn: F | None = None,
-    /,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    completions: Mapping[str, object] | None = None,
-) -> F | Callable[[F], F]:
+def prompt(fn: F | None = None, /, **options: Unpack[PromptOptions]) -> F | Callable[[F], F]:
     """Mark a function as a prompt (see :func:`~mcp_core.handlers.prompt_from_function`)."""
-    options = _options(
-        name=name,
-        title=title,
-        description=description,
-        icons=icons,
-        meta=meta,
-        tags=tuple(tags),
-        completions=MappingProxyType(dict(completions)) if completions else None,
-    )
-    if fn is not None:
-        return _attach(fn, ElementMark(ElementKind.PROMPT, options, _where()))
-
-    def decorate(fn: F) -> F:
-        return _attach(fn, ElementMark(ElementKind.PROMPT, options, _where()))
-
-    return decorate
+    decorate: Callable[[F], F] = _marker(ElementKind.PROMPT, options)
+    return decorate(fn) if fn is not None else decorate
 
 
 def resource(
@@ -272,7 +244,7 @@ def resource(
     """Mark a function as the fixed resource at ``uri`` (see ``resource_from_function``)."""
     if not isinstance(uri, str):
         raise TypeError("@resource takes the resource's URI: write @resource('scheme://...')")
-    options = _options(
+    options = ResourceOptions(
         uri=uri,
         name=name,
         title=title,
@@ -282,13 +254,9 @@ def resource(
         annotations=annotations,
         icons=icons,
         meta=meta,
-        tags=tuple(tags),
+        tags=tags,
     )
-
-    def decorate(fn: F) -> F:
-        return _attach(fn, ElementMark(ElementKind.RESOURCE, options, _where()))
-
-    return decorate
+    return _marker(ElementKind.RESOURCE, options)
 
 
 def resource_template(
@@ -309,7 +277,7 @@ def resource_template(
         raise TypeError(
             "@resource_template takes the URI template: write @resource_template('scheme://{x}')"
         )
-    options = _options(
+    options = ResourceTemplateOptions(
         uri_template=uri_template,
         name=name,
         title=title,
@@ -318,14 +286,10 @@ def resource_template(
         annotations=annotations,
         icons=icons,
         meta=meta,
-        tags=tuple(tags),
-        completions=MappingProxyType(dict(completions)) if completions else None,
+        tags=tags,
+        completions=completions,
     )
-
-    def decorate(fn: F) -> F:
-        return _attach(fn, ElementMark(ElementKind.RESOURCE_TEMPLATE, options, _where()))
-
-    return decorate
+    return _marker(ElementKind.RESOURCE_TEMPLATE, options)
 
 
 def completion(target: Callable[..., Any] | str, argument: str) -> Callable[[F], F]:

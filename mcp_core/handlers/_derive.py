@@ -12,7 +12,7 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Callable, Mapping, Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Required, TypedDict, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -40,11 +40,77 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "OPTION_KEYS",
+    "PromptOptions",
+    "ResourceOptions",
+    "ResourceTemplateOptions",
+    "ToolOptions",
+    "check_options",
+    "derive",
     "prompt_from_function",
     "resource_from_function",
     "resource_template_from_function",
     "tool_from_function",
 ]
+
+
+class ToolOptions(TypedDict, total=False):
+    """The options of a tool declaration: the keywords of ``@tool`` and ``tool_from_function``.
+
+    Like every ``*Options`` here, it is what a mark records (only the options given) and what the
+    derivation reads: an absent key takes the derived default.
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    annotations: ToolAnnotations | None
+    icons: Sequence[Icon] | None
+    meta: Mapping[str, Any] | None
+    tags: Iterable[str]
+    output_schema: Mapping[str, Any] | EllipsisType | None
+
+
+class ResourceOptions(TypedDict, total=False):
+    """The options of a fixed resource declaration (``@resource``, ``resource_from_function``)."""
+
+    uri: Required[str]
+    name: str | None
+    title: str | None
+    description: str | None
+    mime_type: str | None
+    size: int | None
+    annotations: Annotations | None
+    icons: Sequence[Icon] | None
+    meta: Mapping[str, Any] | None
+    tags: Iterable[str]
+
+
+class ResourceTemplateOptions(TypedDict, total=False):
+    """The options of a resource template declaration (``@resource_template``, ``..._from_function``)."""
+
+    uri_template: Required[str]
+    name: str | None
+    title: str | None
+    description: str | None
+    mime_type: str | None
+    annotations: Annotations | None
+    icons: Sequence[Icon] | None
+    meta: Mapping[str, Any] | None
+    tags: Iterable[str]
+    completions: Mapping[str, object] | None
+
+
+class PromptOptions(TypedDict, total=False):
+    """The options of a prompt declaration (``@prompt``, ``prompt_from_function``)."""
+
+    name: str | None
+    title: str | None
+    description: str | None
+    icons: Sequence[Icon] | None
+    meta: Mapping[str, Any] | None
+    tags: Iterable[str]
+    completions: Mapping[str, object] | None
 
 
 def tool_from_function(
@@ -69,9 +135,7 @@ def tool_from_function(
         InvalidElementError: the signature cannot be published (``*args``, an unresolvable
             annotation, a type pydantic cannot describe) or a field is invalid.
     """
-    return _tool(
-        fn,
-        shape_of(fn),
+    options = ToolOptions(
         name=name,
         title=title,
         description=description,
@@ -81,6 +145,7 @@ def tool_from_function(
         tags=tags,
         output_schema=output_schema,
     )
+    return _tool(fn, shape_of(fn), options)
 
 
 def resource_from_function(
@@ -103,10 +168,8 @@ def resource_from_function(
     ``mime_type`` defaults to a guess from the URI's extension (none when there is nothing to go
     by; reads then default to ``text/plain`` for text and ``application/octet-stream`` for bytes).
     """
-    return _resource(
-        fn,
-        shape_of(fn),
-        uri,
+    options = ResourceOptions(
+        uri=uri,
         name=name,
         title=title,
         description=description,
@@ -117,6 +180,7 @@ def resource_from_function(
         meta=meta,
         tags=tags,
     )
+    return _resource(fn, shape_of(fn), options)
 
 
 def resource_template_from_function(
@@ -141,10 +205,8 @@ def resource_template_from_function(
     binds to a parameter named ``uri`` like any other; the URI being read is passed only to a
     parameter annotated :data:`~mcp_core.handlers.RequestedUri`.
     """
-    return _resource_template(
-        fn,
-        shape_of(fn),
-        uri_template,
+    options = ResourceTemplateOptions(
+        uri_template=uri_template,
         name=name,
         title=title,
         description=description,
@@ -155,6 +217,7 @@ def resource_template_from_function(
         tags=tags,
         completions=completions,
     )
+    return _resource_template(fn, shape_of(fn), options)
 
 
 def prompt_from_function(
@@ -172,9 +235,7 @@ def prompt_from_function(
 
     Prompt arguments arrive as strings and are converted to the parameter types.
     """
-    return _prompt(
-        fn,
-        shape_of(fn),
+    options = PromptOptions(
         name=name,
         title=title,
         description=description,
@@ -183,59 +244,31 @@ def prompt_from_function(
         tags=tags,
         completions=completions,
     )
+    return _prompt(fn, shape_of(fn), options)
 
 
 # -- shared by the public functions and by marks (which may derive from unbound methods) -------
 
 
-def _tool(
-    fn: Callable[..., Any],
-    shape: FunctionShape,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    output_schema: Mapping[str, Any] | EllipsisType | None = ...,
-) -> Element:
-    if shape.uri is not None:
-        raise InvalidElementError(
-            f"{shape.where}: parameter {shape.uri!r} is a RequestedUri, which only resource "
-            "handlers receive"
-        )
+def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) -> Element:
+    _refuse_requested_uri(shape)
+    output_schema = options.get("output_schema", ...)
     definition = Tool(
-        name=name or shape.name,
+        name=options.get("name") or shape.name,
         input_schema=shape.input_schema(),
-        title=title,
-        description=description if description is not None else shape.description,
+        title=options.get("title"),
+        description=_description(options, shape),
         output_schema=shape.output_schema()
         if isinstance(output_schema, EllipsisType)
         else output_schema,
-        annotations=annotations,
-        icons=icons,
-        meta=meta,
+        annotations=options.get("annotations"),
+        icons=options.get("icons"),
+        meta=options.get("meta"),
     )
-    return Element(definition=definition, handler=fn, tags=frozenset(tags))
+    return Element(definition=definition, handler=fn, tags=frozenset(options.get("tags", ())))
 
 
-def _resource(
-    fn: Callable[..., Any],
-    shape: FunctionShape,
-    uri: str,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    size: int | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-) -> Element:
+def _resource(fn: Callable[..., Any], shape: FunctionShape, options: ResourceOptions) -> Element:
     required = [p.name for p in shape.params if p.default is EMPTY]
     if required:
         raise InvalidElementError(
@@ -243,77 +276,78 @@ def _resource(
             f"{required}; give them defaults, or make it a resource template with "
             "{variables} named like the parameters"
         )
+    uri = options["uri"]
     definition = Resource(
         uri=uri,
-        name=name or shape.name,
-        title=title,
-        description=description if description is not None else shape.description,
-        mime_type=mime_type or (mimetypes.guess_type(uri)[0] if isinstance(uri, str) else None),
-        size=size,
-        annotations=annotations,
-        icons=icons,
-        meta=meta,
+        name=options.get("name") or shape.name,
+        title=options.get("title"),
+        description=_description(options, shape),
+        mime_type=options.get("mime_type")
+        or (mimetypes.guess_type(uri)[0] if isinstance(uri, str) else None),
+        size=options.get("size"),
+        annotations=options.get("annotations"),
+        icons=options.get("icons"),
+        meta=options.get("meta"),
     )
-    return Element(definition=definition, handler=fn, tags=frozenset(tags))
+    return Element(definition=definition, handler=fn, tags=frozenset(options.get("tags", ())))
 
 
 def _resource_template(
-    fn: Callable[..., Any],
-    shape: FunctionShape,
-    uri_template: str,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    completions: Mapping[str, object] | None = None,
+    fn: Callable[..., Any], shape: FunctionShape, options: ResourceTemplateOptions
 ) -> Element:
     definition = ResourceTemplate(
-        uri_template=uri_template,
-        name=name or shape.name,
-        title=title,
-        description=description if description is not None else shape.description,
-        mime_type=mime_type,
-        annotations=annotations,
-        icons=icons,
-        meta=meta,
+        uri_template=options["uri_template"],
+        name=options.get("name") or shape.name,
+        title=options.get("title"),
+        description=_description(options, shape),
+        mime_type=options.get("mime_type"),
+        annotations=options.get("annotations"),
+        icons=options.get("icons"),
+        meta=options.get("meta"),
     )
     problem = template_binding_problems(shape, definition.template.variables)
     if problem is not None:
         raise InvalidElementError(f"{shape.where} {problem}", ref=definition.ref)
-    return Element(definition=definition, handler=fn, completions=completions, tags=frozenset(tags))
+    return Element(
+        definition=definition,
+        handler=fn,
+        completions=options.get("completions"),
+        tags=frozenset(options.get("tags", ())),
+    )
 
 
-def _prompt(
-    fn: Callable[..., Any],
+def _prompt(fn: Callable[..., Any], shape: FunctionShape, options: PromptOptions) -> Element:
+    _refuse_requested_uri(shape)
+    definition = Prompt(
+        name=options.get("name") or shape.name,
+        title=options.get("title"),
+        description=_description(options, shape),
+        arguments=tuple(_prompt_argument(param) for param in shape.params),
+        icons=options.get("icons"),
+        meta=options.get("meta"),
+    )
+    return Element(
+        definition=definition,
+        handler=fn,
+        completions=options.get("completions"),
+        tags=frozenset(options.get("tags", ())),
+    )
+
+
+def _description(
+    options: ToolOptions | ResourceOptions | ResourceTemplateOptions | PromptOptions,
     shape: FunctionShape,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    icons: Sequence[Icon] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    tags: Iterable[str] = (),
-    completions: Mapping[str, object] | None = None,
-) -> Element:
+) -> str | None:
+    description = options.get("description")
+    return description if description is not None else shape.description
+
+
+def _refuse_requested_uri(shape: FunctionShape) -> None:
     if shape.uri is not None:
         raise InvalidElementError(
             f"{shape.where}: parameter {shape.uri!r} is a RequestedUri, which only resource "
             "handlers receive"
         )
-    definition = Prompt(
-        name=name or shape.name,
-        title=title,
-        description=description if description is not None else shape.description,
-        arguments=tuple(_prompt_argument(param) for param in shape.params),
-        icons=icons,
-        meta=meta,
-    )
-    return Element(definition=definition, handler=fn, completions=completions, tags=frozenset(tags))
 
 
 def _prompt_argument(param: Param) -> PromptArgument:
@@ -338,12 +372,27 @@ def _field_info(param: Param) -> FieldInfo | None:
     return None
 
 
-_DERIVERS: Mapping[str, Callable[..., Element]] = {
+_DERIVERS: Mapping[str, Callable[[Callable[..., Any], FunctionShape, Any], Element]] = {
     "tool": _tool,
     "resource": _resource,
     "resource_template": _resource_template,
     "prompt": _prompt,
 }
+
+OPTION_KEYS: Mapping[str, tuple[str, ...]] = {
+    "tool": tuple(ToolOptions.__annotations__),
+    "resource": tuple(ResourceOptions.__annotations__),
+    "resource_template": tuple(ResourceTemplateOptions.__annotations__),
+    "prompt": tuple(PromptOptions.__annotations__),
+}
+"""The option keys of each kind (by ``ElementKind.label``), in declaration order."""
+
+
+def check_options(kind_label: str, options: Mapping[str, Any]) -> None:
+    """Raise TypeError, as a call would, for an option ``kind_label`` declarations do not take."""
+    unknown = [key for key in options if key not in OPTION_KEYS[kind_label]]
+    if unknown:
+        raise TypeError(f"{kind_label}() got an unexpected keyword argument {unknown[0]!r}")
 
 
 def derive(
@@ -356,8 +405,10 @@ def derive(
 ) -> Element:
     """The element of kind ``kind_label`` (``ElementKind.label``) for ``fn`` with ``options``.
 
-    ``shape_from`` (with ``drop_first`` for ``self``/``cls``) lets a source derive from an
-    unbound method while the element's handler is something else (a reference to it).
+    ``options`` are the kind's ``*Options``. ``shape_from`` (with ``drop_first`` for
+    ``self``/``cls``) lets a source derive from an unbound method while the element's handler is
+    something else (a reference to it).
     """
+    check_options(kind_label, options)
     shape = shape_of(shape_from if shape_from is not None else fn, drop_first=drop_first)
-    return _DERIVERS[kind_label](fn, shape, **options)
+    return _DERIVERS[kind_label](fn, shape, options)
