@@ -42,10 +42,14 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="serve TARGET over stdio or streamable HTTP")
     run.add_argument("target", metavar="TARGET")
     run.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    run.add_argument("--host", default="127.0.0.1", help="HTTP: interface to bind (default %(default)s)")
+    run.add_argument(
+        "--host", default="127.0.0.1", help="HTTP: interface to bind (default %(default)s)"
+    )
     run.add_argument("--port", type=int, default=8000, help="HTTP: port (default %(default)s)")
     run.add_argument("--path", default="/mcp", help="HTTP: endpoint path (default %(default)s)")
-    run.add_argument("--page-size", type=int, help="elements per list page (default: the server's own)")
+    run.add_argument(
+        "--page-size", type=int, help="elements per list page (default: the server's own)"
+    )
     run.add_argument(
         "--log-level",
         default="WARNING",
@@ -53,15 +57,20 @@ def _parser() -> argparse.ArgumentParser:
         help="server log level; logs go to stderr",
     )
 
-    inspect = commands.add_parser("inspect", help="show TARGET's catalogue, capabilities and every diagnostic")
+    inspect = commands.add_parser(
+        "inspect", help="show TARGET's catalogue, capabilities and every diagnostic"
+    )
     inspect.add_argument("target", metavar="TARGET")
     inspect.add_argument("--json", action="store_true", help="print one JSON document")
     inspect.add_argument(
-        "--strict", action="store_true", help="exit with status 1 when there is any diagnostic or problem"
+        "--strict",
+        action="store_true",
+        help="exit with status 1 when there is any diagnostic or problem",
     )
 
     dump = commands.add_parser(
-        "dump", help="write TARGET's elements as a collection file (serve it with CollectionFileSource)"
+        "dump",
+        help="write TARGET's elements as a collection file (serve it with CollectionFileSource)",
     )
     dump.add_argument("target", metavar="TARGET")
     dump.add_argument("-o", "--output", required=True, help="file to write ('-' for stdout)")
@@ -87,14 +96,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(target: Target, args: argparse.Namespace) -> int:
     # Logs go to stderr: on stdio, stdout is the protocol.
-    logging.basicConfig(level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
     if args.transport == "stdio":
         anyio.run(server.run_stdio)
         return 0
-    _say(sys.stderr, f"mcp-core: serving {target.spec} at http://{args.host}:{args.port}{args.path}")
+    _say(
+        sys.stderr, f"mcp-core: serving {target.spec} at http://{args.host}:{args.port}{args.path}"
+    )
 
     async def serve() -> None:
         await server.run_http(host=args.host, port=args.port, path=args.path)
@@ -115,12 +128,14 @@ async def _report(target: Target) -> dict[str, Any]:
             *await registry.prompts(),
         ]
         catalogue = {
-            label: [d.to_wire() for d in definitions if d.ref.kind is kind] for kind, label in _KIND_TITLES
+            label: [d.to_wire() for d in definitions if d.ref.kind is kind]
+            for kind, label in _KIND_TITLES
         }
         problems: list[dict[str, str]] = []
     else:
         catalogue = {
-            label: [e.definition.to_wire() for e in collection if e.kind is kind] for kind, label in _KIND_TITLES
+            label: [e.definition.to_wire() for e in collection if e.kind is kind]
+            for kind, label in _KIND_TITLES
         }
         problems = [
             {"ref": str(element.ref), "problem": problem}
@@ -138,7 +153,12 @@ async def _report(target: Target) -> dict[str, Any]:
         "sources": [{"source": repr(source), "priority": priority} for source, priority in sources],
         "elements": catalogue,
         "diagnostics": [
-            {"kind": d.kind, "source": d.source, "ref": str(d.ref) if d.ref else None, "message": d.message}
+            {
+                "kind": d.kind,
+                "source": d.source,
+                "ref": str(d.ref) if d.ref else None,
+                "message": d.message,
+            }
             for d in found
         ],
         "problems": problems,
@@ -180,7 +200,11 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
         items = report["elements"][label]
         _say(out, f"{label} ({len(items)}):")
         for item in items:
-            key = item.get("name") if label in ("Tools", "Prompts") else item.get("uri") or item.get("uriTemplate")
+            key = (
+                item.get("name")
+                if label in ("Tools", "Prompts")
+                else item.get("uri") or item.get("uriTemplate")
+            )
             description = (item.get("description") or "").strip().splitlines()
             _say(out, f"  {key}" + (f" - {description[0]}" if description else ""))
     diagnostics = report["diagnostics"]
@@ -191,13 +215,18 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
     problems = report["problems"]
     _say(out, f"problems found ahead of time ({len(problems)}):")
     for p in problems:
-        _say(out, f"  {p['ref']}: {p['problem']}")
+        head = f"{p['ref']}: "
+        text = p["problem"][len(head) :] if p["problem"].startswith(head) else p["problem"]
+        _say(out, f"  {head}{text}")
 
 
 async def _dump(target: Target, output: str) -> int:
     elements = getattr(target.registry, "elements", None)
     if not callable(elements):
-        _say(sys.stderr, f"mcp-core: {target.spec}'s registry cannot list its elements (it has no elements())")
+        _say(
+            sys.stderr,
+            f"mcp-core: {target.spec}'s registry cannot list its elements (it has no elements())",
+        )
         return 2
     collection: ElementCollection = await elements()
     try:

@@ -351,7 +351,7 @@ class Registry:
                     SourceDiagnostic(
                         source=_source_of(shadowed, self._entries),
                         kind="shadowed",
-                        message=f"{ref} is shadowed by a runtime registration",
+                        message="shadowed by a runtime registration",
                         ref=ref,
                         at=time.time(),
                     )
@@ -453,6 +453,13 @@ def _diagnostic(
     return SourceDiagnostic(source=entry.label, kind=kind, message=message, ref=ref, at=time.time())
 
 
+def _without_ref(exc: Exception, ref: ElementRef) -> str:
+    # Diagnostics carry the ref as a field; do not repeat it at the head of the message.
+    message = str(exc)
+    prefix = f"{ref}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
 def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
     for entry in entries:
         if entry.last_good is not None and entry.last_good.get(element.ref) is element:
@@ -477,7 +484,7 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                     _diagnostic(
                         entry,
                         "skipped",
-                        f"{ref} skipped: the source declares kinds() = {declared.label or 'none'}; "
+                        f"skipped: the source declares kinds() = {declared.label or 'none'}; "
                         "make kinds() cover every kind provide() returns",
                         ref,
                     )
@@ -488,7 +495,7 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                     _diagnostic(
                         entry,
                         "shadowed",
-                        f"{ref} is shadowed by {winner[ref].label} "
+                        f"shadowed by {winner[ref].label} "
                         f"(priority {winner[ref].priority} vs {entry.priority})",
                         ref,
                     )
@@ -498,7 +505,9 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                 try:
                     validator(element)
                 except (InvalidElementError, TypeError, ValueError) as exc:
-                    diagnostics.append(_diagnostic(entry, "skipped", f"{ref} skipped: {exc}", ref))
+                    diagnostics.append(
+                        _diagnostic(entry, "skipped", f"skipped: {_without_ref(exc, ref)}", ref)
+                    )
                     _log.warning("source %s: %s skipped: %s", entry.label, ref, exc)
                     continue
             by_ref[ref] = element
