@@ -65,9 +65,14 @@ class _ToolShaped:
 
 broken = ElementCollection(
     [
-        Element(definition=Prompt(name="summary", description="Summarise the inventory."), handler=_ToolShaped()),
         Element(
-            definition=Tool(name="restock", description="Restock an item.", input_schema={"type": "object"}),
+            definition=Prompt(name="summary", description="Summarise the inventory."),
+            handler=_ToolShaped(),
+        ),
+        Element(
+            definition=Tool(
+                name="restock", description="Restock an item.", input_schema={"type": "object"}
+            ),
             handler=HandlerRef("inventory_plugin.tools:restock"),
         ),
     ]

@@ -66,7 +66,9 @@ def test_audio_content() -> Audio:
 def test_embedded_resource() -> EmbeddedResource:
     """Return an embedded text resource."""
     return EmbeddedResource(
-        "test://embedded-resource", mime_type="text/plain", text="This is an embedded resource content."
+        "test://embedded-resource",
+        mime_type="text/plain",
+        text="This is an embedded resource content.",
     )
 
 
@@ -141,7 +143,9 @@ async def test_elicitation(message: str, gateway: ClientGateway) -> str:
         "required": ["username", "email"],
     }
     result = await gateway.elicit(message, schema)
-    return f"User response: action={result.get('action')}, content={json.dumps(result.get('content'))}"
+    return (
+        f"User response: action={result.get('action')}, content={json.dumps(result.get('content'))}"
+    )
 
 
 @app.tool
@@ -250,7 +254,9 @@ async def test_register_tool(name: str) -> str:
     def runtime_tool() -> str:
         return f"I am {name}, registered at runtime"
 
-    await app.registry.register(tool_from_function(runtime_tool, name=name, description="Registered at runtime."))
+    await app.registry.register(
+        tool_from_function(runtime_tool, name=name, description="Registered at runtime.")
+    )
     return f"registered {name}"
 
 
@@ -286,19 +292,34 @@ app.add(
 _watched = {"text": "Watched resource content"}
 
 
-@app.resource("test://static-text", name="static-text", mime_type="text/plain", description="A static text resource.")
+@app.resource(
+    "test://static-text",
+    name="static-text",
+    mime_type="text/plain",
+    description="A static text resource.",
+)
 def static_text() -> str:
     """A static text resource."""
     return "This is the content of the static text resource."
 
 
-@app.resource("test://static-binary", name="static-binary", mime_type="image/png", description="A static PNG image.")
+@app.resource(
+    "test://static-binary",
+    name="static-binary",
+    mime_type="image/png",
+    description="A static PNG image.",
+)
 def static_binary() -> bytes:
     """A static binary resource."""
     return PNG
 
 
-@app.resource(WATCHED_URI, name="watched-resource", mime_type="text/plain", description="A resource to subscribe to.")
+@app.resource(
+    WATCHED_URI,
+    name="watched-resource",
+    mime_type="text/plain",
+    description="A resource to subscribe to.",
+)
 def watched_resource() -> str:
     """A resource clients subscribe to; test_update_watched_resource changes it."""
     return _watched["text"]
@@ -356,7 +377,9 @@ def test_prompt_with_embedded_resource(resourceUri: str) -> list[Message]:  # no
     """
     return [
         Message.user(
-            EmbeddedResource(resourceUri, mime_type="text/plain", text="Embedded resource content for testing.")
+            EmbeddedResource(
+                resourceUri, mime_type="text/plain", text="Embedded resource content for testing."
+            )
         ),
         Message.user("Please process the embedded resource above."),
     ]

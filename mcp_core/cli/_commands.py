@@ -216,7 +216,7 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
     _say(out, f"problems found ahead of time ({len(problems)}):")
     for p in problems:
         head = f"{p['ref']}: "
-        text = p["problem"][len(head) :] if p["problem"].startswith(head) else p["problem"]
+        text = p["problem"].removeprefix(head)
         _say(out, f"  {head}{text}")
 
 

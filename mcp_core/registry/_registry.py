@@ -457,7 +457,7 @@ def _without_ref(exc: Exception, ref: ElementRef) -> str:
     # Diagnostics carry the ref as a field; do not repeat it at the head of the message.
     message = str(exc)
     prefix = f"{ref}: "
-    return message[len(prefix) :] if message.startswith(prefix) else message
+    return message.removeprefix(prefix)
 
 
 def _source_of(element: Element, entries: Sequence[_Entry]) -> str:

@@ -112,7 +112,9 @@ def _enveloped(
     return enveloped
 
 
-_LISTS: Final[Mapping[str, Callable[[RequestHandlers, str | None, SessionInfo], Awaitable[dict[str, Any]]]]] = {
+_LISTS: Final[
+    Mapping[str, Callable[[RequestHandlers, str | None, SessionInfo], Awaitable[dict[str, Any]]]]
+] = {
     "tools/list": RequestHandlers.list_tools,
     "resources/list": RequestHandlers.list_resources,
     "resources/templates/list": RequestHandlers.list_resource_templates,
@@ -190,7 +192,10 @@ class _LowLevelServer(Server[_Hub]):
     ) -> types.ServerCapabilities:
         """The SDK's capabilities for the registered handlers, trimmed to the registry's kinds."""
         capabilities = super().get_capabilities(
-            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+            notification_options,
+            experimental_capabilities,
+            extensions,
+            protocol_version=protocol_version,
         )
         return self._trim(capabilities)
 
@@ -238,7 +243,9 @@ class McpServer:
             invoker=invoker if invoker is not None else Invoker(),
             visibility=visibility,
             page_size=page_size,
-            cursor_secret=cursor_secret if cursor_secret is not None else default_cursor_secret(name),
+            cursor_secret=cursor_secret
+            if cursor_secret is not None
+            else default_cursor_secret(name),
         )
         subscribe = getattr(registry, "subscribe", None)
         self._notifies: Final = callable(subscribe)
@@ -311,8 +318,12 @@ class McpServer:
         kinds = self._registry.kinds()
         changed = self._notifies
         update: dict[str, Any] = {}
-        update["tools"] = types.ToolsCapability(list_changed=changed) if kinds & ElementKind.TOOL else None
-        update["prompts"] = types.PromptsCapability(list_changed=changed) if kinds & ElementKind.PROMPT else None
+        update["tools"] = (
+            types.ToolsCapability(list_changed=changed) if kinds & ElementKind.TOOL else None
+        )
+        update["prompts"] = (
+            types.PromptsCapability(list_changed=changed) if kinds & ElementKind.PROMPT else None
+        )
         if kinds & (ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE):
             update["resources"] = types.ResourcesCapability(subscribe=True, list_changed=changed)
         else:
@@ -324,7 +335,9 @@ class McpServer:
     # -- the SDK handlers -----------------------------------------------------------------------
 
     def _bind(self, server: Server[_Hub]) -> None:
-        routes: tuple[tuple[str, type[Any], Callable[[Ctx, Any], Awaitable[HandlerResult]]], ...] = (
+        routes: tuple[
+            tuple[str, type[Any], Callable[[Ctx, Any], Awaitable[HandlerResult]]], ...
+        ] = (
             ("tools/list", types.PaginatedRequestParams, self._list_tools),
             ("tools/call", types.CallToolRequestParams, self._call_tool),
             ("resources/list", types.PaginatedRequestParams, self._list_resources),
@@ -347,10 +360,16 @@ class McpServer:
     async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
         return await self._answer(self.handlers.list_tools(params.cursor, self._session(ctx)[0]))
 
-    async def _list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.list_resources(params.cursor, self._session(ctx)[0]))
+    async def _list_resources(
+        self, ctx: Ctx, params: types.PaginatedRequestParams
+    ) -> HandlerResult:
+        return await self._answer(
+            self.handlers.list_resources(params.cursor, self._session(ctx)[0])
+        )
 
-    async def _list_templates(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
+    async def _list_templates(
+        self, ctx: Ctx, params: types.PaginatedRequestParams
+    ) -> HandlerResult:
         session = self._session(ctx)[0]
         return await self._answer(self.handlers.list_resource_templates(params.cursor, session))
 
@@ -358,13 +377,19 @@ class McpServer:
         return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.call_tool(params.name, params.arguments, self._gateway(ctx)))
+        return await self._answer(
+            self.handlers.call_tool(params.name, params.arguments, self._gateway(ctx))
+        )
 
-    async def _read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> HandlerResult:
+    async def _read_resource(
+        self, ctx: Ctx, params: types.ReadResourceRequestParams
+    ) -> HandlerResult:
         return await self._answer(self.handlers.read_resource(params.uri, self._gateway(ctx)))
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.get_prompt(params.name, params.arguments, self._gateway(ctx)))
+        return await self._answer(
+            self.handlers.get_prompt(params.name, params.arguments, self._gateway(ctx))
+        )
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -392,7 +417,9 @@ class McpServer:
             state.log_level = params.level
         return {}
 
-    async def _listen(self, ctx: Ctx, params: types.SubscriptionsListenRequestParams) -> HandlerResult:
+    async def _listen(
+        self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
+    ) -> HandlerResult:
         hub: _Hub = ctx.lifespan_context
         return await hub.listen(ctx, params)
 
@@ -513,9 +540,13 @@ class McpServer:
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
         async with stdio_server() as (read_stream, write_stream):
-            await self.lowlevel.run(read_stream, write_stream, self.lowlevel.create_initialization_options())
+            await self.lowlevel.run(
+                read_stream, write_stream, self.lowlevel.create_initialization_options()
+            )
 
-    async def run_http(self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", **options: Any) -> None:
+    async def run_http(
+        self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", **options: Any
+    ) -> None:
         """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`."""
         import uvicorn  # noqa: PLC0415 -- only HTTP needs it
 

@@ -109,7 +109,9 @@ class ServerGateway:
 
     __slots__ = ("_ctx", "_levels", "_session")
 
-    def __init__(self, ctx: Ctx, session: SessionInfo, *, log_level: LogLevel | None = None) -> None:
+    def __init__(
+        self, ctx: Ctx, session: SessionInfo, *, log_level: LogLevel | None = None
+    ) -> None:
         self._ctx = ctx
         self._session = session
         allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
@@ -174,7 +176,9 @@ class ServerGateway:
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Ask the user for input (``elicitation/create``, form mode); returns ``{"action", "content"?}``."""
-        params = types.ElicitRequestFormParams(message=message, requested_schema=dict(requested_schema))
+        params = types.ElicitRequestFormParams(
+            message=message, requested_schema=dict(requested_schema)
+        )
         result = await self._ctx.session.send_request(
             types.ElicitRequest(params=params), types.ElicitResult, metadata=self._related()
         )

@@ -61,7 +61,9 @@ class ElementInvoker(Protocol):
 
 
 # Per listable kind: the result key (also the cursor's list name) and the catalogue method.
-_LISTS: Final[Mapping[ElementKind, tuple[str, Callable[[ElementCatalog], Awaitable[Sequence[Definition]]]]]] = {
+_LISTS: Final[
+    Mapping[ElementKind, tuple[str, Callable[[ElementCatalog], Awaitable[Sequence[Definition]]]]]
+] = {
     ElementKind.TOOL: ("tools", lambda c: c.tools()),
     ElementKind.RESOURCE: ("resources", lambda c: c.resources()),
     ElementKind.RESOURCE_TEMPLATE: ("resourceTemplates", lambda c: c.resource_templates()),
@@ -79,7 +81,15 @@ class RequestHandlers:
     signed with ``cursor_secret`` (see :class:`~mcp_core.server._paging.CursorCodec`).
     """
 
-    __slots__ = ("_catalog", "_codec", "_invoker", "_page_size", "_resolver", "_snapshots", "visibility")
+    __slots__ = (
+        "_catalog",
+        "_codec",
+        "_invoker",
+        "_page_size",
+        "_resolver",
+        "_snapshots",
+        "visibility",
+    )
 
     def __init__(
         self,
@@ -107,7 +117,9 @@ class RequestHandlers:
     @page_size.setter
     def page_size(self, size: int | None) -> None:
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
-            raise ValueError(f"page_size must be a positive int or None (no pagination), got {size!r}")
+            raise ValueError(
+                f"page_size must be a positive int or None (no pagination), got {size!r}"
+            )
         self._page_size = size
 
     # -- lists (ElementCatalog) -----------------------------------------------------------------
@@ -120,7 +132,9 @@ class RequestHandlers:
         """The ``resources/list`` result page."""
         return await self._list(ElementKind.RESOURCE, cursor, session)
 
-    async def list_resource_templates(self, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+    async def list_resource_templates(
+        self, cursor: str | None, session: SessionInfo
+    ) -> dict[str, Any]:
         """The ``resources/templates/list`` result page."""
         return await self._list(ElementKind.RESOURCE_TEMPLATE, cursor, session)
 
@@ -128,7 +142,9 @@ class RequestHandlers:
         """The ``prompts/list`` result page."""
         return await self._list(ElementKind.PROMPT, cursor, session)
 
-    async def _list(self, kind: ElementKind, cursor: str | None, session: SessionInfo) -> dict[str, Any]:
+    async def _list(
+        self, kind: ElementKind, cursor: str | None, session: SessionInfo
+    ) -> dict[str, Any]:
         name, fetch = _LISTS[kind]
         after = None if cursor is None else self._codec.decode(name, cursor)
         snapshot = self._snapshots[kind].of(await fetch(self._catalog))
@@ -201,24 +217,32 @@ class RequestHandlers:
                 )
         argument_name, value = argument.get("name"), argument.get("value", "")
         if not isinstance(argument_name, str) or not isinstance(value, str):
-            raise ArgumentValidationError("completion argument must be {name: string, value: string}")
+            raise ArgumentValidationError(
+                "completion argument must be {name: string, value: string}"
+            )
         if element.kind is ElementKind.RESOURCE:
             return dict(_NO_COMPLETIONS)  # a fixed resource has nothing to complete
-        completion = await self._invoker.complete(element, argument_name, value, context or {}, gateway)
+        completion = await self._invoker.complete(
+            element, argument_name, value, context or {}, gateway
+        )
         return {"completion": completion}
 
     async def _completion_template(self, uri: str, session: SessionInfo) -> Element:
         ref = _missing(ElementKind.RESOURCE_TEMPLATE, uri)
         # The reference Registry answers get(ref) directly; any other resolver is asked to match
         # the URI (a template matches itself, or the client sent a concrete URI).
-        get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(self._resolver, "get", None)
+        get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(
+            self._resolver, "get", None
+        )
         found = await get(ref) if callable(get) and uri else None
         if found is None and uri:
             resolved = await self._resolver.get_resource(uri)
             found = resolved.element if resolved is not None else None
         return await self._visible(ref, found, session)
 
-    async def _visible(self, ref: ElementRef, element: Element | None, session: SessionInfo) -> Element:
+    async def _visible(
+        self, ref: ElementRef, element: Element | None, session: SessionInfo
+    ) -> Element:
         """``element``, unless it is missing or hidden: then ElementNotFoundError for ``ref``."""
         if element is not None and (
             self.visibility is ALWAYS or await self.visibility.is_visible(element.ref, session)

@@ -107,7 +107,9 @@ class DiscoverySource:
     ) -> None:
         names = (packages,) if isinstance(packages, str) else tuple(packages)
         if not names or not all(isinstance(n, str) and n for n in names):
-            raise ValueError(f"DiscoverySource needs package names such as 'myapp.tools', got {packages!r}")
+            raise ValueError(
+                f"DiscoverySource needs package names such as 'myapp.tools', got {packages!r}"
+            )
         include, exclude = _patterns("include", include), _patterns("exclude", exclude)
         # Normalised (sorted, unique): equivalent configurations provide the same elements, and
         # so share a cache key.
@@ -226,7 +228,9 @@ class DiscoverySource:
         return scan
 
     @staticmethod
-    def _collect(scan: _Scan, target: str, obj: object, function: Callable[..., Any], *, drop_first: bool) -> None:
+    def _collect(
+        scan: _Scan, target: str, obj: object, function: Callable[..., Any], *, drop_first: bool
+    ) -> None:
         marks = marks_of(obj)
         if not marks:
             return
@@ -245,7 +249,9 @@ class DiscoverySource:
 def _patterns(option: str, patterns: Iterable[str]) -> tuple[str, ...]:
     values = (patterns,) if isinstance(patterns, str) else tuple(patterns)
     if not all(isinstance(p, str) and p for p in values):
-        raise ValueError(f"DiscoverySource {option} takes fnmatch patterns on module names, got {patterns!r}")
+        raise ValueError(
+            f"DiscoverySource {option} takes fnmatch patterns on module names, got {patterns!r}"
+        )
     return tuple(sorted(set(values)))
 
 

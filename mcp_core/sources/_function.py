@@ -120,7 +120,9 @@ def attach_completions(
     return dict(attached)
 
 
-def _target_index(entries: tuple[tuple[Callable[..., Any], ElementMark], ...], mark: CompletionMark) -> int:
+def _target_index(
+    entries: tuple[tuple[Callable[..., Any], ElementMark], ...], mark: CompletionMark
+) -> int:
     completable = ElementKind.PROMPT | ElementKind.RESOURCE_TEMPLATE
     found = [
         index
@@ -134,7 +136,9 @@ def _target_index(entries: tuple[tuple[Callable[..., Any], ElementMark], ...], m
     ]
     if len(found) != 1:
         target = mark.target if isinstance(mark.target, str) else callable_name(mark.target)
-        problem = "matches no prompt or resource template" if not found else "matches several elements"
+        problem = (
+            "matches no prompt or resource template" if not found else "matches several elements"
+        )
         raise InvalidElementError(
             f"@completion({target!r}, {mark.argument!r}) at {mark.where} {problem} in this "
             "source; give the marked function, or the prompt's name or the template's uri_template"

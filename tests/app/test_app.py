@@ -69,7 +69,9 @@ class TestDeclaring:
         registry = make_app().registry
         assert [t.name for t in await registry.tools()] == ["add", "shout"]
         assert [r.uri for r in await registry.resources()] == ["demo://readme"]
-        assert [t.uri_template for t in await registry.resource_templates()] == ["demo://items/{id}"]
+        assert [t.uri_template for t in await registry.resource_templates()] == [
+            "demo://items/{id}"
+        ]
         assert [p.name for p in await registry.prompts()] == ["greet"]
         shout = await registry.get_tool("shout")
         assert shout is not None
@@ -89,7 +91,10 @@ class TestDeclaring:
     async def test_add_definition_and_handler(self) -> None:
         """add() pairs a definition with a handler object."""
         app = App()
-        app.add(Tool(name="obj", input_schema={"type": "object"}, description="An object tool."), _ToolObject())
+        app.add(
+            Tool(name="obj", input_schema={"type": "object"}, description="An object tool."),
+            _ToolObject(),
+        )
         assert [t.name for t in await app.registry.tools()] == ["obj"]
 
     def test_add_rejects_wrong_kind_at_once(self) -> None:
@@ -126,7 +131,9 @@ class TestPrecedence:
         assert tools["add"].description == "The app's own add."
         assert len(tools) > 1  # the discovered tools other than add are served too
         assert [source for source, priority in registry.sources if priority == Priority.DISCOVERY]
-        assert any(d.kind == "shadowed" and d.ref == tools["add"].ref for d in registry.diagnostics())
+        assert any(
+            d.kind == "shadowed" and d.ref == tools["add"].ref for d in registry.diagnostics()
+        )
 
 
 class TestServing:

@@ -75,7 +75,11 @@ class TestTargets:
 
     @pytest.mark.parametrize(
         ("spec", "message"),
-        [("no/such/file.py", "no such file"), ("no_such_module_xyz", "no module named"), ("json", "defines none")],
+        [
+            ("no/such/file.py", "no such file"),
+            ("no_such_module_xyz", "no module named"),
+            ("json", "defines none"),
+        ],
     )
     def test_errors(self, spec: str, message: str) -> None:
         """Targets that cannot be served say why."""
@@ -128,7 +132,9 @@ class TestInspect:
 class TestDump:
     """dump writes a collection file, or explains why it cannot."""
 
-    def test_live_handlers_refused(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def test_live_handlers_refused(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         """Decorated functions are live handlers: dump says so and writes nothing."""
         output = tmp_path / "out.json"
         assert main(["dump", str(write(tmp_path, "live.py", SERVER)), "-o", str(output)]) == 1
@@ -143,7 +149,9 @@ class TestDump:
         assert main(["dump", "refs_dump:server", "-o", str(output)]) == 0
         loaded = ElementCollection.from_json(output.read_text(encoding="utf-8"))
         tool = Tool(name="ref_tool", description="By reference.", input_schema={"type": "object"})
-        assert loaded == ElementCollection([_Element(definition=tool, handler=HandlerRef("os:getcwd"))])
+        assert loaded == ElementCollection(
+            [_Element(definition=tool, handler=HandlerRef("os:getcwd"))]
+        )
 
 
 class TestRun:

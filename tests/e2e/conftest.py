@@ -42,8 +42,20 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
 def http_url() -> Iterator[str]:
     """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
     port = free_port()
-    command = [str(MCP_CORE), "run", str(EVERYTHING), "--transport", "http", "--port", str(port), "--page-size", "4"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603 -- our own console script
+    command = [
+        str(MCP_CORE),
+        "run",
+        str(EVERYTHING),
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+        "--page-size",
+        "4",
+    ]
+    process = subprocess.Popen(  # noqa: S603 -- our own console script
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"

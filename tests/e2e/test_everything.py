@@ -21,7 +21,9 @@ EVERYTHING = ROOT / "examples" / "everything.py"
 MCP_CORE = Path(sys.executable).with_name("mcp-core")
 PAGE_SIZE = 4  # as the HTTP fixture serves it: every list of more than 4 elements takes pages
 
-pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # handshake-era APIs
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
+)  # handshake-era APIs
 
 
 class Inbox:
@@ -58,9 +60,13 @@ async def sampling(
     return types.CreateMessageResult(role="assistant", content=content, model="m")
 
 
-async def elicitation(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+async def elicitation(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
     """A user who fills the form in."""
-    return types.ElicitResult(action="accept", content={"username": "ann", "email": "ann@example.org"})
+    return types.ElicitResult(
+        action="accept", content={"username": "ann", "email": "ann@example.org"}
+    )
 
 
 def connect(transport: str, request: pytest.FixtureRequest, inbox: Inbox) -> Client:
@@ -72,7 +78,9 @@ def connect(transport: str, request: pytest.FixtureRequest, inbox: Inbox) -> Cli
         target = server.lowlevel
     elif transport == "stdio":
         arguments = ["run", str(EVERYTHING), "--page-size", str(PAGE_SIZE)]
-        target = StdioServerParameters(command=str(MCP_CORE), args=arguments, cwd=ROOT, env=dict(os.environ))
+        target = StdioServerParameters(
+            command=str(MCP_CORE), args=arguments, cwd=ROOT, env=dict(os.environ)
+        )
     else:
         target = request.getfixturevalue("http_url")
     return Client(
@@ -114,20 +122,28 @@ class TestEverything:
         async with connect(transport, request, inbox) as client:
             tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
             resources = await all_pages(lambda c: client.list_resources(cursor=c), "resources")
-            templates = await all_pages(lambda c: client.list_resource_templates(cursor=c), "resource_templates")
+            templates = await all_pages(
+                lambda c: client.list_resource_templates(cursor=c), "resource_templates"
+            )
             prompts = await all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
             simple = await client.call_tool("test_simple_text")
             static = await client.read_resource("test://static-text")
             binary = await client.read_resource("test://static-binary")
             templated = await client.read_resource("test://template/123/data")
-            prompt = await client.get_prompt("test_prompt_with_arguments", {"arg1": "a", "arg2": "b"})
+            prompt = await client.get_prompt(
+                "test_prompt_with_arguments", {"arg1": "a", "arg2": "b"}
+            )
             ref = types.PromptReference(type="ref/prompt", name="test_prompt_with_arguments")
             completion = await client.complete(ref, {"name": "arg1", "value": "te"})
         names = [t.name for t in tools]
         assert len(names) == len(set(names)) > PAGE_SIZE
         assert {"test_simple_text", "test_sampling", "json_schema_2020_12_tool"} <= set(names)
         assert all(t.description for t in tools)
-        assert {r.uri for r in resources} == {"test://static-text", "test://static-binary", "test://watched-resource"}
+        assert {r.uri for r in resources} == {
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource",
+        }
         assert [t.uri_template for t in templates] == ["test://template/{id}/data"]
         assert len(prompts) == 4
         assert text_of(simple) == "This is a simple text response for testing."
@@ -137,7 +153,9 @@ class TestEverything:
         assert prompt.messages[0].content.text == "Prompt with arguments: arg1='a', arg2='b'"  # type: ignore[union-attr]  # text
         assert completion.completion.values == ["test", "testValue1"]
 
-    async def test_logging_progress_sampling_elicitation(self, transport: str, request: pytest.FixtureRequest) -> None:
+    async def test_logging_progress_sampling_elicitation(
+        self, transport: str, request: pytest.FixtureRequest
+    ) -> None:
         """Logs honour setLevel; progress, sampling and elicitation reach the client during the call."""
         inbox = Inbox()
         reports: list[float] = []
@@ -165,7 +183,9 @@ class TestEverything:
         assert text_of(elicited).startswith("User response: action=accept")
         assert "ann@example.org" in text_of(elicited)
 
-    async def test_subscribe_and_list_changed(self, transport: str, request: pytest.FixtureRequest) -> None:
+    async def test_subscribe_and_list_changed(
+        self, transport: str, request: pytest.FixtureRequest
+    ) -> None:
         """A subscribed resource's update and a runtime registration are both announced."""
         inbox = Inbox()
         async with connect(transport, request, inbox) as client:
@@ -176,7 +196,9 @@ class TestEverything:
             await client.unsubscribe_resource("test://watched-resource")
             await client.call_tool("test_register_tool", {"name": f"runtime_{transport}"})
             await inbox.wait_for("notifications/tools/list_changed")
-            names = {t.name for t in await all_pages(lambda c: client.list_tools(cursor=c), "tools")}
+            names = {
+                t.name for t in await all_pages(lambda c: client.list_tools(cursor=c), "tools")
+            }
             called = await client.call_tool(f"runtime_{transport}")
         assert updated.params.uri == "test://watched-resource"
         assert watched.contents[0].text == "new"  # type: ignore[union-attr]  # text contents

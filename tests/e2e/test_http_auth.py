@@ -66,7 +66,10 @@ def url() -> Iterator[str]:
             (
                 StaticSource(
                     ElementCollection(
-                        [tool_from_function(whoami), tool_from_function(shutdown, tags=("scope:admin",))]
+                        [
+                            tool_from_function(whoami),
+                            tool_from_function(shutdown, tags=("scope:admin",)),
+                        ]
                     )
                 ),
                 0,
@@ -79,7 +82,9 @@ def url() -> Iterator[str]:
         port = probe.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
     resource = AnyHttpUrl(f"{base}/mcp")
-    auth = AuthSettings(issuer_url=AnyHttpUrl(base), resource_server_url=resource, validate_token_resource=False)
+    auth = AuthSettings(
+        issuer_url=AnyHttpUrl(base), resource_server_url=resource, validate_token_resource=False
+    )
     app = server.streamable_http_app(token_verifier=StaticTokens(), auth=auth)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
@@ -123,7 +128,10 @@ class TestBearerVisibility:
         assert called.is_error is not True
         assert (hidden.value.code, hidden.value.message) == (-32602, "Unknown tool: shutdown")
         principals = {(info.principal, info.client_id, info.scopes) for info in seen}
-        assert principals == {("alice", "alice-app", frozenset({"admin"})), ("bob", "bob-app", frozenset())}
+        assert principals == {
+            ("alice", "alice-app", frozenset({"admin"})),
+            ("bob", "bob-app", frozenset()),
+        }
         assert all(info.session_id for info in seen)
 
     async def test_no_token_is_refused(self, url: str) -> None:

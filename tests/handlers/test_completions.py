@@ -27,7 +27,9 @@ class Language(enum.Enum):
 class Planets:
     """A CompletionProvider object."""
 
-    async def complete(self, value: str, context: Mapping[str, str], gateway: ClientGateway) -> Sequence[str]:
+    async def complete(
+        self, value: str, context: Mapping[str, str], gateway: ClientGateway
+    ) -> Sequence[str]:
         """Planets starting with ``value``, logged."""
         await gateway.log("debug", value)
         return [p for p in ("mercury", "mars", "venus") if p.startswith(value)]
@@ -36,15 +38,21 @@ class Planets:
 def prompt_with(provider: object) -> Element:
     """A prompt whose argument ``arg`` is completed by ``provider``."""
     return Element(
-        definition=Prompt(name="p", arguments=[PromptArgument(name="arg"), PromptArgument(name="other")]),
+        definition=Prompt(
+            name="p", arguments=[PromptArgument(name="arg"), PromptArgument(name="other")]
+        ),
         handler=lambda: "x",
         completions={"arg": provider},
     )
 
 
-async def complete(provider: object, value: str, context: Mapping[str, str] | None = None) -> dict[str, object]:
+async def complete(
+    provider: object, value: str, context: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """Complete ``arg`` with ``provider``."""
-    return await Invoker().complete(prompt_with(provider), "arg", value, context or {}, RecordingGateway())
+    return await Invoker().complete(
+        prompt_with(provider), "arg", value, context or {}, RecordingGateway()
+    )
 
 
 class TestCompletionProviders:
@@ -52,11 +60,19 @@ class TestCompletionProviders:
 
     async def test_enum(self) -> None:
         """An Enum class completes its values by prefix."""
-        assert await complete(Language, "p") == {"values": ["python", "perl"], "total": 2, "hasMore": False}
+        assert await complete(Language, "p") == {
+            "values": ["python", "perl"],
+            "total": 2,
+            "hasMore": False,
+        }
 
     async def test_set_is_sorted(self) -> None:
         """A set has no order of its own: its values are sorted."""
-        assert await complete({"b", "a", "c"}, "") == {"values": ["a", "b", "c"], "total": 3, "hasMore": False}
+        assert await complete({"b", "a", "c"}, "") == {
+            "values": ["a", "b", "c"],
+            "total": 3,
+            "hasMore": False,
+        }
 
     async def test_prefix_is_case_insensitive(self) -> None:
         """``PY`` finds ``python``."""
@@ -83,7 +99,9 @@ class TestCompletionProviders:
     async def test_async_function_with_context_and_gateway(self) -> None:
         """An async ``(value, context)`` function; a gateway parameter is injected."""
 
-        async def by_context(value: str, context: Mapping[str, str], gateway: ClientGateway) -> list[str]:
+        async def by_context(
+            value: str, context: Mapping[str, str], gateway: ClientGateway
+        ) -> list[str]:
             await gateway.log("info", "asked")
             return [f"{context['other']}/{value}"]
 

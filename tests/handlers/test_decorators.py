@@ -79,15 +79,27 @@ class TestDecorators:
         """Only the options given are recorded; ``output_schema=None`` is meaningful."""
         (mark,) = marks_of(configured)
         assert isinstance(mark, ElementMark)
-        assert dict(mark.options) == {"name": "named", "description": "Given.", "tags": ("a",), "output_schema": None}
+        assert dict(mark.options) == {
+            "name": "named",
+            "description": "Given.",
+            "tags": ("a",),
+            "output_schema": None,
+        }
         assert mark.key(configured) == "named"
 
     def test_derive_from_the_mark(self) -> None:
         """Each mark derives its kind's element."""
         marked: list[Any] = [bare, configured, explain, config, item]
-        definitions = [m.derive(fn).definition for fn in marked for m in marks_of(fn) if isinstance(m, ElementMark)]
+        definitions = [
+            m.derive(fn).definition
+            for fn in marked
+            for m in marks_of(fn)
+            if isinstance(m, ElementMark)
+        ]
         assert [type(d) for d in definitions] == [Tool, Tool, Prompt, Resource, ResourceTemplate]
-        assert definitions[1] == Tool(name="named", description="Given.", input_schema=definitions[1].input_schema)  # type: ignore[union-attr]  # a tool
+        named = definitions[1]
+        assert isinstance(named, Tool)
+        assert named == Tool(name="named", description="Given.", input_schema=named.input_schema)
         assert isinstance(definitions[3], Resource)
         assert definitions[3].mime_type == "application/json"
 
@@ -108,7 +120,10 @@ class TestDecorators:
         def both() -> str:
             return "x"
 
-        assert [m.kind for m in marks_of(both) if isinstance(m, ElementMark)] == [ElementKind.PROMPT, ElementKind.TOOL]
+        assert [m.kind for m in marks_of(both) if isinstance(m, ElementMark)] == [
+            ElementKind.PROMPT,
+            ElementKind.TOOL,
+        ]
 
     def test_classes_cannot_be_marked(self) -> None:
         """A class is not a function; the error says how to declare a handler class."""

@@ -28,7 +28,10 @@ class TestParseDocstring:
             """
         )
         assert dict(parsed.params) == {"first": "The first one.", "second": "The second."}
-        assert parsed.description == "Summary line.\n\nBody text.\n\nRaises:\n    ValueError: when odd."
+        assert (
+            parsed.description
+            == "Summary line.\n\nBody text.\n\nRaises:\n    ValueError: when odd."
+        )
 
     def test_numpy(self) -> None:
         """``Parameters`` underlined; several names on one line share a description."""
@@ -47,7 +50,11 @@ class TestParseDocstring:
             float
             """
         )
-        assert dict(parsed.params) == {"x": "Coordinates.", "y": "Coordinates.", "label": "A label."}
+        assert dict(parsed.params) == {
+            "x": "Coordinates.",
+            "y": "Coordinates.",
+            "label": "A label.",
+        }
         assert parsed.description == "Summary.\n\nReturns\n-------\nfloat"
 
     def test_sphinx(self) -> None:

@@ -50,9 +50,13 @@ ADD_SCHEMA = {
 }
 
 
-def add_tool(handler: object, *, name: str = "add", schema: Mapping[str, Any] = ADD_SCHEMA) -> Element:
+def add_tool(
+    handler: object, *, name: str = "add", schema: Mapping[str, Any] = ADD_SCHEMA
+) -> Element:
     """A hand-written tool definition served by ``handler``."""
-    return Element(definition=Tool(name=name, input_schema=schema, description="Add."), handler=handler)
+    return Element(
+        definition=Tool(name=name, input_schema=schema, description="Add."), handler=handler
+    )
 
 
 class DictContainer:
@@ -163,7 +167,10 @@ class TestInvokerHandlerShapes:
             return a + b
 
         result = await invoker.call_tool(tool_from_function(add), {"a": 1, "b": 2}, gateway)
-        assert result == {"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}}
+        assert result == {
+            "content": [{"type": "text", "text": "3"}],
+            "structuredContent": {"result": 3},
+        }
         assert threads == [loop_thread]
         assert gateway.logs == [LogCall("debug", {"a": 1}, None)]
 
@@ -180,7 +187,9 @@ class TestInvokerHandlerShapes:
         result = await invoker.call_tool(add_tool(CallableAdder()), {"a": 2, "b": 2}, gateway)
         assert result["content"] == [{"type": "text", "text": "4"}]
 
-    async def test_plugin_object_with_argument_filter(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_plugin_object_with_argument_filter(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A ToolHandler + ArgumentFilter plugin: private keys are stripped before validation."""
         plugin = PluginTool()
         arguments = {"a": 1, "b": 2, "_trace": "x", "_session": {"id": 1}}
@@ -189,7 +198,9 @@ class TestInvokerHandlerShapes:
         assert plugin.seen == [{"a": 1, "b": 2}]
         assert gateway.logs == [LogCall("info", "plugin running", None)]
 
-    async def test_argument_filter_runs_before_validation(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_argument_filter_runs_before_validation(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """Without the filter, ``_trace`` would fail ``additionalProperties: false``."""
         plain = add_tool(CallableAdder())
         with pytest.raises(ArgumentValidationError):
@@ -222,11 +233,17 @@ class TestInvokerHandlerShapes:
     ) -> None:
         """``pkg.mod:Class.method`` is imported on first call, the class instantiated once."""
         add = add_tool(HandlerRef("discovery_pkg_refs.handlers:Calculator.add"))
-        subtract = add_tool(HandlerRef("discovery_pkg_refs.handlers:Calculator.subtract"), name="subtract")
+        subtract = add_tool(
+            HandlerRef("discovery_pkg_refs.handlers:Calculator.subtract"), name="subtract"
+        )
         invoker.validate_handler(add)
         assert "discovery_pkg_refs.handlers" not in sys.modules
-        assert (await invoker.call_tool(add, {"a": 5, "b": 3}, gateway))["content"][0]["text"] == "8"
-        assert (await invoker.call_tool(subtract, {"a": 5, "b": 3}, gateway))["content"][0]["text"] == "2"
+        assert (await invoker.call_tool(add, {"a": 5, "b": 3}, gateway))["content"][0][
+            "text"
+        ] == "8"
+        assert (await invoker.call_tool(subtract, {"a": 5, "b": 3}, gateway))["content"][0][
+            "text"
+        ] == "2"
         assert importlib.import_module("discovery_pkg_refs.handlers").Calculator.instances == 1
 
     async def test_class_reference_instantiated_through_the_container(
@@ -236,7 +253,9 @@ class TestInvokerHandlerShapes:
         greeter = importlib.import_module("discovery_pkg_refs.handlers").Greeter("Howdy")
         container = DictContainer({"discovery_pkg_refs.handlers:Greeter": greeter})
         schema = {"type": "object", "properties": {"name": {"type": "string"}}}
-        element = add_tool(HandlerRef("discovery_pkg_refs.handlers:Greeter.greet"), name="greet", schema=schema)
+        element = add_tool(
+            HandlerRef("discovery_pkg_refs.handlers:Greeter.greet"), name="greet", schema=schema
+        )
         result = await Invoker(container=container).call_tool(element, {"name": "Ada"}, gateway)
         assert result["content"] == [{"type": "text", "text": "Howdy, Ada"}]
 
@@ -244,7 +263,9 @@ class TestInvokerHandlerShapes:
         self, invoker: Invoker, gateway: RecordingGateway, fixture_packages: None
     ) -> None:
         """A reference to a ToolHandler class instantiates it and calls ``execute``."""
-        element = add_tool(HandlerRef("discovery_pkg_refs.handlers:Echo"), schema={"type": "object"})
+        element = add_tool(
+            HandlerRef("discovery_pkg_refs.handlers:Echo"), schema={"type": "object"}
+        )
         result = await invoker.call_tool(element, {"x": 1}, gateway)
         assert result["content"] == [{"type": "text", "text": "[('x', 1)]"}]
 
@@ -259,11 +280,19 @@ class TestInvokerHandlerResolution:
             ("discovery_pkg_refs.nowhere:thing", "cannot be imported"),
             ("discovery_pkg_refs.handlers:Nope", "has no attribute 'Nope'"),
             ("discovery_pkg_refs.handlers:Calculator.nope", "has no attribute 'nope'"),
-            ("discovery_pkg_refs.handlers:Greeter.greet", "cannot be instantiated without arguments"),
+            (
+                "discovery_pkg_refs.handlers:Greeter.greet",
+                "cannot be instantiated without arguments",
+            ),
         ],
     )
     async def test_unresolvable_reference(
-        self, invoker: Invoker, gateway: RecordingGateway, fixture_packages: None, target: str, fragment: str
+        self,
+        invoker: Invoker,
+        gateway: RecordingGateway,
+        fixture_packages: None,
+        target: str,
+        fragment: str,
     ) -> None:
         """Each failure says what was tried, naming the reference and the element."""
         element = add_tool(HandlerRef(target))
@@ -276,7 +305,9 @@ class TestInvokerHandlerResolution:
         assert caught.value.ref == element.ref
         assert caught.value.handler_ref == HandlerRef(target)
 
-    def test_check_reports_unresolvable_references(self, invoker: Invoker, fixture_packages: None) -> None:
+    def test_check_reports_unresolvable_references(
+        self, invoker: Invoker, fixture_packages: None
+    ) -> None:
         """``check`` lists problems ahead of time instead of raising."""
         broken = add_tool(HandlerRef("discovery_pkg_refs.handlers:Nope"))
         fine = add_tool(HandlerRef("discovery_pkg_refs.handlers:Calculator.add"))
@@ -314,7 +345,8 @@ class TestInvokerValidateHandler:
     def test_resource_handler_for_a_template(self, invoker: Invoker) -> None:
         """``read(uri, gateway)`` cannot serve a template, which passes variables."""
         element = Element(
-            definition=ResourceTemplate(uri_template="res://{id}", name="item"), handler=FileResource()
+            definition=ResourceTemplate(uri_template="res://{id}", name="item"),
+            handler=FileResource(),
         )
         with pytest.raises(HandlerKindError, match="ResourceHandler"):
             invoker.validate_handler(element)
@@ -341,7 +373,9 @@ class TestInvokerValidateHandler:
         def read(name: str) -> str:
             return name
 
-        element = Element(definition=ResourceTemplate(uri_template="res://{id}", name="item"), handler=read)
+        element = Element(
+            definition=ResourceTemplate(uri_template="res://{id}", name="item"), handler=read
+        )
         with pytest.raises(HandlerKindError, match=r"template variables \['id'\]"):
             invoker.validate_handler(element)
 
@@ -363,23 +397,32 @@ class TestInvokerValidateHandler:
         """Each protocol object and function serves its own kind."""
         invoker.validate_handler(add_tool(PluginTool()))
         invoker.validate_handler(Element(definition=Prompt(name="p"), handler=StaticPrompt()))
-        invoker.validate_handler(Element(definition=Resource(uri="res://x", name="x"), handler=FileResource()))
         invoker.validate_handler(
-            Element(definition=ResourceTemplate(uri_template="res://{id}", name="i"), handler=ItemTemplate())
+            Element(definition=Resource(uri="res://x", name="x"), handler=FileResource())
+        )
+        invoker.validate_handler(
+            Element(
+                definition=ResourceTemplate(uri_template="res://{id}", name="i"),
+                handler=ItemTemplate(),
+            )
         )
 
 
 class TestInvokerCallTool:
     """Validation, results and failures of ``tools/call``."""
 
-    async def test_invalid_arguments_raise(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_invalid_arguments_raise(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """Schema violations raise ArgumentValidationError with a pointer per problem."""
         with pytest.raises(ArgumentValidationError) as caught:
             await invoker.call_tool(add_tool(CallableAdder()), {"a": "one"}, gateway)
         assert ("/a", "'one' is not of type 'integer'") in caught.value.errors
         assert ("/", "'b' is a required property") in caught.value.errors
 
-    async def test_no_arguments_is_an_empty_object(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_no_arguments_is_an_empty_object(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """``arguments`` may be absent (None)."""
 
         def hello() -> str:
@@ -388,7 +431,9 @@ class TestInvokerCallTool:
         result = await invoker.call_tool(tool_from_function(hello), None, gateway)
         assert result == {"content": [{"type": "text", "text": "hi"}]}
 
-    async def test_tool_error_becomes_an_error_result(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_tool_error_becomes_an_error_result(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A ToolError's message is meant for the model."""
 
         def divide(a: int, b: int) -> float:
@@ -412,7 +457,10 @@ class TestInvokerCallTool:
 
         with caplog.at_level(logging.ERROR, logger="mcp_core.handlers"):
             result = await invoker.call_tool(tool_from_function(leaky), {}, gateway)
-        assert result == {"content": [{"type": "text", "text": "Error executing tool leaky"}], "isError": True}
+        assert result == {
+            "content": [{"type": "text", "text": "Error executing tool leaky"}],
+            "isError": True,
+        }
         assert "hunter2" not in repr(result)
         assert any(r.exc_info and "hunter2" in str(r.exc_info[1]) for r in caplog.records)
 
@@ -428,17 +476,25 @@ class TestInvokerCallTool:
         element = tool_from_function(lying, output_schema=output)
         with caplog.at_level(logging.ERROR, logger="mcp_core.handlers"):
             result = await invoker.call_tool(element, {}, gateway)
-        assert result == {"content": [{"type": "text", "text": "Error executing tool lying"}], "isError": True}
+        assert result == {
+            "content": [{"type": "text", "text": "Error executing tool lying"}],
+            "isError": True,
+        }
         assert any("output schema" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
 
-    async def test_scalar_result_of_the_wrong_type(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_scalar_result_of_the_wrong_type(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A tool declared ``-> int`` that returns text breaks its derived output schema."""
 
         def count() -> int:
             return "many"  # type: ignore[return-value]  # the broken promise under test
 
         result = await invoker.call_tool(tool_from_function(count), {}, gateway)
-        assert result == {"content": [{"type": "text", "text": "Error executing tool count"}], "isError": True}
+        assert result == {
+            "content": [{"type": "text", "text": "Error executing tool count"}],
+            "isError": True,
+        }
 
     async def test_missing_structured_content_breaks_the_output_schema(
         self, invoker: Invoker, gateway: RecordingGateway
@@ -452,11 +508,15 @@ class TestInvokerCallTool:
         result = await invoker.call_tool(element, {}, gateway)
         assert result["isError"] is True
 
-    async def test_tool_result_passes_through(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_tool_result_passes_through(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A ToolResult controls every field of the result."""
 
         def custom() -> ToolResult:
-            return ToolResult(["a", Image(b"\x89PNG", "image/png")], structured={"n": 1}, is_error=True)
+            return ToolResult(
+                ["a", Image(b"\x89PNG", "image/png")], structured={"n": 1}, is_error=True
+            )
 
         result = await invoker.call_tool(tool_from_function(custom), {}, gateway)
         assert result == {
@@ -496,7 +556,9 @@ class TestInvokerCallTool:
     async def test_wrong_kind_of_element(self, invoker: Invoker, gateway: RecordingGateway) -> None:
         """call_tool refuses an element that is not a tool."""
         with pytest.raises(TypeError, match="tool element"):
-            await invoker.call_tool(Element(definition=Prompt(name="p"), handler=StaticPrompt()), {}, gateway)
+            await invoker.call_tool(
+                Element(definition=Prompt(name="p"), handler=StaticPrompt()), {}, gateway
+            )
 
 
 class TestInvokerGatewayRegression:
@@ -541,7 +603,9 @@ class TestInvokerGatewayRegression:
 class TestInvokerReadResource:
     """``resources/read`` through functions and resource handler objects."""
 
-    async def test_function_resource_text(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_function_resource_text(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A str is text; the MIME type is guessed from the URI."""
 
         def readme() -> str:
@@ -550,33 +614,54 @@ class TestInvokerReadResource:
         element = resource_from_function(readme, "file:///docs/readme.md")
         result = await invoker.read_resource(element, "file:///docs/readme.md", {}, gateway)
         assert result == {
-            "contents": [{"uri": "file:///docs/readme.md", "mimeType": "text/markdown", "text": "# hello"}]
+            "contents": [
+                {"uri": "file:///docs/readme.md", "mimeType": "text/markdown", "text": "# hello"}
+            ]
         }
 
-    async def test_resource_handler_object_bytes(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_resource_handler_object_bytes(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """Bytes are a base64 blob, ``application/octet-stream`` without a better type."""
         element = Element(definition=Resource(uri="res://bin", name="bin"), handler=FileResource())
         result = await invoker.read_resource(element, "res://bin", {}, gateway)
-        assert result == {"contents": [{"uri": "res://bin", "mimeType": "application/octet-stream", "blob": "AAE="}]}
+        assert result == {
+            "contents": [
+                {"uri": "res://bin", "mimeType": "application/octet-stream", "blob": "AAE="}
+            ]
+        }
 
-    async def test_template_handler_object(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_template_handler_object(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A ResourceTemplateHandler receives the URI and the variables."""
         element = Element(
-            definition=ResourceTemplate(uri_template="res://items/{id}", name="item"), handler=ItemTemplate()
+            definition=ResourceTemplate(uri_template="res://items/{id}", name="item"),
+            handler=ItemTemplate(),
         )
         result = await invoker.read_resource(element, "res://items/7", {"id": "7"}, gateway)
-        assert result["contents"] == [{"uri": "res://items/7", "mimeType": "text/plain", "text": "7 at res://items/7"}]
+        assert result["contents"] == [
+            {"uri": "res://items/7", "mimeType": "text/plain", "text": "7 at res://items/7"}
+        ]
 
-    async def test_template_variables_are_converted(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_template_variables_are_converted(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """Variables arrive as strings and are converted to the parameter types."""
 
         def item(id: int) -> dict[str, Any]:  # noqa: A002 -- the template variable's name
             return {"id": id, "double": id * 2}
 
-        element = resource_template_from_function(item, "res://items/{id}", mime_type="application/json")
+        element = resource_template_from_function(
+            item, "res://items/{id}", mime_type="application/json"
+        )
         result = await invoker.read_resource(element, "res://items/21", {"id": "21"}, gateway)
         assert result["contents"] == [
-            {"uri": "res://items/21", "mimeType": "application/json", "text": '{"id": 21, "double": 42}'}
+            {
+                "uri": "res://items/21",
+                "mimeType": "application/json",
+                "text": '{"id": 21, "double": 42}',
+            }
         ]
         with pytest.raises(ArgumentValidationError, match="id"):
             await invoker.read_resource(element, "res://items/x", {"id": "x"}, gateway)
@@ -593,7 +678,9 @@ class TestInvokerReadResource:
         result = await invoker.read_resource(element, "web://pages/home", {"uri": "home"}, gateway)
         assert result["contents"][0]["text"] == "variable=home requested=web://pages/home"
 
-    async def test_embedded_and_mixed_contents(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_embedded_and_mixed_contents(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A list gives several contents; EmbeddedResource keeps its own URI and type."""
 
         def bundle() -> list[object]:
@@ -613,7 +700,9 @@ class TestInvokerReadResource:
             raise FileNotFoundError("gone")
 
         with pytest.raises(FileNotFoundError):
-            await invoker.read_resource(resource_from_function(broken, "res://gone"), "res://gone", {}, gateway)
+            await invoker.read_resource(
+                resource_from_function(broken, "res://gone"), "res://gone", {}, gateway
+            )
 
 
 class TestInvokerGetPrompt:
@@ -629,10 +718,14 @@ class TestInvokerGetPrompt:
         result = await invoker.get_prompt(prompt_from_function(review), {"code": "x = 1"}, gateway)
         assert result == {
             "description": "Review some code.",
-            "messages": [{"role": "user", "content": {"type": "text", "text": "Review this python: x = 1"}}],
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Review this python: x = 1"}}
+            ],
         }
 
-    async def test_missing_required_argument(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_missing_required_argument(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A required argument that is absent raises ArgumentValidationError naming it."""
         element = Element(
             definition=Prompt(name="p", arguments=[PromptArgument(name="topic", required=True)]),
@@ -664,7 +757,9 @@ class TestInvokerGetPrompt:
         def repeat(word: str, times: int = 1) -> str:
             return " ".join([word] * times)
 
-        result = await invoker.get_prompt(prompt_from_function(repeat), {"word": "go", "times": "3"}, gateway)
+        result = await invoker.get_prompt(
+            prompt_from_function(repeat), {"word": "go", "times": "3"}, gateway
+        )
         assert result["messages"][0]["content"]["text"] == "go go go"
 
 
@@ -673,10 +768,18 @@ class TestInvokerComplete:
 
     async def test_no_provider(self, invoker: Invoker, gateway: RecordingGateway) -> None:
         """An argument without a provider completes to nothing."""
-        element = Element(definition=Prompt(name="p", arguments=[PromptArgument(name="x")]), handler=StaticPrompt())
-        assert await invoker.complete(element, "x", "a", {}, gateway) == {"values": [], "hasMore": False}
+        element = Element(
+            definition=Prompt(name="p", arguments=[PromptArgument(name="x")]),
+            handler=StaticPrompt(),
+        )
+        assert await invoker.complete(element, "x", "a", {}, gateway) == {
+            "values": [],
+            "hasMore": False,
+        }
 
-    async def test_list_provider_prefix_filters(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_list_provider_prefix_filters(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """A list of values is filtered by prefix, case-insensitively."""
         element = Element(
             definition=Prompt(name="p", arguments=[PromptArgument(name="lang")]),
@@ -717,9 +820,14 @@ class TestInvokerCaching:
         assert container.gets == ["svc.adder"]
         assert len(invoker._plans) == 1
 
-    async def test_validators_shared_by_equal_schemas(self, invoker: Invoker, gateway: RecordingGateway) -> None:
+    async def test_validators_shared_by_equal_schemas(
+        self, invoker: Invoker, gateway: RecordingGateway
+    ) -> None:
         """Many tools with one hand-written schema compile it once."""
-        loose = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+        loose = {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        }
         for index in range(20):
             element = add_tool(CallableAdder(), name=f"add{index}", schema=loose)
             await invoker.call_tool(element, {"a": 1, "b": 1}, gateway)

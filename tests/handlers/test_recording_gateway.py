@@ -22,7 +22,9 @@ class TestRecordingGateway:
 
     def test_conforms_to_the_protocol(self) -> None:
         """It is usable wherever a ClientGateway is expected."""
-        gateway: ClientGateway = RecordingGateway(session=SessionInfo(session_id="s1"), request_id="r")
+        gateway: ClientGateway = RecordingGateway(
+            session=SessionInfo(session_id="s1"), request_id="r"
+        )
         assert gateway.session.session_id == "s1"
         assert gateway.request_id == "r"
 
@@ -51,7 +53,10 @@ class TestRecordingGateway:
     async def test_scripted_answers(self) -> None:
         """Canned answers may be mappings or functions of the call."""
         gateway = RecordingGateway(
-            sample_result=lambda call: {"role": "assistant", "content": {"type": "text", "text": f"{call.max_tokens}"}},
+            sample_result=lambda call: {
+                "role": "assistant",
+                "content": {"type": "text", "text": f"{call.max_tokens}"},
+            },
             elicit_result={"action": "accept", "content": {"name": "Ada"}},
         )
         assert (await gateway.sample([], max_tokens=7))["content"]["text"] == "7"
@@ -63,16 +68,24 @@ class TestRecordingGateway:
         async def ask(question: str, gateway: ClientGateway) -> str:
             message = {"role": "user", "content": {"type": "text", "text": question}}
             reply = await gateway.sample([message], max_tokens=100)
-            confirm = await gateway.elicit("Send it?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+            confirm = await gateway.elicit(
+                "Send it?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+            )
             return f"{reply['content']['text']} ({confirm['action']})"
 
         gateway = RecordingGateway(
-            sample_result={"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "m"},
+            sample_result={
+                "role": "assistant",
+                "content": {"type": "text", "text": "42"},
+                "model": "m",
+            },
             elicit_result={"action": "accept", "content": {"ok": True}},
         )
         element = tool_from_function(ask)
         assert isinstance(element.definition, Tool)
-        result: dict[str, Any] = await Invoker().call_tool(element, {"question": "meaning?"}, gateway)
+        result: dict[str, Any] = await Invoker().call_tool(
+            element, {"question": "meaning?"}, gateway
+        )
         assert result["content"] == [{"type": "text", "text": "42 (accept)"}]
         assert [s.max_tokens for s in gateway.samples] == [100]
         assert [e.message for e in gateway.elicitations] == ["Send it?"]

@@ -67,7 +67,10 @@ class TestContentValues:
             "type": "resource",
             "resource": {"uri": "test://embedded", "mimeType": "text/plain", "text": "body"},
         }
-        assert blob.to_wire() == {"type": "resource", "resource": {"uri": "test://blob", "blob": "AA=="}}
+        assert blob.to_wire() == {
+            "type": "resource",
+            "resource": {"uri": "test://blob", "blob": "AA=="},
+        }
 
     def test_resource_link(self) -> None:
         """A link carries the resource's name and optional details."""
@@ -144,7 +147,9 @@ class TestNormalizeToolResult:
         """A pydantic model is dumped in JSON mode."""
         assert normalize_tool_result(Model(name="é"))["structuredContent"] == {"name": "é"}
 
-    @pytest.mark.parametrize(("value", "text"), [(3, "3"), ("s", "s"), ([1, 2], "[1, 2]"), (None, "null")])
+    @pytest.mark.parametrize(
+        ("value", "text"), [(3, "3"), ("s", "s"), ([1, 2], "[1, 2]"), (None, "null")]
+    )
     def test_wrapped_results(self, value: object, text: str) -> None:
         """With the wrapped marker, the value is ``{"result": value}`` and its text."""
         assert normalize_tool_result(value, output_schema=WRAPPED) == {
@@ -184,7 +189,12 @@ class TestNormalizeResourceContents:
 
     def test_content_values_and_objects(self) -> None:
         """Text, images, embedded resources and objects, in order."""
-        value = [Text("t"), Image(b"\x00", "image/gif"), EmbeddedResource("z://e", text="e"), {"k": 1}]
+        value = [
+            Text("t"),
+            Image(b"\x00", "image/gif"),
+            EmbeddedResource("z://e", text="e"),
+            {"k": 1},
+        ]
         assert normalize_resource_contents(value, uri="x://y") == [
             {"uri": "x://y", "mimeType": "text/plain", "text": "t"},
             {"uri": "x://y", "mimeType": "image/gif", "blob": "AA=="},

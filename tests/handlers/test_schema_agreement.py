@@ -81,7 +81,9 @@ def base_types(draw: st.DrawFn) -> tuple[Any, st.SearchStrategy[Any]]:
         return bool, st.booleans()
     if choice == "enum":
         return Shade, st.sampled_from([member.value for member in Shade])
-    members = tuple(draw(st.lists(st.sampled_from(["x", "y", "zz", "0"]), min_size=1, max_size=3, unique=True)))
+    members = tuple(
+        draw(st.lists(st.sampled_from(["x", "y", "zz", "0"]), min_size=1, max_size=3, unique=True))
+    )
     return Literal[members], st.sampled_from(members)
 
 
@@ -146,10 +148,15 @@ def build_function(params: list[Spec], sink: list[dict[str, Any]]) -> Any:
 def oracle(params: list[Spec]) -> type[pydantic.BaseModel]:
     """The independent model: same types and defaults, strict JSON validation, no extra keys."""
     fields: dict[str, Any] = {
-        f"f{index}": (spec.annotation, pydantic.Field(... if spec.default is EMPTY else spec.default, alias=spec.name))
+        f"f{index}": (
+            spec.annotation,
+            pydantic.Field(... if spec.default is EMPTY else spec.default, alias=spec.name),
+        )
         for index, spec in enumerate(params)
     }
-    return pydantic.create_model("Oracle", __config__=pydantic.ConfigDict(extra="forbid", strict=True), **fields)
+    return pydantic.create_model(
+        "Oracle", __config__=pydantic.ConfigDict(extra="forbid", strict=True), **fields
+    )
 
 
 class TestDerivedSchemaAgreement:
@@ -192,7 +199,10 @@ class TestDerivedSchemaAgreement:
 class TestDirectResultCheck:
     """The jsonschema-free check of scalar results agrees with the wrapped output schema."""
 
-    @given(st.sampled_from([int, float, bool]), st.one_of(ANY_JSON, st.floats(allow_nan=False, allow_infinity=False)))
+    @given(
+        st.sampled_from([int, float, bool]),
+        st.one_of(ANY_JSON, st.floats(allow_nan=False, allow_infinity=False)),
+    )
     def test_same_verdict_as_jsonschema(self, returns: type, value: object) -> None:
         """For every JSON value, the direct check and jsonschema accept alike."""
         schema = _direct_output_schema(returns)

@@ -58,8 +58,12 @@ async def chatty(gateway: ClientGateway) -> str:
 
 async def ask(question: str, gateway: ClientGateway) -> str:
     """Sample the client's model, then elicit a confirmation."""
-    answer = await gateway.sample([{"role": "user", "content": {"type": "text", "text": question}}], max_tokens=10)
-    confirmed = await gateway.elicit("ok?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    answer = await gateway.sample(
+        [{"role": "user", "content": {"type": "text", "text": question}}], max_tokens=10
+    )
+    confirmed = await gateway.elicit(
+        "ok?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    )
     return f"{answer['content']['text']} / {confirmed['action']} {confirmed.get('content')}"
 
 
@@ -127,7 +131,9 @@ async def sampling(
     return types.CreateMessageResult(role="assistant", content=content, model="m")
 
 
-async def elicitation(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+async def elicitation(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
     """A user who always confirms."""
     return types.ElicitResult(action="accept", content={"ok": True})
 
@@ -138,7 +144,9 @@ def client(server: McpServer, recorder: Recorder | None = None, **options: Any) 
     if recorder is not None:
         options.setdefault("message_handler", recorder.on_message)
         options.setdefault("logging_callback", recorder.on_log)
-    return Client(server.lowlevel, sampling_callback=sampling, elicitation_callback=elicitation, **options)
+    return Client(
+        server.lowlevel, sampling_callback=sampling, elicitation_callback=elicitation, **options
+    )
 
 
 async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
@@ -196,9 +204,13 @@ class TestRequests:
         """Walking every page lists every tool once."""
         server = McpServer(make_registry(tools=25), page_size=4)
         async with client(server, mode=mode) as c:
-            tools = await all_pages(lambda cursor: c.list_tools(cursor=cursor, cache_mode="bypass"), "tools")
+            tools = await all_pages(
+                lambda cursor: c.list_tools(cursor=cursor, cache_mode="bypass"), "tools"
+            )
             resources = await all_pages(lambda cursor: c.list_resources(cursor=cursor), "resources")
-            templates = await all_pages(lambda cursor: c.list_resource_templates(cursor=cursor), "resource_templates")
+            templates = await all_pages(
+                lambda cursor: c.list_resource_templates(cursor=cursor), "resource_templates"
+            )
             prompts = await all_pages(lambda cursor: c.list_prompts(cursor=cursor), "prompts")
         names = [t.name for t in tools]
         assert len(names) == 30 == len(set(names))
@@ -236,16 +248,27 @@ class TestRequests:
             with pytest.raises(MCPError) as bad_cursor:
                 await c.list_tools(cursor="forged", cache_mode="bypass")
             failed = await c.call_tool("crash", {})
-        assert (unknown_tool.value.code, unknown_tool.value.message) == (-32602, "Unknown tool: nope")
-        assert (unknown_prompt.value.code, unknown_prompt.value.message) == (-32602, "Unknown prompt: nope")
-        assert (unknown_resource.value.code, unknown_resource.value.data) == (-32002, {"uri": "test://nope"})
+        assert (unknown_tool.value.code, unknown_tool.value.message) == (
+            -32602,
+            "Unknown tool: nope",
+        )
+        assert (unknown_prompt.value.code, unknown_prompt.value.message) == (
+            -32602,
+            "Unknown prompt: nope",
+        )
+        assert (unknown_resource.value.code, unknown_resource.value.data) == (
+            -32002,
+            {"uri": "test://nope"},
+        )
         assert bad_arguments.value.code == -32602
         assert bad_cursor.value.code == -32602
         assert failed.is_error is True
         assert "hunter2" not in str(failed.content)
 
 
-@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # handshake-era APIs
+@pytest.mark.filterwarnings(
+    "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
+)  # handshake-era APIs
 class TestSessionFeatures:
     """Logging, progress, sampling, elicitation, subscriptions and notifications (handshake era)."""
 
@@ -304,7 +327,10 @@ class TestSessionFeatures:
     async def test_list_changed_on_2026_listen_stream(self) -> None:
         """A 2026-07-28 client hears registry changes on its subscriptions/listen stream."""
         registry = make_registry()
-        async with client(McpServer(registry), mode="auto") as c, c.listen(tools_list_changed=True) as events:
+        async with (
+            client(McpServer(registry), mode="auto") as c,
+            c.listen(tools_list_changed=True) as events,
+        ):
             await registry.register(tool_from_function(greet, name="late"))
             with anyio.fail_after(5):
                 event = await anext(aiter(events))
@@ -316,9 +342,13 @@ def scoped_server(registry: Registry) -> McpServer:
 
     def hook(info: SessionInfo) -> SessionInfo:
         scopes = {"admin"} if info.attributes.get("client_name") == "alice" else set()
-        return SessionInfo(session_id=info.session_id, scopes=frozenset(scopes), attributes=info.attributes)
+        return SessionInfo(
+            session_id=info.session_id, scopes=frozenset(scopes), attributes=info.attributes
+        )
 
-    rule = predicate(lambda ref, session: not ref.key.startswith("admin") or "admin" in session.scopes)
+    rule = predicate(
+        lambda ref, session: not ref.key.startswith("admin") or "admin" in session.scopes
+    )
     return McpServer(registry, visibility=rule, session_hook=hook)
 
 
@@ -330,7 +360,10 @@ class TestVisibility:
         server = scoped_server(make_registry())
         alice_info = types.Implementation(name="alice", version="1")
         bob_info = types.Implementation(name="bob", version="1")
-        async with client(server, client_info=alice_info) as alice, client(server, client_info=bob_info) as bob:
+        async with (
+            client(server, client_info=alice_info) as alice,
+            client(server, client_info=bob_info) as bob,
+        ):
             alice_tools = {t.name for t in (await alice.list_tools()).tools}
             bob_tools = {t.name for t in (await bob.list_tools()).tools}
             allowed = await alice.call_tool("admin_tool", {"a": 1, "b": 1})
@@ -378,8 +411,6 @@ def _reject_objects(element: Element) -> None:
         raise ValueError("a bare object cannot handle anything")
 
 
-
-
 class TestListFastPath:
     """Lists skip the SDK's result models; what they send is exactly what the SDK would send."""
 
@@ -391,18 +422,36 @@ class TestListFastPath:
                 name="rich",
                 title="Rich",
                 description="Everything set.",
-                input_schema={"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]},
+                input_schema={
+                    "type": "object",
+                    "properties": {"x": {"type": "integer"}},
+                    "required": ["x"],
+                },
                 output_schema={"type": "object", "properties": {"y": {"type": "string"}}},
                 annotations=ToolAnnotations(title="R", read_only_hint=True),
-                icons=[Icon(src="https://example.org/i.png", mime_type="image/png", sizes=["48x48"])],
+                icons=[
+                    Icon(src="https://example.org/i.png", mime_type="image/png", sizes=["48x48"])
+                ],
                 meta={"k": "v"},
             ),
-            Resource(uri="test://r", name="r", mime_type="text/plain", size=3, annotations=Annotations(priority=0.5)),
-            Resource(uri="test://s", name="s", annotations=Annotations(audience=["user"], last_modified="2025-01-12")),
+            Resource(
+                uri="test://r",
+                name="r",
+                mime_type="text/plain",
+                size=3,
+                annotations=Annotations(priority=0.5),
+            ),
+            Resource(
+                uri="test://s",
+                name="s",
+                annotations=Annotations(audience=["user"], last_modified="2025-01-12"),
+            ),
             ResourceTemplate(uri_template="test://t/{id}", name="t", description="T."),
             Prompt(name="p", arguments=[PromptArgument(name="a", description="A.", required=True)]),
         ]
-        collection = ElementCollection(Element(definition=d, handler=HandlerRef("m:f")) for d in rich)
+        collection = ElementCollection(
+            Element(definition=d, handler=HandlerRef("m:f")) for d in rich
+        )
         handlers = McpServer(Registry([(StaticSource(collection), 0)]), page_size=1).handlers
         session = SessionInfo()
         modern = version == LATEST_MODERN_VERSION

@@ -22,7 +22,9 @@ NAMES = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
 
 def tool(name: str) -> Element:
     """A tool element named ``name``."""
-    return Element(definition=Tool(name=name, input_schema={"type": "object"}), handler=HandlerRef("m:f"))
+    return Element(
+        definition=Tool(name=name, input_schema={"type": "object"}), handler=HandlerRef("m:f")
+    )
 
 
 class _NoInvoker:
@@ -63,7 +65,9 @@ class TestCursorCodec:
         """Changing the key inside a cursor breaks its MAC."""
         codec = CursorCodec(b"s")
         body, mac = codec.encode("tools", "a").split(".")
-        forged = base64.urlsafe_b64encode(json.dumps([1, "tools", "z"]).encode()).rstrip(b"=").decode()
+        forged = (
+            base64.urlsafe_b64encode(json.dumps([1, "tools", "z"]).encode()).rstrip(b"=").decode()
+        )
         assert body != forged
         with pytest.raises(InvalidCursorError):
             codec.decode("tools", f"{forged}.{mac}")
@@ -132,7 +136,9 @@ class TestWalk:
         self, initial: set[str], changes: list[tuple[bool, str]], page_size: int
     ) -> None:
         """Registrations and removals between pages cost no unchanged element a miss or a repeat."""
-        registry = Registry([(StaticSource(ElementCollection(tool(n) for n in sorted(initial))), 0)])
+        registry = Registry(
+            [(StaticSource(ElementCollection(tool(n) for n in sorted(initial))), 0)]
+        )
         handlers = handlers_over(registry, page_size)
         touched: set[str] = set()
         seen: list[str] = []

@@ -74,14 +74,19 @@ def catalogue() -> ElementCollection:
     return ElementCollection(
         [
             Element(definition=Tool(name="echo", input_schema=schema), handler=_Echo()),
-            Element(definition=Tool(name="secret", input_schema={"type": "object"}), handler=_Echo()),
+            Element(
+                definition=Tool(name="secret", input_schema={"type": "object"}), handler=_Echo()
+            ),
             Element(definition=Resource(uri="test://r", name="r"), handler=_Read()),
             Element(definition=Resource(uri="test://boom", name="boom"), handler=_Boom()),
             Element(
-                definition=ResourceTemplate(uri_template="test://items/{id}", name="items"), handler=_ReadTemplate()
+                definition=ResourceTemplate(uri_template="test://items/{id}", name="items"),
+                handler=_ReadTemplate(),
             ),
             Element(
-                definition=Prompt(name="greet", arguments=[PromptArgument(name="who", required=True)]),
+                definition=Prompt(
+                    name="greet", arguments=[PromptArgument(name="who", required=True)]
+                ),
                 handler=_Prompt(),
                 completions={"who": _complete_who},
             ),
@@ -106,19 +111,28 @@ class TestLists:
 
     async def test_lists_every_kind(self, handlers: RequestHandlers) -> None:
         """Each list has its result key and the wire shape of its definitions."""
-        assert [t["name"] for t in (await handlers.list_tools(None, USER.session))["tools"]] == ["echo"]
-        assert [r["uri"] for r in (await handlers.list_resources(None, USER.session))["resources"]] == [
+        assert [t["name"] for t in (await handlers.list_tools(None, USER.session))["tools"]] == [
+            "echo"
+        ]
+        assert [
+            r["uri"] for r in (await handlers.list_resources(None, USER.session))["resources"]
+        ] == [
             "test://boom",
             "test://r",
         ]
         templates = await handlers.list_resource_templates(None, USER.session)
-        assert templates == {"resourceTemplates": [{"uriTemplate": "test://items/{id}", "name": "items"}]}
+        assert templates == {
+            "resourceTemplates": [{"uriTemplate": "test://items/{id}", "name": "items"}]
+        }
         prompts = await handlers.list_prompts(None, USER.session)
         assert prompts["prompts"][0]["arguments"] == [{"name": "who", "required": True}]
 
     async def test_visibility_per_session(self, handlers: RequestHandlers) -> None:
         """A scoped session sees the secret tool; another does not."""
-        assert [t["name"] for t in (await handlers.list_tools(None, ADMIN.session))["tools"]] == ["echo", "secret"]
+        assert [t["name"] for t in (await handlers.list_tools(None, ADMIN.session))["tools"]] == [
+            "echo",
+            "secret",
+        ]
 
     async def test_bad_cursor(self, handlers: RequestHandlers) -> None:
         """A malformed cursor raises InvalidCursorError, which is -32602 on the wire."""
@@ -141,7 +155,9 @@ class TestElementRequests:
             await handlers.call_tool("echo", {"x": "one"}, USER)
         error = wire_error(caught.value)
         assert error.code == INVALID_PARAMS
-        assert error.data == {"errors": [{"path": "/x", "message": "'one' is not of type 'integer'"}]}
+        assert error.data == {
+            "errors": [{"path": "/x", "message": "'one' is not of type 'integer'"}]
+        }
 
     async def test_hidden_is_missing(self, handlers: RequestHandlers) -> None:
         """A hidden tool raises exactly what an unknown one raises."""
@@ -150,15 +166,19 @@ class TestElementRequests:
             with pytest.raises(ElementNotFoundError) as caught:
                 await handlers.call_tool(name, {}, USER)
             errors.append(wire_error(caught.value))
-        assert [(e.code, e.message.replace("secret", "X").replace("unknown", "X")) for e in errors] == [
-            (INVALID_PARAMS, "Unknown tool: X")
-        ] * 2
+        assert [
+            (e.code, e.message.replace("secret", "X").replace("unknown", "X")) for e in errors
+        ] == [(INVALID_PARAMS, "Unknown tool: X")] * 2
         assert (await handlers.call_tool("secret", {}, ADMIN))["content"]
 
     async def test_read_exact_and_template(self, handlers: RequestHandlers) -> None:
         """An exact resource reads itself; a templated URI passes its variables."""
-        assert (await handlers.read_resource("test://r", USER))["contents"][0]["text"] == "read test://r"
-        assert (await handlers.read_resource("test://items/7", USER))["contents"][0]["text"] == "item 7"
+        assert (await handlers.read_resource("test://r", USER))["contents"][0][
+            "text"
+        ] == "read test://r"
+        assert (await handlers.read_resource("test://items/7", USER))["contents"][0][
+            "text"
+        ] == "item 7"
 
     async def test_unknown_resource(self, handlers: RequestHandlers) -> None:
         """An unknown URI is -32002 with the uri in data."""
@@ -178,7 +198,9 @@ class TestElementRequests:
     async def test_prompt(self, handlers: RequestHandlers) -> None:
         """A prompt renders; an unknown one is -32602; a missing argument too."""
         result = await handlers.get_prompt("greet", {"who": "ann"}, USER)
-        assert result["messages"] == [{"role": "user", "content": {"type": "text", "text": "hello ann"}}]
+        assert result["messages"] == [
+            {"role": "user", "content": {"type": "text", "text": "hello ann"}}
+        ]
         with pytest.raises(ElementNotFoundError) as caught:
             await handlers.get_prompt("nope", {}, USER)
         assert wire_error(caught.value).message == "Unknown prompt: nope"
@@ -191,12 +213,16 @@ class TestElementRequests:
         result = await handlers.complete(ref, {"name": "who", "value": "a"}, None, USER)
         assert result["completion"]["values"] == ["alice"]
         template = {"type": "ref/resource", "uri": "test://items/{id}"}
-        assert (await handlers.complete(template, {"name": "id", "value": ""}, {}, USER))["completion"]["values"] == []
+        assert (await handlers.complete(template, {"name": "id", "value": ""}, {}, USER))[
+            "completion"
+        ]["values"] == []
 
     async def test_complete_unknown_ref(self, handlers: RequestHandlers) -> None:
         """Completing an unknown prompt or template is -32602."""
         with pytest.raises(ElementNotFoundError) as caught:
-            await handlers.complete({"type": "ref/resource", "uri": "nope://x/{y}"}, {"name": "y"}, None, USER)
+            await handlers.complete(
+                {"type": "ref/resource", "uri": "nope://x/{y}"}, {"name": "y"}, None, USER
+            )
         assert wire_error(caught.value).code == INVALID_PARAMS
         assert caught.value.ref == ElementRef(ElementKind.RESOURCE_TEMPLATE, "nope://x/{y}")
 

@@ -78,7 +78,9 @@ class TestDiscoverySource:
 
     async def test_elements_serve_calls_through_their_references(self) -> None:
         """References resolve lazily: functions, methods (one instance), templates, completions."""
-        collection = ElementCollection.from_json((await DiscoverySource("discovery_pkg").provide()).to_json())
+        collection = ElementCollection.from_json(
+            (await DiscoverySource("discovery_pkg").provide()).to_json()
+        )
         invoker, gateway = Invoker(), RecordingGateway()
 
         async def call(name: str, arguments: dict[str, int]) -> object:
@@ -92,7 +94,9 @@ class TestDiscoverySource:
         assert await call("negate", {"a": 2}) == {"result": -2}
         class_name = collection.get(ElementRef.tool("class_name"))
         assert class_name is not None
-        assert (await invoker.call_tool(class_name, {}, gateway))["content"] == [{"type": "text", "text": "Calculator"}]
+        assert (await invoker.call_tool(class_name, {}, gateway))["content"] == [
+            {"type": "text", "text": "Calculator"}
+        ]
         assert sys.modules["discovery_pkg.alpha"].Calculator.instances == 1
         template = collection.get(ElementRef.resource_template("res://items/{uri}"))
         assert template is not None
@@ -100,9 +104,14 @@ class TestDiscoverySource:
         assert read["contents"][0]["text"] == "item 42 read as res://items/42"
         greet = collection.get(ElementRef.prompt("greet"))
         assert greet is not None
-        assert (await invoker.complete(greet, "name", "A", {}, gateway))["values"] == ["Ada", "Alan"]
+        assert (await invoker.complete(greet, "name", "A", {}, gateway))["values"] == [
+            "Ada",
+            "Alan",
+        ]
 
-    async def test_import_failures_cost_only_their_module(self, caplog: pytest.LogCaptureFixture) -> None:
+    async def test_import_failures_cost_only_their_module(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
         """Broken modules are skipped, logged and reported; a broken package's children are not tried."""
         source = DiscoverySource("discovery_pkg")
         with caplog.at_level(logging.WARNING, logger="mcp_core.sources"):
@@ -121,7 +130,9 @@ class TestDiscoverySource:
 
     async def test_include_and_exclude(self) -> None:
         """Fnmatch patterns on module names select what is imported."""
-        only_sub = DiscoverySource("discovery_pkg", include=["discovery_pkg.sub*"], exclude=["*.hidden"])
+        only_sub = DiscoverySource(
+            "discovery_pkg", include=["discovery_pkg.sub*"], exclude=["*.hidden"]
+        )
         assert (await only_sub.provide()).refs == (ElementRef.tool("shout"),)
         assert "discovery_pkg.alpha" not in sys.modules
         assert only_sub.import_failures() == ()
@@ -146,7 +157,9 @@ class TestDiscoverySource:
     async def test_a_callable_marked_twice(self) -> None:
         """One function with two element marks is refused, naming both marks and places."""
         source = DiscoverySource("discovery_pkg_twice")
-        with pytest.raises(InvalidElementError, match=r"discovery_pkg_twice.marked:both is marked twice") as caught:
+        with pytest.raises(
+            InvalidElementError, match=r"discovery_pkg_twice.marked:both is marked twice"
+        ) as caught:
             await source.provide()
         message = str(caught.value)
         assert "@prompt() at" in message
@@ -164,7 +177,10 @@ class TestDiscoverySource:
     async def test_missing_package_is_a_failure_not_a_crash(self) -> None:
         """A package that does not exist is reported like a module that fails to import."""
         source = DiscoverySource(["discovery_pkg.sub", "discovery_pkg_missing"])
-        assert (await source.provide()).refs == (ElementRef.tool("shout"), ElementRef.tool("hidden"))
+        assert (await source.provide()).refs == (
+            ElementRef.tool("shout"),
+            ElementRef.tool("hidden"),
+        )
         assert [f.module for f in source.import_failures()] == ["discovery_pkg_missing"]
 
     def test_cache_inputs_cover_every_option(self) -> None:

@@ -1,0 +1,121 @@
+"""Capabilities: what a target declares it does not claim, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, final
+
+if TYPE_CHECKING:
+    from mcp_core.elements import ElementCollection
+
+__all__ = ["Capabilities"]
+
+# Fields whose ``False`` withdraws a claim (and so needs a reason); ``relation`` and ``reason``
+# are not claims.
+_CLAIMS = (
+    "catalog",
+    "resolver",
+    "writer",
+    "deferred",
+    "change_events",
+    "honest_kinds",
+    "composes_sources",
+    "validates_elements",
+    "serializable",
+    "transparent",
+)
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Capabilities:
+    """What a target claims, exported by its factory's module as ``MCP_CONFORMANCE``.
+
+    Every law applies unless the target says otherwise, so a module exports this only to withdraw
+    a claim, and a withdrawn claim needs a ``reason``: it is printed in the report next to each
+    law it makes N/A. ::
+
+        MCP_CONFORMANCE = Capabilities(
+            composes_sources=False,
+            reason="filled only through register(); sources are compiled in at build time",
+        )
+
+    The role flags (``catalog``, ``resolver``, ``writer``, ``deferred``, ``change_events`` for a
+    ``subscribe(listener)`` method, ``honest_kinds`` for a ``kinds()`` method) are three-valued:
+    ``None`` (the default) probes the object for the role's methods and reports N/A when they are
+    absent; ``True`` claims the role, so its absence is a FAIL rather than a quiet N/A (a typo in a
+    method name cannot pass); ``False`` withdraws the claim even where the methods exist.
+
+    Registries:
+        composes_sources: built over ``(source, priority)`` pairs. ``False`` for a registry filled
+            only through its writer: the kit then passes it no sources, and the laws about
+            sources (lazy, single-flight, load-idempotent, precedence, source isolation) are N/A.
+        validates_elements: rejects an element whose handler is of the wrong kind for its
+            definition (``registry.element-isolation``).
+
+    Sources and wrappers:
+        serializable: what ``provide()`` returns is serializable (``source.json-roundtrip``).
+            ``None``: the law applies where it is; ``True``: a collection holding live handlers is
+            a FAIL; ``False``: N/A.
+        transparent: a wrapper provides exactly what its inner source provides.
+        relation: for a wrapper that changes content by design (``transparent=False``), what it
+            provides given what its inner source provides; ``wrapper.transparent`` then checks
+            this relation instead of equality (e.g. the renaming a prefixing wrapper does).
+    """
+
+    catalog: bool | None = None
+    resolver: bool | None = None
+    writer: bool | None = None
+    deferred: bool | None = None
+    change_events: bool | None = None
+    honest_kinds: bool | None = None
+    composes_sources: bool = True
+    validates_elements: bool = True
+    serializable: bool | None = None
+    transparent: bool = True
+    relation: Callable[[ElementCollection], ElementCollection] | None = None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        for name in _CLAIMS:
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, bool):
+                raise TypeError(f"Capabilities.{name} must be True, False or None, got {value!r}")
+        if not isinstance(self.reason, str):
+            raise TypeError(
+                f"Capabilities.reason must be a string, got {type(self.reason).__name__}"
+            )
+        if self.relation is not None:
+            if not callable(self.relation):
+                raise TypeError("Capabilities.relation must be a callable collection -> collection")
+            if self.transparent:
+                raise ValueError(
+                    "Capabilities.relation replaces transparency: set transparent=False too, so "
+                    "the report says the wrapper is checked against its declared relation"
+                )
+        if self.withdrawn and not self.reason.strip():
+            raise ValueError(
+                f"Capabilities withdraws {', '.join(self.withdrawn)} without a reason; say why in "
+                "reason=... (the report prints it next to every law that becomes N/A)"
+            )
+
+    @property
+    def withdrawn(self) -> tuple[str, ...]:
+        """The claims set to ``False``, e.g. ``("composes_sources",)``."""
+        return tuple(name for name in _CLAIMS if getattr(self, name) is False)
+
+    def describe(self) -> str:
+        """A one-line summary for the report header: every field that differs from the default."""
+        default = Capabilities()
+        shown = [
+            f"{field.name}={getattr(self, field.name)!r}"
+            for field in fields(self)
+            if field.name not in {"reason", "relation"}
+            and getattr(self, field.name) != getattr(default, field.name)
+        ]
+        if self.relation is not None:
+            shown.append(f"relation={getattr(self.relation, '__qualname__', repr(self.relation))}")
+        if not shown:
+            return "claims every law"
+        return ", ".join(shown) + (f" ({self.reason})" if self.reason else "")

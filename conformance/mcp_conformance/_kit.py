@@ -1,0 +1,103 @@
+"""What a kit check sees: the session's target and profile, and a per-check helper (``kit``)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import NoReturn, TypeVar, final
+
+import anyio
+import pytest
+from hypothesis import given
+from hypothesis import settings as Settings  # noqa: N812 -- the class, next to a `settings()` method
+from hypothesis.strategies import SearchStrategy
+
+from mcp_conformance._capabilities import Capabilities
+from mcp_conformance._laws import law
+from mcp_conformance._profiles import Profile
+from mcp_conformance._session import (
+    CHECK_FACTS,
+    LAW_MARK,
+    SESSION,
+    CheckFacts,
+    KitSession,
+    NotApplicableWhy,
+)
+from mcp_conformance._target import Target
+
+__all__ = ["Kit", "checks", "kit_fixture"]
+
+T = TypeVar("T")
+
+
+def checks(law_id: str) -> pytest.MarkDecorator:
+    """Mark a kit check as certifying ``law_id`` (an unknown id is an error at import)."""
+    return getattr(pytest.mark, LAW_MARK)(law(law_id).id)  # type: ignore[no-any-return]  # a MarkDecorator
+
+
+@final
+class Kit:
+    """A check's view of the run, plus the helpers every check uses.
+
+    ``run`` executes an async body on a fresh event loop; ``given`` runs an async body under
+    hypothesis with the profile's settings; ``not_applicable`` ends the check as N/A.
+    """
+
+    __slots__ = ("_facts", "session")
+
+    def __init__(self, session: KitSession, item: pytest.Item) -> None:
+        self.session = session
+        self._facts = item.stash.setdefault(CHECK_FACTS, CheckFacts())
+
+    @property
+    def target(self) -> Target:
+        """What is certified."""
+        return self.session.target
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the target claims."""
+        return self.session.target.capabilities
+
+    @property
+    def profile(self) -> Profile:
+        """How hard to look."""
+        return self.session.profile
+
+    def settings(self) -> Settings:
+        """The hypothesis settings for this check (the profile's, never the loaded profile's)."""
+        return self.session.profile.settings()
+
+    def counted(self) -> None:
+        """Count one example (the report records how many each check ran)."""
+        self._facts.examples += 1
+
+    def not_applicable(self, reason: str, *, why: NotApplicableWhy = "inapplicable") -> NoReturn:
+        """End the check as N/A, saying why (see :data:`NotApplicableWhy`)."""
+        self._facts.why = why
+        pytest.skip(reason)
+
+    def run(self, body: Callable[[], Awaitable[None]]) -> None:
+        """Run ``body`` once on a fresh event loop, as one example."""
+        self.counted()
+        anyio.run(body)
+
+    def given(
+        self, strategy: SearchStrategy[T], body: Callable[[T], Awaitable[None]], *, name: str
+    ) -> None:
+        """Run ``body`` on examples of ``strategy``, each on a fresh event loop.
+
+        ``name`` is what the shrunk reproduction in the report calls the check.
+        """
+
+        def check(example: T) -> None:
+            self.counted()
+            anyio.run(body, example)
+
+        check.__name__ = check.__qualname__ = name
+        self.settings()(given(strategy)(check))()
+
+
+@pytest.fixture(name="kit")
+def kit_fixture(request: pytest.FixtureRequest) -> Kit:
+    """The per-check helper ``kit``; kit check modules import this fixture."""
+    return Kit(request.config.stash[SESSION], request.node)

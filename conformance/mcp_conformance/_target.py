@@ -1,0 +1,122 @@
+"""Targets: resolving ``pkg.mod:factory``, checking the factory's shape, reading its Capabilities."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, final
+
+from mcp_conformance._capabilities import Capabilities
+from mcp_conformance._laws import TargetKind
+
+__all__ = ["SIGNATURES", "Target", "TargetError", "load_target"]
+
+SIGNATURES: Final[dict[TargetKind, str]] = {
+    "registry": "make_registry(sources: Sequence[tuple[ElementSource, int]]) -> object",
+    "source": "make_source() -> ElementSource",
+    "wrapper": "wrap(inner: ElementSource) -> ElementSource",
+}
+_ARITY: Final[dict[TargetKind, int]] = {"registry": 1, "source": 0, "wrapper": 1}
+
+
+class TargetError(ValueError):
+    """A target cannot be used: malformed, not importable, or not a factory of the right shape."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    """What a run certifies: the factory, where it was named, and what it claims."""
+
+    kind: TargetKind
+    spec: str
+    origin: str
+    factory: Callable[..., object]
+    capabilities: Capabilities
+
+    def describe(self) -> str:
+        """E.g. ``registry mcp_core.registry:Registry (from --mcp-registry)``."""
+        return f"{self.kind} {self.spec} (from {self.origin})"
+
+
+def load_target(kind: TargetKind, spec: str, *, origin: str, search: Path | None = None) -> Target:
+    """Import the factory named by ``spec`` and check it can be called as the ``kind`` contract.
+
+    ``search`` (the directory pytest was invoked from) is appended to ``sys.path`` when the module
+    is not importable otherwise, the way ``python -m`` would find it.
+
+    Raises:
+        TargetError: with the target, the cause, and what to do about it.
+    """
+    module_name, _, attribute = spec.partition(":")
+    if (
+        not module_name
+        or not attribute
+        or not all(part.isidentifier() for part in (*module_name.split("."), *attribute.split(".")))
+    ):
+        raise TargetError(
+            f"{origin}={spec!r} is not of the form 'package.module:factory'; "
+            f"name a factory with the signature {SIGNATURES[kind]}"
+        )
+    module = _import(module_name, spec=spec, origin=origin, search=search)
+    factory: object = module
+    for part in attribute.split("."):
+        try:
+            factory = getattr(factory, part)
+        except AttributeError:
+            raise TargetError(
+                f"{origin}={spec}: module {module_name!r} has no attribute {attribute!r}"
+            ) from None
+    if not callable(factory):
+        raise TargetError(
+            f"{origin}={spec} is a {type(factory).__name__}, not a callable; "
+            f"name a factory with the signature {SIGNATURES[kind]}"
+        )
+    _check_arity(kind, factory, spec=spec, origin=origin)
+    capabilities = getattr(module, "MCP_CONFORMANCE", Capabilities())
+    if not isinstance(capabilities, Capabilities):
+        raise TargetError(
+            f"{origin}={spec}: {module_name}.MCP_CONFORMANCE must be a "
+            f"mcp_conformance.Capabilities, got {type(capabilities).__name__}"
+        )
+    return Target(kind=kind, spec=spec, origin=origin, factory=factory, capabilities=capabilities)
+
+
+def _import(module_name: str, *, spec: str, origin: str, search: Path | None) -> object:
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        # Only the target itself (or its package) missing: not a dependency it failed to import.
+        missing_self = exc.name is not None and (
+            module_name == exc.name or module_name.startswith(f"{exc.name}.")
+        )
+        if missing_self and search is not None and str(search) not in sys.path:
+            sys.path.append(str(search))
+            return _import(module_name, spec=spec, origin=origin, search=None)
+        raise TargetError(
+            f"{origin}={spec}: cannot import {module_name!r}: {type(exc).__name__}: {exc}; "
+            "install the package under test (or set pytest's `pythonpath`)"
+        ) from exc
+    except Exception as exc:
+        raise TargetError(
+            f"{origin}={spec}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _check_arity(
+    kind: TargetKind, factory: Callable[..., object], *, spec: str, origin: str
+) -> None:
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return  # a builtin or C callable: its call will tell
+    try:
+        signature.bind(*([None] * _ARITY[kind]))
+    except TypeError as exc:
+        raise TargetError(
+            f"{origin}={spec}{signature} cannot be called as {SIGNATURES[kind]}: {exc}"
+        ) from None

@@ -1,0 +1,279 @@
+"""The pytest plugin (entry point ``pytest11: mcp_conformance``). Inert without ``--mcp-conformance``.
+
+With it, the plugin resolves the one target (``--mcp-registry``/``--mcp-source``/
+``--mcp-wrapper`` or the ``mcp_registry``/``mcp_source``/``mcp_wrapper`` ini keys), adds the
+kit's check files to the session *by path*, collects the law checks in them whatever the
+project's ``python_files``/``python_functions``/``python_classes``/``testpaths`` say, and at the
+end prints (and optionally writes) the per-law report.
+
+Results travel as JSON in each test report's ``user_properties``, so the controller of a
+``pytest-xdist`` run aggregates exactly what its workers ran.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, final
+
+import pytest
+
+from mcp_conformance._laws import TargetKind, laws_for
+from mcp_conformance._profiles import PROFILES, ProfileName
+from mcp_conformance._session import CHECK_FACTS, LAW_MARK, SESSION, CheckFacts, KitSession
+from mcp_conformance._target import SIGNATURES, TargetError, load_target
+from mcp_conformance.report import CheckResult, Report, build_report
+
+if TYPE_CHECKING:
+    from _pytest.terminal import TerminalReporter
+
+__all__: list[str] = []
+
+_CHECKS_DIR: Final = Path(__file__).resolve().parent / "_checks"
+_CHECK_FILES: Final[dict[TargetKind, tuple[str, ...]]] = {
+    "source": ("source_laws.py",),
+    "wrapper": ("source_laws.py", "wrapper_laws.py"),
+    "registry": ("registry_laws.py",),
+}
+_TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str]]] = {
+    # kind: (command-line flag, ini key)
+    "registry": ("--mcp-registry", "mcp_registry"),
+    "source": ("--mcp-source", "mcp_source"),
+    "wrapper": ("--mcp-wrapper", "mcp_wrapper"),
+}
+_USER_PROPERTY: Final = "mcp_conformance"
+_CHECK_PATHS: Final = frozenset(
+    (_CHECKS_DIR / name).resolve() for names in _CHECK_FILES.values() for name in names
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The kit's switch, its three kinds of target, the profile and the JSON report."""
+    group = parser.getgroup("mcp-conformance", "mcp-core conformance kit")
+    group.addoption(
+        "--mcp-conformance",
+        action="store_true",
+        default=False,
+        help="run the conformance kit against the target given below (or in the ini file)",
+    )
+    for kind, (flag, ini) in _TARGET_OPTIONS.items():
+        group.addoption(
+            flag,
+            metavar="MODULE:FACTORY",
+            default=None,
+            help=f"certify a {kind}: a factory `{SIGNATURES[kind]}` (ini: {ini})",
+        )
+        parser.addini(ini, f"conformance kit: the {kind} factory, `module:factory`", default="")
+    group.addoption(
+        "--mcp-conformance-profile",
+        choices=tuple(PROFILES),
+        default="fast",
+        help="how hard to look: fast (default; derandomized, sized for CI) or deep",
+    )
+    group.addoption(
+        "--mcp-conformance-report",
+        metavar="PATH",
+        default=None,
+        help="also write the per-law report as JSON to PATH",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Resolve the target and register the run's certification (inert without the switch)."""
+    config.addinivalue_line(
+        "markers", f"{LAW_MARK}(law_id): the conformance law a kit check certifies"
+    )
+    if not config.getoption("mcp_conformance"):
+        stray = [
+            flag
+            for flag, _ in _TARGET_OPTIONS.values()
+            if config.getoption(_dest(flag)) is not None
+        ]
+        if stray:
+            raise pytest.UsageError(
+                f"{stray[0]} does nothing without --mcp-conformance; add it to run the kit"
+            )
+        return
+    session = _kit_session(config)
+    config.stash[SESSION] = session
+    files = [str(_CHECKS_DIR / name) for name in _CHECK_FILES[session.target.kind]]
+    if config.args_source is pytest.Config.ArgsSource.ARGS:
+        # Paths given on the command line run alongside the kit.
+        config.args.extend(path for path in files if path not in config.args)
+    else:
+        # No paths given: the run is the certification, not testpaths or the current directory.
+        config.args[:] = files
+    config.pluginmanager.register(_Certification(config, session), "mcp_conformance_certification")
+
+
+def _dest(flag: str) -> str:
+    return flag.removeprefix("--").replace("-", "_")
+
+
+def _kit_session(config: pytest.Config) -> KitSession:
+    declared: list[tuple[TargetKind, str, str]] = []
+    for kind, (flag, ini) in _TARGET_OPTIONS.items():
+        from_flag = config.getoption(_dest(flag))
+        from_ini = str(config.getini(ini)).strip()
+        if from_flag is not None and from_ini:
+            raise pytest.UsageError(
+                f"the {kind} target is declared twice: {flag}={from_flag} and {ini} = {from_ini} in "
+                f"the ini file; keep one (to override the ini key, clear it with -o {ini}=)"
+            )
+        if from_flag is not None:
+            declared.append((kind, from_flag, flag))
+        elif from_ini:
+            declared.append((kind, from_ini, f"ini {ini}"))
+    if not declared:
+        raise pytest.UsageError(
+            "--mcp-conformance needs a target: --mcp-registry=MODULE:FACTORY, "
+            "--mcp-source=MODULE:FACTORY or --mcp-wrapper=MODULE:FACTORY (or the ini keys "
+            "mcp_registry, mcp_source, mcp_wrapper)"
+        )
+    if len(declared) > 1:
+        named = ", ".join(f"{origin}={spec}" for _, spec, origin in declared)
+        raise pytest.UsageError(
+            f"the kit certifies one target per run, got {len(declared)}: {named}"
+        )
+    [(kind, spec, origin)] = declared
+    try:
+        target = load_target(kind, spec, origin=origin, search=config.invocation_params.dir)
+    except TargetError as exc:
+        raise pytest.UsageError(f"conformance kit: {exc}") from exc
+    profile: ProfileName = config.getoption("mcp_conformance_profile")
+    report = config.getoption("mcp_conformance_report")
+    return KitSession(
+        target=target,
+        profile=PROFILES[profile],
+        report_path=config.invocation_params.dir / report if report else None,
+    )
+
+
+@final
+class _Certification:
+    """The hooks of one certification run; holds the outcomes collected so far."""
+
+    def __init__(self, config: pytest.Config, session: KitSession) -> None:
+        self.config = config
+        self.session = session
+        self.results: list[CheckResult] = []
+
+    def pytest_report_header(self) -> list[str]:
+        """The target, what it claims, and the profile."""
+        return [
+            f"mcp-conformance: {self.session.target.describe()}",
+            f"mcp-conformance: capabilities: {self.session.target.capabilities.describe()}",
+            f"mcp-conformance: profile {self.session.profile.describe()}",
+        ]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(
+        self, collector: pytest.Module | pytest.Class, name: str, obj: object
+    ) -> pytest.Item | list[pytest.Item] | None:
+        """In the kit's own files, collect exactly the law checks, whatever the naming options say."""
+        if collector.path.resolve() not in _CHECK_PATHS:
+            return None
+        marks = getattr(obj, "pytestmark", [])
+        if callable(obj) and any(mark.name == LAW_MARK for mark in marks):
+            return pytest.Function.from_parent(collector, name=name)
+        return []  # helpers and imports of the kit's modules are never tests
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Attach each kit check's outcome to its report, for the controller to aggregate."""
+        report = yield
+        mark = item.get_closest_marker(LAW_MARK)
+        if mark is not None and (report.when == "call" or not report.passed):
+            facts = item.stash.get(CHECK_FACTS, CheckFacts())
+            result = CheckResult(
+                law=str(mark.args[0]),
+                nodeid=item.nodeid,
+                status="PASS" if report.passed else "FAIL" if report.failed else "N/A",
+                detail=_detail(call),
+                why=facts.why if report.skipped else "",
+                examples=facts.examples,
+                duration=report.duration,
+            )
+            report.user_properties.append((_USER_PROPERTY, result.to_json()))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect the outcomes (on the controller of an xdist run, from every worker)."""
+        self.results.extend(
+            CheckResult.from_json(str(value))
+            for name, value in report.user_properties
+            if name == _USER_PROPERTY
+        )
+
+    def report(self) -> Report:
+        """The per-law report from the outcomes collected so far."""
+        target, profile = self.session.target, self.session.profile
+        return build_report(
+            target={
+                "kind": target.kind,
+                "spec": target.spec,
+                "origin": target.origin,
+                "capabilities": target.capabilities.describe(),
+            },
+            profile={
+                "name": profile.name,
+                "max_examples": profile.max_examples,
+                "stateful_step_count": profile.stateful_step_count,
+                "derandomize": profile.derandomize,
+            },
+            versions=_versions(),
+            law_ids=[entry.id for entry in laws_for(target.kind)],
+            results=self.results,
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
+        """Print the per-law table (on the controller only: workers have no complete view)."""
+        if _is_worker(self.config) or self.config.option.collectonly:
+            return
+        report = self.report()
+        terminalreporter.write_sep(
+            "=", f"mcp conformance: {report.target['kind']} {report.target['spec']}"
+        )
+        for line in report.table():
+            terminalreporter.write_line(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        """Write the JSON report, if asked to."""
+        path = self.session.report_path
+        if path is None or _is_worker(self.config) or self.config.option.collectonly:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.report().to_json() + "\n", encoding="utf-8")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _detail(call: pytest.CallInfo[None]) -> str:
+    """The exception and hypothesis's shrunk reproduction (its notes), or the N/A reason."""
+    if call.excinfo is None:
+        return ""
+    error: BaseException = call.excinfo.value
+    if isinstance(error, pytest.skip.Exception):
+        return error.msg or ""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    notes = getattr(error, "__notes__", [])
+    return "\n".join([f"{type(error).__name__}: {error}", *notes])
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for distribution in ("mcp-core", "pytest-mcp-conformance", "hypothesis", "pytest", "beartype"):
+        try:
+            found[distribution] = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            found[distribution] = "not installed"
+    return found

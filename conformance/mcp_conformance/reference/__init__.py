@@ -1,0 +1,29 @@
+"""Factories that point the kit at mcp-core's own implementations (what ``scripts/kit`` certifies).
+
+One module per target, each exporting the factory the kit calls and, where the target does not
+claim a law or changes content by design, its ``MCP_CONFORMANCE``. They double as examples of
+factories for third parties::
+
+    pytest --mcp-conformance --mcp-registry=mcp_core.registry:Registry
+    pytest --mcp-conformance --mcp-source=mcp_conformance.reference.static:source
+    pytest --mcp-conformance --mcp-wrapper=mcp_conformance.reference.cached:wrap
+
+Registry: ``mcp_core.registry:Registry`` itself (its constructor is a factory). Sources:
+:mod:`.static`, :mod:`.lazy`, :mod:`.collection_file`, :mod:`.function`, :mod:`.discovery`.
+Wrappers: :mod:`.cached`, :mod:`.isolated`, :mod:`.filtered`, :mod:`.prefixed`, :mod:`.validated`.
+"""
+
+TARGETS: tuple[tuple[str, str], ...] = (
+    ("registry", "mcp_core.registry:Registry"),
+    ("source", "mcp_conformance.reference.static:source"),
+    ("source", "mcp_conformance.reference.lazy:source"),
+    ("source", "mcp_conformance.reference.collection_file:source"),
+    ("source", "mcp_conformance.reference.function:source"),
+    ("source", "mcp_conformance.reference.discovery:source"),
+    ("wrapper", "mcp_conformance.reference.cached:wrap"),
+    ("wrapper", "mcp_conformance.reference.isolated:wrap"),
+    ("wrapper", "mcp_conformance.reference.filtered:wrap"),
+    ("wrapper", "mcp_conformance.reference.prefixed:wrap"),
+    ("wrapper", "mcp_conformance.reference.validated:wrap"),
+)
+"""Every reference target as ``(kind, "module:factory")``: what a full certification runs."""

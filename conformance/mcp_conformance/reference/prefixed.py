@@ -1,0 +1,42 @@
+"""PrefixedSource: renames every element, so it declares the renaming as its relation."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mcp_conformance import Capabilities
+from mcp_core.elements import Element, ElementCollection, ElementKind
+from mcp_core.sources import ElementSource, PrefixedSource, StaticSource
+
+__all__ = ["MCP_CONFORMANCE", "wrap"]
+
+PREFIX = "kit"
+
+
+def wrap(inner: ElementSource) -> PrefixedSource:
+    """``PrefixedSource(inner, "kit")``."""
+    return PrefixedSource(inner, PREFIX)
+
+
+def renamed(collection: ElementCollection) -> ElementCollection:
+    """The inner elements, in order, each moved to ``rename(ref)`` and otherwise unchanged."""
+    rename = PrefixedSource(StaticSource(collection), PREFIX).rename
+    return ElementCollection(_moved(element, rename(element.ref).key) for element in collection)
+
+
+def _moved(element: Element, key: str) -> Element:
+    field = {
+        ElementKind.TOOL: "name",
+        ElementKind.PROMPT: "name",
+        ElementKind.RESOURCE: "uri",
+        ElementKind.RESOURCE_TEMPLATE: "uri_template",
+    }[element.kind]
+    definition = dataclasses.replace(element.definition, **{field: key})  # type: ignore[arg-type]  # every definition has its key field
+    return dataclasses.replace(element, definition=definition)
+
+
+MCP_CONFORMANCE = Capabilities(
+    transparent=False,
+    relation=renamed,
+    reason="prefixing renames every element by design: checked against PrefixedSource.rename",
+)

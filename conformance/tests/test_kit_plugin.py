@@ -1,0 +1,273 @@
+"""The plugin: activation, targets, collection that cannot be filtered away, report, xdist, CI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcp_conformance.report import main
+from mcp_conformance.testing import run_kit
+
+pytest_plugins = ("pytester",)
+
+BROKEN = Path(__file__).resolve().parent
+# The kit's runs in these tests: broken targets importable, and pytest-asyncio (not needed by the
+# kit) kept out so that its configuration warnings cannot trip the outer `filterwarnings=error`.
+BASE = ("-p", "no:asyncio", "-o", f"pythonpath={BROKEN}")
+STATIC = "--mcp-source=mcp_conformance.reference.static:source"
+SOURCE_LAWS = {
+    "source.returns-collection",
+    "source.idempotent",
+    "source.kinds-cover",
+    "source.kinds-without-provide",
+    "source.json-roundtrip",
+}
+
+
+def _usage_error(pytester: pytest.Pytester, *args: str) -> str:
+    """Run pytest expecting a usage error; return its error output."""
+    result = pytester.runpytest_inprocess(*BASE, "-p", "no:cacheprovider", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    return result.stderr.str()
+
+
+class TestActivation:
+    """Inert without --mcp-conformance; exactly one target with it."""
+
+    def test_inert_without_the_switch(self, pytester: pytest.Pytester) -> None:
+        """A plain run collects the project's tests only and prints no kit header."""
+        pytester.makepyfile(test_mine="def test_ok():\n    pass\n")
+        result = pytester.runpytest_inprocess(*BASE, "-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1)
+        assert "mcp-conformance:" not in result.stdout.str()
+
+    def test_target_flag_without_switch_is_an_error(self, pytester: pytest.Pytester) -> None:
+        """--mcp-source alone would silently run nothing of the kit: it is refused."""
+        assert "does nothing without --mcp-conformance" in _usage_error(pytester, STATIC)
+
+    def test_switch_without_target_is_an_error(self, pytester: pytest.Pytester) -> None:
+        """--mcp-conformance needs something to certify."""
+        assert "needs a target" in _usage_error(pytester, "--mcp-conformance")
+
+    def test_flag_and_ini_together_are_rejected(self, pytester: pytest.Pytester) -> None:
+        """A target named on the command line and in the ini file is declared twice."""
+        pytester.makefile(
+            ".ini", pytest="[pytest]\nmcp_source = mcp_conformance.reference.lazy:source\n"
+        )
+        error = _usage_error(pytester, "--mcp-conformance", STATIC)
+        assert "declared twice" in error
+        assert "-o mcp_source=" in error
+
+    def test_two_kinds_of_target_are_rejected(self, pytester: pytest.Pytester) -> None:
+        """One target per run."""
+        error = _usage_error(
+            pytester,
+            "--mcp-conformance",
+            STATIC,
+            "--mcp-wrapper=mcp_conformance.reference.isolated:wrap",
+        )
+        assert "one target per run" in error
+
+    def test_ini_target_alone_is_used(self, pytester: pytest.Pytester) -> None:
+        """The ini key names the target when the flag is absent."""
+        pytester.makefile(
+            ".ini", pytest="[pytest]\nmcp_source = mcp_conformance.reference.static:source\n"
+        )
+        report = run_kit(pytester, *BASE)
+        assert report.target["origin"] == "ini mcp_source"
+        assert report.certified
+
+
+class TestTargets:
+    """A target that cannot be used stops the run, naming it and the cause."""
+
+    def test_unimportable_module(self, pytester: pytest.Pytester) -> None:
+        """The module and the import error are named."""
+        error = _usage_error(pytester, "--mcp-conformance", "--mcp-source=nowhere.at_all:make")
+        assert "--mcp-source=nowhere.at_all:make" in error
+        assert "ModuleNotFoundError" in error
+
+    def test_missing_attribute(self, pytester: pytest.Pytester) -> None:
+        """A factory that the module does not have is named."""
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-source=mcp_conformance.reference.static:nope"
+        )
+        assert "has no attribute 'nope'" in error
+
+    def test_not_callable(self, pytester: pytest.Pytester) -> None:
+        """A constant is not a factory."""
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-registry=mcp_conformance.reference:TARGETS"
+        )
+        assert "not a callable" in error
+
+    def test_wrong_signature(self, pytester: pytest.Pytester) -> None:
+        """A source factory cannot serve as a wrapper: the contract signature is quoted."""
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-wrapper=mcp_conformance.reference.static:source"
+        )
+        assert "cannot be called as wrap(inner: ElementSource)" in error
+
+    def test_malformed_spec(self, pytester: pytest.Pytester) -> None:
+        """A target needs module:factory."""
+        assert "package.module:factory" in _usage_error(
+            pytester, "--mcp-conformance", "--mcp-source=static"
+        )
+
+    def test_raising_factory_fails_every_law(self, pytester: pytest.Pytester) -> None:
+        """A factory that raises is no empty pass: every law FAILs with the cause."""
+        pytester.makepyfile(down="def make_source():\n    raise RuntimeError('no database')\n")
+        report = run_kit(pytester, *BASE, "--mcp-source=down:make_source")
+        assert {row.status for row in report.laws} == {"FAIL"}
+        assert all("no database" in row.detail for row in report.laws)
+
+    def test_header_shows_target_capabilities_and_profile(self, pytester: pytest.Pytester) -> None:
+        """The pytest header says what is certified, what it claims and how hard the kit looks."""
+        result = pytester.runpytest_inprocess(
+            *BASE,
+            "--mcp-conformance",
+            "--mcp-wrapper=mcp_conformance.reference.prefixed:wrap",
+            "--co",
+        )
+        header = result.stdout.str()
+        assert (
+            "mcp-conformance: wrapper mcp_conformance.reference.prefixed:wrap (from --mcp-wrapper)"
+            in header
+        )
+        assert "capabilities: transparent=False, relation=renamed (prefixing renames" in header
+        assert "profile fast (50 examples, 30 steps, derandomized)" in header
+
+    def test_deep_profile_is_selected(self, pytester: pytest.Pytester) -> None:
+        """--mcp-conformance-profile=deep is what the header reports."""
+        result = pytester.runpytest_inprocess(
+            *BASE, "--mcp-conformance", STATIC, "--mcp-conformance-profile=deep", "--co"
+        )
+        assert "profile deep (1000 examples, 80 steps, randomized)" in result.stdout.str()
+
+
+class TestCollection:
+    """The project's own collection settings cannot filter the kit away."""
+
+    def test_naming_options_and_testpaths_cannot_filter_the_kit(
+        self, pytester: pytest.Pytester
+    ) -> None:
+        """python_files/python_functions/python_classes/testpaths that match nothing of the kit."""
+        pytester.makefile(
+            ".ini",
+            pytest=(
+                "[pytest]\npython_files = check_*.py\npython_functions = check_*\n"
+                "python_classes = Check*\ntestpaths = nowhere\n"
+            ),
+        )
+        report = run_kit(pytester, *BASE, STATIC)
+        assert {row.law for row in report.laws if row.status == "PASS"} == SOURCE_LAWS
+
+    def test_no_paths_means_the_certification_alone(self, pytester: pytest.Pytester) -> None:
+        """Without paths, neither testpaths nor the current directory is collected."""
+        pytester.makepyfile(
+            test_mine="def test_mine():\n    raise AssertionError('not collected')\n"
+        )
+        result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC)
+        result.assert_outcomes(passed=5)
+
+    def test_explicit_paths_run_alongside(self, pytester: pytest.Pytester) -> None:
+        """Paths given on the command line run with the kit."""
+        pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
+        result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC, "test_mine.py")
+        result.assert_outcomes(passed=6)
+
+    def test_deselected_laws_are_not_run(self, pytester: pytest.Pytester) -> None:
+        """-k leaves the other laws NOT RUN, which is not certified."""
+        report = run_kit(pytester, *BASE, STATIC, "-k", "idempotent")
+        assert report.law("source.idempotent").status == "PASS"
+        assert report.law("source.kinds-cover").status == "NOT RUN"
+        assert not report.certified
+
+
+class TestReport:
+    """The JSON report and its command-line gate."""
+
+    def test_json_report_contents(self, pytester: pytest.Pytester) -> None:
+        """Target, versions, profile, per-law status and counts."""
+        path = pytester.path / "out" / "report.json"
+        pytester.runpytest_inprocess(
+            *BASE, "--mcp-conformance", STATIC, f"--mcp-conformance-report={path}"
+        )
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert document["target"]["spec"] == "mcp_conformance.reference.static:source"
+        assert set(document["versions"]) >= {
+            "python",
+            "mcp-core",
+            "pytest-mcp-conformance",
+            "hypothesis",
+        }
+        assert document["profile"] == {
+            "name": "fast",
+            "max_examples": 50,
+            "stateful_step_count": 30,
+            "derandomize": True,
+        }
+        assert document["counts"] == {"PASS": 5, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
+        assert [row["law"] for row in document["laws"]] == sorted(
+            SOURCE_LAWS,
+            key=[
+                "source.returns-collection",
+                "source.idempotent",
+                "source.kinds-cover",
+                "source.kinds-without-provide",
+                "source.json-roundtrip",
+            ].index,
+        )
+
+    def test_gate_exit_status(
+        self, pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The report gate exits 0 for a certified report, 1 otherwise."""
+        good = run_kit(pytester, *BASE, STATIC)
+        bad = run_kit(pytester, *BASE, "--mcp-source=broken.source_idempotent:make_source")
+        assert good.certified
+        assert not bad.certified
+        paths = sorted(str(path) for path in pytester.path.glob("conformance-report-*.json"))
+        assert main(paths[:1]) == 0
+        assert main(paths) == 1
+        assert "source.idempotent             FAIL" in capsys.readouterr().out
+
+    def test_failure_detail_carries_the_shrunk_reproduction(
+        self, pytester: pytest.Pytester
+    ) -> None:
+        """A FAIL row holds hypothesis's minimal failing example."""
+        report = run_kit(
+            pytester, *BASE, "--mcp-wrapper=broken.wrapper_transparent:wrap", "-k", "transparent"
+        )
+        detail = report.law("wrapper.transparent").detail
+        assert detail.startswith("LawViolation: wrap(s) does not provide what s provides: missing")
+        assert "Failing test case: wrapper_transparent(" in detail
+
+
+class TestEnvironment:
+    """Same results under pytest-xdist, and whatever hypothesis profile CI loads."""
+
+    def test_same_report_under_xdist(self, pytester: pytest.Pytester) -> None:
+        """-n 2 ships every worker's outcomes to the controller: the report does not change."""
+        target = "--mcp-source=broken.source_idempotent:make_source"
+        alone = run_kit(pytester, *BASE, target)
+        spread = run_kit(pytester, *BASE, target, "-n", "2", subprocess=True)
+        assert [(row.law, row.status) for row in spread.laws] == [
+            (row.law, row.status) for row in alone.laws
+        ]
+        assert spread.law("source.idempotent").detail == alone.law("source.idempotent").detail
+
+    def test_ci_does_not_change_the_kits_settings(
+        self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With CI=true hypothesis loads its ci profile (100 examples); the kit still runs 50."""
+        run = ("--mcp-registry=mcp_core.registry:Registry", "-k", "registry_lazy")
+        monkeypatch.delenv("CI", raising=False)
+        local = run_kit(pytester, *BASE, *run, subprocess=True)
+        monkeypatch.setenv("CI", "true")
+        ci = run_kit(pytester, *BASE, *run, subprocess=True)
+        assert ci.profile == local.profile
+        assert ci.profile["max_examples"] == 50
+        assert ci.law("registry.lazy").examples == local.law("registry.lazy").examples == 50
