@@ -20,6 +20,7 @@ the source that collects it.
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import EllipsisType, MappingProxyType
@@ -68,7 +69,7 @@ class ElementMark:
 
     kind: ElementKind
     options: Mapping[str, Any]
-    where: str
+    where: CallSite | str
 
     def key(self, fn: Callable[..., Any]) -> str:
         """The element's key (name, URI or template), known without deriving anything."""
@@ -115,7 +116,7 @@ class CompletionMark:
 
     target: Callable[..., Any] | str
     argument: str
-    where: str
+    where: CallSite | str
 
 
 def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
@@ -134,8 +135,46 @@ def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
     return marks
 
 
-def _where() -> str:
-    """``file:line`` of the user code applying the mark.
+@final
+class CallSite:
+    """Where a mark was applied: ``file:line``, worked out only when a message needs it.
+
+    Reading ``frame.f_lineno`` scans the code object's line table from the start, so doing it
+    for every decorator made declaring N tools in one module quadratic; the code object and the
+    instruction offset are kept instead, and the line is looked up on ``str()``.
+    """
+
+    __slots__ = ("_code", "_offset")
+
+    def __init__(self, code: types.CodeType | None, offset: int) -> None:
+        self._code = code
+        self._offset = offset
+
+    def __str__(self) -> str:
+        if self._code is None:
+            return "?"
+        line = next(
+            (ln for start, end, ln in self._code.co_lines() if start <= self._offset < end),
+            self._code.co_firstlineno,
+        )
+        return f"{self._code.co_filename}:{line}"
+
+    def __repr__(self) -> str:
+        return f"CallSite({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CallSite):
+            return (self._code, self._offset) == (other._code, other._offset)
+        if isinstance(other, str):
+            return str(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self._code, self._offset))
+
+
+def _where() -> CallSite:
+    """The site of the user code applying the mark.
 
     The first frame outside mcp-core: the line of the ``@`` whether the decorator is applied
     directly or through a front door such as ``App.tool``.
@@ -143,7 +182,7 @@ def _where() -> str:
     frame = inspect.currentframe()
     while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("mcp_core."):
         frame = frame.f_back
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
+    return CallSite(frame.f_code, frame.f_lasti) if frame is not None else CallSite(None, 0)
 
 
 def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
