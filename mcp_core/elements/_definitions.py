@@ -337,7 +337,9 @@ class Tool:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        _check_name("Tool", self.name)
+        if not isinstance(self.name, str):
+            raise _fail("Tool", "name", f"must be a non-empty string, got {self.name!r}")
+        # The spec's character set already excludes spaces and control characters.
         if not _TOOL_NAME.fullmatch(self.name):
             raise _fail(
                 "Tool",
