@@ -15,6 +15,7 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 
+from mcp_conformance.strategies import collections, element_kinds
 from mcp_core.elements import (
     Definition,
     Element,
@@ -36,7 +37,7 @@ from mcp_core.sources import (
     ValidatedSource,
 )
 from mcp_core.stores import MemoryStore
-from tests.strategies import CountingSource, collections, element_kinds, sources
+from tests.strategies import CountingSource, sources
 
 # The law checks are inherited by one class per unit, so hypothesis sees each method run by
 # several classes ("differing executors"). That is the point here: every class builds a different
