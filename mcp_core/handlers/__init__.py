@@ -45,6 +45,7 @@ from mcp_core.handlers._derive import (
 )
 from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
 from mcp_core.handlers._invoker import Invoker, validate_handler
+from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
     ArgumentFilter,
     ClientGateway,
@@ -98,6 +99,7 @@ __all__ = [
     "resource_from_function",
     "resource_template",
     "resource_template_from_function",
+    "schema_problems",
     "tool",
     "tool_from_function",
     "validate_handler",

@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from typing import Any, final
 
 from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 
-__all__ = ["CompiledSchema"]
+__all__ = ["CompiledSchema", "schema_problems"]
 
 
 @final
@@ -30,12 +29,11 @@ class CompiledSchema:
             ValueError: ``schema`` is not a valid schema of its dialect; the message says where.
         """
         plain = dict(schema)
+        problems = schema_problems(plain)
+        if problems:
+            where, message = problems[0]
+            raise ValueError(f"not a valid JSON Schema at {where}: {message}")
         cls = validators.validator_for(plain, default=Draft202012Validator)
-        try:
-            cls.check_schema(plain)
-        except SchemaError as exc:
-            where = "/" + "/".join(str(part) for part in exc.absolute_path)
-            raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from exc
         self._validator: Validator = cls(plain)
 
     def is_valid(self, instance: Any) -> bool:
@@ -49,3 +47,17 @@ class CompiledSchema:
             for error in self._validator.iter_errors(instance)
         ]
         return sorted(found)
+
+
+def schema_problems(schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Where and why ``schema`` (plain JSON) violates its dialect's meta-schema, in path order.
+
+    The dialect is the schema's ``$schema`` when jsonschema knows it, else Draft 2020-12. Format
+    assertions apply to the schema itself, so an invalid ``pattern`` regex is a problem. Each
+    problem is ``(JSONPath, message)``; an empty list means the schema is valid.
+    """
+    dialect = validators.validator_for(schema, default=Draft202012Validator)
+    meta_dialect = validators.validator_for(dialect.META_SCHEMA, default=dialect)
+    meta = meta_dialect(dialect.META_SCHEMA, format_checker=meta_dialect.FORMAT_CHECKER)
+    found = sorted(meta.iter_errors(schema), key=lambda error: str(error.json_path))
+    return [(str(error.json_path), str(error.message)) for error in found]

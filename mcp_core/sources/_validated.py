@@ -6,11 +6,10 @@ import functools
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Protocol, final
-
-from jsonschema import validators
+from typing import Protocol, final
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, Tool, thaw
+from mcp_core.handlers import schema_problems
 from mcp_core.sources._cached import source_identity
 from mcp_core.sources._diagnostics import (
     SourceDiagnostic,
@@ -23,8 +22,6 @@ from mcp_core.sources._protocol import ElementSource
 __all__ = ["ElementChecker", "ValidatedSource"]
 
 _log = logging.getLogger("mcp_core.sources")
-
-_DEFAULT_DIALECT: Final = "Draft202012Validator"
 
 
 class ElementChecker(Protocol):
@@ -40,19 +37,10 @@ class ElementChecker(Protocol):
 
 @functools.lru_cache(maxsize=1024)
 def _schema_problems(schema_json: str) -> tuple[str, ...]:
-    """Where and why a JSON Schema (canonical JSON text) violates its dialect's meta-schema.
-
-    The dialect is the schema's ``$schema`` when jsonschema knows it, else Draft 2020-12 (the
-    dialect MCP 2025-11-25 assumes). Cached by the canonical text, which, unlike frozen-value
-    equality, tells ``1`` from ``true``.
-    """
-    schema: Any = json.loads(schema_json)
-    default = getattr(validators, _DEFAULT_DIALECT)
-    dialect = validators.validator_for(schema, default=default)
-    meta_dialect = validators.validator_for(dialect.META_SCHEMA, default=dialect)
-    meta = meta_dialect(dialect.META_SCHEMA, format_checker=meta_dialect.FORMAT_CHECKER)
-    found = sorted(meta.iter_errors(schema), key=lambda error: str(error.json_path))
-    return tuple(f"{error.json_path}: {error.message}" for error in found)
+    # Cached by canonical JSON text, which, unlike frozen-value equality, tells 1 from true.
+    return tuple(
+        f"{where}: {message}" for where, message in schema_problems(json.loads(schema_json))
+    )
 
 
 def _tool_problems(tool: Tool) -> list[str]:
