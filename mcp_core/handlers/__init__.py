@@ -11,6 +11,9 @@
   :class:`EmbeddedResource`, :class:`ResourceLink`, :class:`Message`, :class:`ToolResult`, and
   the ``normalize_*`` functions that turn any accepted return value into its wire shape.
 - :class:`Invoker`: what the server calls to run an element.
+- :func:`register_injection`: the hook through which other layers have parameters of their own
+  types injected instead of published (the server layer registers the official SDK's
+  ``Context``).
 
 Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
@@ -44,6 +47,7 @@ from mcp_core.handlers._derive import (
     tool_from_function,
 )
 from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
+from mcp_core.handlers._injection import Injection, Injector, register_injection
 from mcp_core.handlers._invoker import Invoker, validate_handler
 from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
@@ -76,6 +80,8 @@ __all__ = [
     "ElementMark",
     "EmbeddedResource",
     "Image",
+    "Injection",
+    "Injector",
     "Invoker",
     "LogLevel",
     "Message",
@@ -95,6 +101,7 @@ __all__ = [
     "normalize_tool_result",
     "prompt",
     "prompt_from_function",
+    "register_injection",
     "resource",
     "resource_from_function",
     "resource_template",
