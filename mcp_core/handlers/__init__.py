@@ -66,6 +66,11 @@ from mcp_core.handlers._results import (
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._wire import (
+    content_from_wire,
+    resource_contents_from_wire,
+    tool_result_from_wire,
+)
 
 __all__ = [
     "MAX_COMPLETIONS",
@@ -95,6 +100,7 @@ __all__ = [
     "ToolHandler",
     "ToolResult",
     "completion",
+    "content_from_wire",
     "marks_of",
     "normalize_prompt_messages",
     "normalize_resource_contents",
@@ -103,11 +109,13 @@ __all__ = [
     "prompt_from_function",
     "register_injection",
     "resource",
+    "resource_contents_from_wire",
     "resource_from_function",
     "resource_template",
     "resource_template_from_function",
     "schema_problems",
     "tool",
     "tool_from_function",
+    "tool_result_from_wire",
     "validate_handler",
 ]
