@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -14,7 +14,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.server.mcpserver import Context, Elicit, Resolve, Sample
 from pydantic import BaseModel
 
-from mcp_core import App
+from mcp_core import App, Tool
 from mcp_core.handlers import Invoker, tool_from_function
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.server import Lifespan
@@ -69,13 +69,15 @@ def make_app() -> tuple[App, State]:
         return '{"mode": "demo"}'
 
     @app.tool
-    async def process(x: int, ctx: Context) -> str:
+    async def process(x: int, ctx: Context[State, Any]) -> str:
         """Use every Context feature."""
         await ctx.info(f"processing {x}")
         await ctx.report_progress(50, 100, "half")
         contents = list(await ctx.read_resource("app://config"))
-        lifespan_state: State = ctx.request_context.lifespan_context
-        return f"{lifespan_state.greeting} {x} {contents[0].content} id={ctx.request_id}"
+        content = contents[0].content
+        assert isinstance(content, str)
+        greeting = ctx.request_context.lifespan_context.greeting
+        return f"{greeting} {x} {content} id={ctx.request_id}"
 
     @app.tool
     async def ask(ctx: Context) -> str:
@@ -142,6 +144,13 @@ def client(app: App, mode: str) -> Client:
     return connected
 
 
+def input_schema(fn: Callable[..., Any]) -> Mapping[str, Any]:
+    """The input schema published for ``fn`` as a tool."""
+    definition = tool_from_function(fn).definition
+    assert isinstance(definition, Tool)
+    return definition.input_schema
+
+
 def text(result: types.CallToolResult) -> str:
     """The first text block of a result."""
     block = result.content[0]
@@ -158,7 +167,7 @@ class TestDerivation:
         def f(x: int, ctx: Context) -> str:
             return str(x)
 
-        schema = tool_from_function(f).definition.input_schema
+        schema = input_schema(f)
         assert set(schema["properties"]) == {"x"}
         assert list(schema["required"]) == ["x"]
 
@@ -172,7 +181,7 @@ class TestDerivation:
         ) -> str:
             return str(x)
 
-        assert set(tool_from_function(f).definition.input_schema["properties"]) == {"x"}
+        assert set(input_schema(f)["properties"]) == {"x"}
 
     async def test_context_over_a_recording_gateway(self) -> None:
         """Outside a server, the Context still logs and reports progress through the gateway."""
