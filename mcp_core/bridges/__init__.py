@@ -13,5 +13,6 @@ This layer sits between ``app`` and ``server`` (ADR 0035): it may import the ``m
 """
 
 from mcp_core.bridges._mcpserver import MCPServerSource
+from mcp_core.bridges._remote import RemoteSource
 
-__all__ = ["MCPServerSource"]
+__all__ = ["MCPServerSource", "RemoteSource"]
