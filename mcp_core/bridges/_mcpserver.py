@@ -63,18 +63,20 @@ class MCPServerSource:
     enters it, and ``App`` runs it for every server run (``running_sources`` does the same for a
     plain ``McpServer``). Its completion handler (``@server.completion()``), if any, completes
     every prompt argument and template variable. ``provide()`` reads the server's managers
-    afresh each time, so tools added to it later appear at the next reload.
+    afresh each time, so tools added to it later appear at the next reload. ``tags`` are given to
+    every element (for visibility rules such as ``scoped_by_tag``).
     """
 
-    __slots__ = ("_run", "server")
+    __slots__ = ("_run", "_tags", "server")
 
-    def __init__(self, server: MCPServer[Any]) -> None:
+    def __init__(self, server: MCPServer[Any], *, tags: Iterable[str] = ()) -> None:
         if not isinstance(server, MCPServer):
             raise TypeError(
                 f"MCPServerSource takes an mcp.server.mcpserver.MCPServer, got "
                 f"{type(server).__name__}; for a FastMCP server use FastMCPSource"
             )
         self.server = server
+        self._tags = frozenset(tags)
         self._run: SharedRun[Any] = SharedRun(self._lifespan)
 
     def __repr__(self) -> str:
@@ -117,6 +119,7 @@ class MCPServerSource:
             Element(
                 definition=definition_of(ElementKind.TOOL, tool),
                 handler=_SdkTool(self, tool.name),
+                tags=self._tags,
             )
             for tool in await server.list_tools()
         ]
@@ -124,6 +127,7 @@ class MCPServerSource:
             Element(
                 definition=definition_of(ElementKind.RESOURCE, resource),
                 handler=_SdkResource(self, resource.uri),
+                tags=self._tags,
             )
             for resource in await server.list_resources()
         )
@@ -134,6 +138,7 @@ class MCPServerSource:
                 Element(
                     definition=definition,
                     handler=_SdkTemplate(self, template.uri_template),
+                    tags=self._tags,
                     completions=_completions(
                         self,
                         types.ResourceTemplateReference(
@@ -153,6 +158,7 @@ class MCPServerSource:
                 Element(
                     definition=definition,
                     handler=_SdkPrompt(self, prompt.name),
+                    tags=self._tags,
                     completions=_completions(
                         self, types.PromptReference(type="ref/prompt", name=prompt.name), names
                     )

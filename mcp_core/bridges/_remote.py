@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import math
 import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,7 +143,9 @@ class RemoteSource:
     - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
       the longest wait between reconnection attempts (it doubles from one second);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
-    - ``kinds``: the kinds to take from the remote (default: all it has).
+    - ``kinds``: the kinds to take from the remote (default: all it has);
+    - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
+      makes the whole remote visible only to sessions with that scope).
     """
 
     __slots__ = (
@@ -163,6 +165,7 @@ class RemoteSource:
         "_run",
         "_shared",
         "_status",
+        "_tags",
         "_target",
         "_timeout",
     )
@@ -180,6 +183,7 @@ class RemoteSource:
         max_backoff: float = 30.0,
         max_pages: int = 1000,
         kinds: ElementKind = ElementKind.ALL,
+        tags: Iterable[str] = (),
     ) -> None:
         if isinstance(target, str):
             if not target.startswith(("http://", "https://")):
@@ -213,6 +217,7 @@ class RemoteSource:
         self._max_backoff = max_backoff
         self._max_pages = max_pages
         self._kinds = kinds
+        self._tags = frozenset(tags)
         self._listeners: list[Callable[[ElementKind], object]] = []
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._status = _Status()
@@ -279,7 +284,7 @@ class RemoteSource:
         """What identifies the remote (its address and the options that change the catalogue)."""
         target = self._target
         where = target if isinstance(target, str) else [target.command, *target.args]
-        return {"target": where, "kinds": self._kinds.label}
+        return {"target": where, "kinds": self._kinds.label, "tags": sorted(self._tags)}
 
     async def provide(self) -> ElementCollection:
         """The remote's elements: the running connection's catalogue, or a fresh listing.
@@ -444,7 +449,14 @@ class RemoteSource:
                 self._status.tools = types.ListToolsResult(tools=listed)
             for model in listed:
                 handler, completions = self._handler(model, completes=completes)
-                note = _admit(found, kind, model, handler, completions)
+                note = _admit(
+                    found,
+                    kind,
+                    model=model,
+                    handler=handler,
+                    completions=completions,
+                    tags=self._tags,
+                )
                 if note is not None:
                     notes.append(self._note("skipped", *note))
         self._diagnostics = tuple(notes)
@@ -596,14 +608,18 @@ class RemoteSource:
 def _admit(
     found: dict[ElementRef, Element],
     kind: ElementKind,
+    *,
     model: Any,
     handler: object,
     completions: dict[str, object] | None,
+    tags: frozenset[str],
 ) -> tuple[str, ElementRef | None] | None:
     """Add the remote's ``model`` to ``found``; or why it was skipped (and which element)."""
     try:
         definition = definition_of(kind, model)
-        element = Element(definition=definition, handler=handler, completions=completions)
+        element = Element(
+            definition=definition, handler=handler, completions=completions, tags=tags
+        )
     except InvalidElementError as exc:
         return f"remote {kind.label} skipped: {exc}", None
     if element.ref in found:
