@@ -43,7 +43,7 @@ from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.bridges._common import SharedRun, definition_of
 from mcp_core.elements import (
@@ -123,6 +123,7 @@ class _Status:
     discover: types.DiscoverResult | None = None
     capabilities: types.ServerCapabilities | None = None
     tools: types.ListToolsResult | None = None  # the remote's tools as listed, for new sessions
+    handshake: bool = True  # whether a 2026-07-28 remote may be spoken to with the handshake
     settled: anyio.Event = field(default_factory=anyio.Event)  # the first attempt ended
 
 
@@ -338,51 +339,76 @@ class RemoteSource:
         status = self._status
         # A pinned 2026-07-28 still probes (server/discover): adopting without it would leave the
         # remote's capabilities unknown. What was negotiated is checked below.
-        mode: str = "auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode
-        prior = None
+        attempts: list[tuple[str, types.DiscoverResult | None]] = [
+            ("auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode, None)
+        ]
         if relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
-            # A per-request session of a remote already known to speak 2026-07-28: adopt the
-            # version directly, without probing again.
-            mode, prior = status.protocol, status.discover
+            # A per-request session of a remote known to speak 2026-07-28 adopts that version
+            # without probing again. For a handshake-era client it first tries the handshake,
+            # so that what the remote asks mid-request is asked the same way on both legs (a
+            # remote that refuses it is not asked again).
+            attempts = [(status.protocol, status.discover)]
+            era = relay.gateway.session.attributes.get("protocol_version")
+            if self._mode == "auto" and era in HANDSHAKE_PROTOCOL_VERSIONS and status.handshake:
+                attempts.insert(0, ("legacy", None))
         current: Callable[[], _Relay | None] = (
             (lambda: relay) if relay is not None else (lambda: self._relay)
         )
-        async with AsyncExitStack() as stack:
-            try:
-                transport: Any
-                if isinstance(self._target, str):
-                    http = await stack.enter_async_context(
-                        httpx2.AsyncClient(
-                            headers=self._headers,
-                            timeout=httpx2.Timeout(self._timeout, read=_SSE_READ_TIMEOUT),
-                        )
-                    )
-                    transport = streamable_http_client(self._target, http_client=http)
-                else:
-                    transport = stdio_client(self._target)
-                client = await stack.enter_async_context(
-                    Client(
-                        transport,
-                        mode=mode,
-                        prior_discover=prior,
-                        read_timeout_seconds=self._timeout,
-                        sampling_callback=_sampling(current),
-                        elicitation_callback=_elicitation(current),
-                        list_roots_callback=_roots(current),
-                        logging_callback=_logging(current),
-                        log_level="debug",
-                        message_handler=self._on_message if relay is None else None,
-                        client_info=types.Implementation(name="mcp-core", version=""),
-                        cache=None,
+        for index, (mode, prior) in enumerate(attempts):
+            async with AsyncExitStack() as stack:
+                try:
+                    client = await self._open(stack, mode, prior, current, listen=relay is None)
+                except _Down:
+                    if index + 1 == len(attempts):
+                        raise
+                    status.handshake = False
+                    continue
+                if self._mode in MODERN_PROTOCOL_VERSIONS and client.protocol_version != self._mode:
+                    raise _Down(f"it speaks {client.protocol_version}, not {self._mode}")
+                if relay is not None and status.tools is not None:
+                    _know_tools(client, status.tools)
+                yield client
+                return
+
+    async def _open(
+        self,
+        stack: AsyncExitStack,
+        mode: str,
+        prior: types.DiscoverResult | None,
+        current: Callable[[], _Relay | None],
+        *,
+        listen: bool,
+    ) -> Client:
+        try:
+            transport: Any
+            if isinstance(self._target, str):
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(
+                        headers=self._headers,
+                        timeout=httpx2.Timeout(self._timeout, read=_SSE_READ_TIMEOUT),
                     )
                 )
-            except Exception as exc:  # any failure to connect means "down", with its reason
-                raise _Down(_reason(exc)) from exc
-            if self._mode in MODERN_PROTOCOL_VERSIONS and client.protocol_version != self._mode:
-                raise _Down(f"it speaks {client.protocol_version}, not {self._mode}")
-            if relay is not None and status.tools is not None:
-                _know_tools(client, status.tools)
-            yield client
+                transport = streamable_http_client(self._target, http_client=http)
+            else:
+                transport = stdio_client(self._target)
+            return await stack.enter_async_context(
+                Client(
+                    transport,
+                    mode=mode,
+                    prior_discover=prior,
+                    read_timeout_seconds=self._timeout,
+                    sampling_callback=_sampling(current),
+                    elicitation_callback=_elicitation(current),
+                    list_roots_callback=_roots(current),
+                    logging_callback=_logging(current),
+                    log_level="debug",
+                    message_handler=self._on_message if listen else None,
+                    client_info=types.Implementation(name="mcp-core", version=""),
+                    cache=None,
+                )
+            )
+        except Exception as exc:  # any failure to connect means "down", with its reason
+            raise _Down(_reason(exc)) from exc
 
     async def _forward(
         self, gateway: ClientGateway, request: Callable[[Client, _Relay], Awaitable[_T]]
