@@ -12,7 +12,8 @@ This layer sits between ``app`` and ``server`` (ADR 0035): it may import the ``m
 ``App`` runs the sources that need running (a lifespan, connections) for each server run.
 """
 
+from mcp_core.bridges._fastmcp import FastMCPSource
 from mcp_core.bridges._mcpserver import MCPServerSource
 from mcp_core.bridges._remote import RemoteSource
 
-__all__ = ["MCPServerSource", "RemoteSource"]
+__all__ = ["FastMCPSource", "MCPServerSource", "RemoteSource"]

@@ -42,6 +42,7 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
@@ -131,8 +132,10 @@ class _Status:
 class RemoteSource:
     """The elements of a remote MCP server (see the module documentation).
 
-    ``target`` is a streamable HTTP URL or ``StdioServerParameters``; prefer the constructors
-    :meth:`http` and :meth:`stdio`. Options:
+    ``target`` is a streamable HTTP URL, ``StdioServerParameters``, or an SDK low-level
+    ``Server`` in this process (reached through the official client's in-memory transport, as
+    :class:`FastMCPSource` does); prefer the constructors :meth:`http` and :meth:`stdio`.
+    Options:
 
     - ``name``: how errors and diagnostics name the remote (default: the URL's host or the
       command); messages sent to clients use this, never the address;
@@ -173,7 +176,7 @@ class RemoteSource:
 
     def __init__(
         self,
-        target: str | StdioServerParameters,
+        target: str | StdioServerParameters | Server[Any],
         *,
         name: str | None = None,
         mode: ConnectMode = "auto",
@@ -192,10 +195,10 @@ class RemoteSource:
                     f"RemoteSource needs an http(s) URL or StdioServerParameters, got {target!r}; "
                     "use RemoteSource.stdio(command, args) for a local server"
                 )
-        elif not isinstance(target, StdioServerParameters):
+        elif not isinstance(target, StdioServerParameters | Server):
             raise TypeError(
-                f"RemoteSource needs an http(s) URL or StdioServerParameters, got "
-                f"{type(target).__name__}"
+                f"RemoteSource needs an http(s) URL, StdioServerParameters or an SDK Server, "
+                f"got {type(target).__name__}"
             )
         for label, seconds in (("timeout", timeout), ("health_interval", health_interval)):
             if not (math.isfinite(seconds) and seconds > 0):
@@ -284,7 +287,11 @@ class RemoteSource:
     def cache_inputs(self) -> Mapping[str, object]:
         """What identifies the remote (its address and the options that change the catalogue)."""
         target = self._target
-        where = target if isinstance(target, str) else [target.command, *target.args]
+        where: object
+        if isinstance(target, Server):
+            where = f"in-process:{target.name}"
+        else:
+            where = target if isinstance(target, str) else [target.command, *target.args]
         return {"target": where, "kinds": self._kinds.label, "tags": sorted(self._tags)}
 
     async def provide(self) -> ElementCollection:
@@ -381,7 +388,9 @@ class RemoteSource:
     ) -> Client:
         try:
             transport: Any
-            if isinstance(self._target, str):
+            if isinstance(self._target, Server):
+                transport = self._target  # in process: the official client's in-memory path
+            elif isinstance(self._target, str):
                 http = await stack.enter_async_context(
                     httpx2.AsyncClient(
                         headers=self._headers,
@@ -564,7 +573,7 @@ class RemoteSource:
                     status.protocol = client.protocol_version
                     status.discover = client.session.discover_result
                     await self._refresh(client)
-                    if not isinstance(self._target, str):
+                    if isinstance(self._target, StdioServerParameters):
                         self._shared = client
                     backoff = 1.0
                     await self._watch(client)
@@ -919,7 +928,9 @@ _REASONS: Final[tuple[tuple[tuple[type[BaseException], ...], str], ...]] = (
 )
 
 
-def _default_name(target: str | StdioServerParameters) -> str:
+def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
+    if isinstance(target, Server):
+        return target.name
     if isinstance(target, str):
         return httpx2.URL(target).host or target
     return Path(target.args[-1]).stem if target.args else Path(target.command).name

@@ -53,12 +53,12 @@ Injector: TypeAlias = Callable[[Injection], Any]
 _RULES: Final[dict[type, Injector]] = {}
 
 
-def register_injection(match: type, injector: Injector) -> None:
+def register_injection(match: type, injector: Injector) -> Callable[[], None]:
     """Inject parameters matched by ``match`` with ``injector`` (see the module docstring).
 
     Registering a class again replaces its injector. Rules are consulted when a function's shape
     is first analysed, so register before functions are derived (importing the registering
-    module is enough).
+    module is enough). Returns a function that removes the rule.
 
     Raises:
         TypeError: ``match`` is not a class or ``injector`` is not callable.
@@ -68,6 +68,12 @@ def register_injection(match: type, injector: Injector) -> None:
     if not callable(injector):
         raise TypeError(f"register_injection needs a callable injector, got {injector!r}")
     _RULES[match] = injector
+
+    def unregister() -> None:
+        if _RULES.get(match) is injector:
+            del _RULES[match]
+
+    return unregister
 
 
 def injector_for(annotation: object) -> Injector | None:
