@@ -691,9 +691,7 @@ class _RemoteTool:
             raise ToolError(str(exc)) from exc
         except MCPError as exc:  # the remote refused the call: say so, as a tool error
             raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
-        return tool_result_from_wire(
-            result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )
+        return tool_result_from_wire(_own_leg(result))
 
 
 async def _read(
@@ -761,7 +759,7 @@ class _RemotePrompt:
             return await client.get_prompt(self.name, dict(arguments))
 
         result = await self.source._forward(gateway, get)  # noqa: SLF001 -- the source's own request path
-        wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        wire = _own_leg(result)
         messages: list[dict[str, Any]] = wire.get("messages", [])
         return messages
 
@@ -872,6 +870,21 @@ def _logging(current: Callable[[], _Relay | None]) -> Any:
             await relay.gateway.log(params.level, params.data, logger=params.logger)
 
     return logging_callback
+
+
+def _own_leg(result: types.Result) -> dict[str, Any]:
+    """A remote's result in wire shape, without what describes only its own protocol leg.
+
+    Keys of ``_meta`` under ``io.modelcontextprotocol/`` (the remote's server-info stamp, say)
+    describe the connection to the remote; the gateway's client gets the gateway's own.
+    """
+    wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    meta = wire.pop("_meta", None)
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if kept:
+            wire["_meta"] = kept
+    return wire
 
 
 # -- small helpers --------------------------------------------------------------------------------

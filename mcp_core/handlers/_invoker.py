@@ -14,6 +14,7 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final, final
 
 import anyio.to_thread
@@ -457,7 +458,8 @@ async def _inject(
 ) -> dict[str, Any]:
     """The values of the parameters registered injection rules fill (see ``_injection``)."""
     shared: dict[object, Any] = {}
-    everything = {name: annotation for name, annotation, _ in shape.injected}
+    arguments = MappingProxyType(dict(bound))  # the bound arguments only, as they were
+    everything = MappingProxyType({name: annotation for name, annotation, _ in shape.injected})
     values: dict[str, Any] = {}
     for name, annotation, injector in shape.injected:
         value = injector(
@@ -466,7 +468,7 @@ async def _inject(
                 handler=handler,
                 parameter=name,
                 annotation=annotation,
-                arguments=bound,
+                arguments=arguments,
                 injected=everything,
                 shared=shared,
             )
