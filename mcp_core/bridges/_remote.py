@@ -145,7 +145,8 @@ class RemoteSource:
     - ``timeout``: seconds allowed for connecting and for each list, read, prompt or completion
       request; ``call_timeout`` for each tool call (None: no limit);
     - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
-      the longest wait between reconnection attempts (it doubles from one second);
+      the longest wait between reconnection attempts (it doubles from ``health_interval``, or
+      one second if that is longer);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
     - ``kinds``: the kinds to take from the remote (default: all it has);
     - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
@@ -565,7 +566,8 @@ class RemoteSource:
                 self._shared = None
 
     async def _keep_connected(self) -> None:
-        backoff = 1.0
+        first = min(1.0, self._health_interval)  # reconnecting is no slower than checking
+        backoff = first
         status = self._status
         while True:
             try:
@@ -575,7 +577,7 @@ class RemoteSource:
                     await self._refresh(client)
                     if isinstance(self._target, StdioServerParameters):
                         self._shared = client
-                    backoff = 1.0
+                    backoff = first
                     await self._watch(client)
             except (_Down, MCPError, *_TRANSPORT_ERRORS) as exc:
                 self._went_down(str(exc) if isinstance(exc, _Down) else _reason(exc))
@@ -604,7 +606,9 @@ class RemoteSource:
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
-                if self._pending.is_set():
+                if self._pending.is_set() or self._status.down is not None:
+                    # The remote changed, or a forwarded request failed while this connection
+                    # lived: list again (which also clears "down" if the remote answers).
                     self._pending = anyio.Event()
                     await self._refresh(client)
                     continue

@@ -187,3 +187,25 @@ class TestForwarding:
             assert source.available is True
         assert "added" not in {e.ref.key for e in first}
         assert "added" in {e.ref.key for e in second}
+
+    async def test_a_failed_request_is_checked_not_believed(self) -> None:
+        """A forwarded request that failed marks the remote down until the connection says otherwise."""
+        source = RemoteSource(backend().server.lowlevel, mode="legacy", health_interval=0.05)
+        announced: list[ElementKind] = []
+        back = anyio.Event()
+
+        def changed(kinds: ElementKind) -> None:
+            announced.append(kinds)
+            if len(announced) == 3:  # connected, down, back
+                back.set()
+
+        source.subscribe(changed)
+        async with source.running():
+            await source.provide()
+            source._went_down("a request timed out")
+            with pytest.raises(SourceUnavailableError, match="a request timed out"):
+                await source.provide()
+            with anyio.fail_after(10):
+                await back.wait()
+            collection = await source.provide()
+        assert "work" in {e.ref.key for e in collection}
