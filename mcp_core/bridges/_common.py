@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Generic, TypeVar, final
+from dataclasses import dataclass
+from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel
 
-from mcp_core.elements import Definition, ElementKind, definition_from_wire
+from mcp_core.elements import Definition, ElementKind, UriTemplate, definition_from_wire
+from mcp_core.handlers import ClientGateway, EmbeddedResource
 
-__all__ = ["SharedRun", "definition_of"]
+__all__ = ["ForwardedResource", "ForwardedTemplate", "ReadAt", "SharedRun", "definition_of"]
+
+ReadAt: TypeAlias = Callable[[Any, str, str, ClientGateway], Awaitable[list[EmbeddedResource]]]
+"""``read_at(source, original, requested, gateway)``: the backend's own URI ``original``, read for a
+client that asked for ``requested`` (the same URI, or a renamed one)."""
 
 _T = TypeVar("_T")
 
@@ -64,3 +70,36 @@ class SharedRun(Generic[_T]):
         finally:
             self._running = False
             self.value = None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ForwardedResource:
+    """A ``ResourceHandler`` reading a fixed resource at the backend's own URI, however renamed."""
+
+    source: Any
+    read_at: ReadAt
+    uri: str
+
+    async def read(self, uri: str, gateway: ClientGateway) -> list[EmbeddedResource]:
+        return await self.read_at(self.source, self.uri, uri, gateway)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ForwardedTemplate:
+    """A ``ResourceTemplateHandler`` reading the backend's own URI built from the variables.
+
+    The URI asked for may be a renamed one (``PrefixedSource``): the variables are what the two
+    templates share, so the backend's URI is its own template expanded with them.
+    """
+
+    source: Any
+    read_at: ReadAt
+    uri_template: str
+
+    async def read(
+        self, uri: str, variables: Mapping[str, str], gateway: ClientGateway
+    ) -> list[EmbeddedResource]:
+        original = UriTemplate.parse(self.uri_template).expand(variables)
+        return await self.read_at(self.source, original, uri, gateway)

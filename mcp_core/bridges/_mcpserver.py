@@ -26,7 +26,12 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.shared.exceptions import MCPError
 
-from mcp_core.bridges._common import SharedRun, definition_of
+from mcp_core.bridges._common import (
+    ForwardedResource,
+    ForwardedTemplate,
+    SharedRun,
+    definition_of,
+)
 from mcp_core.elements import (
     Element,
     ElementCollection,
@@ -34,7 +39,6 @@ from mcp_core.elements import (
     ElementRef,
     Prompt,
     ResourceTemplate,
-    UriTemplate,
 )
 from mcp_core.errors import ElementNotFoundError, SourceUnavailableError, ToolError
 from mcp_core.handlers import (
@@ -126,7 +130,7 @@ class MCPServerSource:
         elements.extend(
             Element(
                 definition=definition_of(ElementKind.RESOURCE, resource),
-                handler=_SdkResource(self, resource.uri),
+                handler=ForwardedResource(self, _read, resource.uri),
                 tags=self._tags,
             )
             for resource in await server.list_resources()
@@ -137,7 +141,7 @@ class MCPServerSource:
             elements.append(
                 Element(
                     definition=definition,
-                    handler=_SdkTemplate(self, template.uri_template),
+                    handler=ForwardedTemplate(self, _read, template.uri_template),
                     tags=self._tags,
                     completions=_completions(
                         self,
@@ -257,37 +261,6 @@ def _embedded(item: ReadResourceContents, uri: str) -> EmbeddedResource:
     return EmbeddedResource(
         uri, text=item.content, mime_type=mime_type or "text/plain", meta=item.meta
     )
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _SdkResource:
-    """A ``ResourceHandler`` calling ``MCPServer.read_resource`` at the resource's own URI."""
-
-    source: MCPServerSource
-    uri: str
-
-    async def read(self, uri: str, gateway: ClientGateway) -> list[EmbeddedResource]:
-        return await _read(self.source, self.uri, uri, gateway)
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _SdkTemplate:
-    """A ``ResourceTemplateHandler`` reading the server's own URI built from the variables.
-
-    The URI asked for may be a renamed one (``PrefixedSource``): the variables are what the two
-    templates share, so the server's URI is its template expanded with them.
-    """
-
-    source: MCPServerSource
-    uri_template: str
-
-    async def read(
-        self, uri: str, variables: Mapping[str, str], gateway: ClientGateway
-    ) -> list[EmbeddedResource]:
-        original = UriTemplate.parse(self.uri_template).expand(variables)
-        return await _read(self.source, original, uri, gateway)
 
 
 @final

@@ -46,7 +46,12 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from mcp_core.bridges._common import SharedRun, definition_of
+from mcp_core.bridges._common import (
+    ForwardedResource,
+    ForwardedTemplate,
+    SharedRun,
+    definition_of,
+)
 from mcp_core.elements import (
     Element,
     ElementCollection,
@@ -67,6 +72,7 @@ from mcp_core.handlers import (
     resource_contents_from_wire,
     tool_result_from_wire,
 )
+from mcp_core.server import sample_through
 from mcp_core.sources import SourceDiagnostic
 
 __all__ = ["RemoteSource"]
@@ -504,9 +510,9 @@ class RemoteSource:
             case types.Tool():
                 return _RemoteTool(self, listed.name), None
             case types.Resource():
-                return _RemoteResource(self, listed.uri), None
+                return ForwardedResource(self, _read, listed.uri), None
             case types.ResourceTemplate():
-                handler: object = _RemoteTemplate(self, listed.uri_template)
+                handler: object = ForwardedTemplate(self, _read, listed.uri_template)
             case _:
                 handler = _RemotePrompt(self, listed.name)
         return handler, self._completions(listed) if completes else None
@@ -723,33 +729,6 @@ async def _read(
 
 @final
 @dataclass(frozen=True, slots=True)
-class _RemoteResource:
-    """A ``ResourceHandler`` forwarding ``resources/read`` of the remote's own URI."""
-
-    source: RemoteSource
-    uri: str
-
-    async def read(self, uri: str, gateway: ClientGateway) -> list[EmbeddedResource]:
-        return await _read(self.source, self.uri, uri, gateway)
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _RemoteTemplate:
-    """A ``ResourceTemplateHandler``: the remote's URI is its template expanded with the variables."""
-
-    source: RemoteSource
-    uri_template: str
-
-    async def read(
-        self, uri: str, variables: Mapping[str, str], gateway: ClientGateway
-    ) -> list[EmbeddedResource]:
-        original = UriTemplate.parse(self.uri_template).expand(variables)
-        return await _read(self.source, original, uri, gateway)
-
-
-@final
-@dataclass(frozen=True, slots=True)
 class _RemotePrompt:
     """A ``PromptHandler`` forwarding ``prompts/get``."""
 
@@ -810,22 +789,8 @@ def _sampling(current: Callable[[], _Relay | None]) -> Any:
         relay = current()
         if relay is None:
             return _NO_REQUEST
-        if params.tools or params.tool_choice is not None:
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message="sampling with tools is not relayed"
-            )
-        wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         try:
-            answer = await relay.gateway.sample(
-                wire["messages"],
-                max_tokens=params.max_tokens,
-                system_prompt=params.system_prompt,
-                temperature=params.temperature,
-                stop_sequences=params.stop_sequences,
-                model_preferences=wire.get("modelPreferences"),
-                include_context=params.include_context,
-                metadata=params.metadata,
-            )
+            answer = await sample_through(relay.gateway, params)
             return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
         except Exception as exc:  # noqa: BLE001 -- the remote is told the client could not answer
             return _refused("sampling/createMessage", exc)

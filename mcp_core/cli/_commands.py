@@ -219,8 +219,8 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
             )
             description = (item.get("description") or "").strip().splitlines()
             source = item.get("x-mcp-core-source")
-            origin = f"  [{source}]" if source else ""
-            _say(out, f"  {key}{origin}" + (f" - {description[0]}" if description else ""))
+            line = f"  {key}" + (f" - {description[0]}" if description else "")
+            _say(out, line + (f"  [{source}]" if source else ""))
     diagnostics = report["diagnostics"]
     _say(out, f"diagnostics ({len(diagnostics)}):")
     for d in diagnostics:

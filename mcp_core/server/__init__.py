@@ -11,7 +11,13 @@ Importing this package also teaches handler derivation the official SDK's ``Cont
 """
 
 from mcp_core.server._binding import McpServer, ServableRegistry
-from mcp_core.server._context import GatewayContext, GatewaySession, Lifespan, sdk_context
+from mcp_core.server._context import (
+    GatewayContext,
+    GatewaySession,
+    Lifespan,
+    sample_through,
+    sdk_context,
+)
 from mcp_core.server._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -43,6 +49,7 @@ __all__ = [
     "ServerGateway",
     "SessionHook",
     "WireError",
+    "sample_through",
     "sdk_context",
     "wire_error",
 ]

@@ -47,7 +47,14 @@ from mcp_core.handlers import ClientGateway, Injection, register_injection
 from mcp_core.server._binding import McpServer, _Hub
 from mcp_core.server._gateway import ServerGateway
 
-__all__ = ["GatewayContext", "GatewaySession", "Lifespan", "LifespanMarker", "sdk_context"]
+__all__ = [
+    "GatewayContext",
+    "GatewaySession",
+    "Lifespan",
+    "LifespanMarker",
+    "sample_through",
+    "sdk_context",
+]
 
 ResourceReader = Callable[[str], Awaitable[Mapping[str, Any]]]
 """Reads a resource as the current session would (``resources/read``), in wire shape."""
@@ -223,27 +230,40 @@ class GatewaySession:
     async def _sample(self, params: types.CreateMessageRequestParams | None) -> Mapping[str, Any]:
         if params is None:
             raise ValueError("sampling/createMessage needs params")
-        if params.tools or params.tool_choice is not None:
-            raise NotImplementedError(
-                "sampling with tools is not relayed through mcp-core's ClientGateway; sample "
-                "without tools, or call ctx.request_context.session on an MCPServer directly"
-            )
-        wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return await self._gateway.sample(
-            wire["messages"],
-            max_tokens=params.max_tokens,
-            system_prompt=params.system_prompt,
-            temperature=params.temperature,
-            stop_sequences=params.stop_sequences,
-            model_preferences=wire.get("modelPreferences"),
-            include_context=params.include_context,
-            metadata=params.metadata,
-        )
+        return await sample_through(self._gateway, params)
 
     def _delegate(self, name: str) -> Callable[..., Any]:
         if self._sdk is None:
             return cast("Callable[..., Any]", self.__getattr__(name))  # raises, naming the gap
         return cast("Callable[..., Any]", getattr(self._sdk, name))
+
+
+async def sample_through(
+    gateway: ClientGateway, params: types.CreateMessageRequestParams
+) -> Mapping[str, Any]:
+    """Ask the client's model through ``gateway`` with the SDK's ``sampling/createMessage`` params.
+
+    Returns the result in wire shape.
+
+    Raises:
+        NotImplementedError: the params ask for tool use, which the gateway does not carry.
+    """
+    if params.tools or params.tool_choice is not None:
+        raise NotImplementedError(
+            "sampling with tools is not relayed through mcp-core's ClientGateway; sample without "
+            "tools, or use an MCPServer's own request session"
+        )
+    wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return await gateway.sample(
+        wire["messages"],
+        max_tokens=params.max_tokens,
+        system_prompt=params.system_prompt,
+        temperature=params.temperature,
+        stop_sequences=params.stop_sequences,
+        model_preferences=wire.get("modelPreferences"),
+        include_context=params.include_context,
+        metadata=params.metadata,
+    )
 
 
 class GatewayContext(Context[Any, Any]):

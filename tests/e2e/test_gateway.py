@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,42 +81,32 @@ class Deployment:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
 
-@pytest.fixture(scope="module")
-def deployment() -> Iterator[Deployment]:
+@contextmanager
+def deploy() -> Iterator[Deployment]:
     """The weather backend and the gateway (which starts the notes backend over stdio)."""
     weather_port, gateway_port = free_port(), free_port()
-    weather = start_weather(weather_port)
-    try:
-        gateway = start_gateway(gateway_port, weather_port)
-    except BaseException:
-        stop(weather)
-        raise
     running = Deployment(f"http://127.0.0.1:{gateway_port}/mcp", weather_port)
-    running.processes.update(weather=weather, gateway=gateway)
     try:
+        running.processes["weather"] = start_weather(weather_port)
+        running.processes["gateway"] = start_gateway(gateway_port, weather_port)
         yield running
     finally:
         for process in running.processes.values():
             stop(process)
+
+
+@pytest.fixture(scope="module")
+def deployment() -> Iterator[Deployment]:
+    """One deployment shared by the tests that leave it as they found it."""
+    with deploy() as running:
+        yield running
 
 
 @pytest.fixture
 def fresh_deployment() -> Iterator[Deployment]:
     """A deployment of its own, for a test that kills and restarts a backend."""
-    weather_port, gateway_port = free_port(), free_port()
-    weather = start_weather(weather_port)
-    try:
-        gateway = start_gateway(gateway_port, weather_port)
-    except BaseException:
-        stop(weather)
-        raise
-    running = Deployment(f"http://127.0.0.1:{gateway_port}/mcp", weather_port)
-    running.processes.update(weather=weather, gateway=gateway)
-    try:
+    with deploy() as running:
         yield running
-    finally:
-        for process in running.processes.values():
-            stop(process)
 
 
 @dataclass
