@@ -14,8 +14,9 @@
   backend's elements are tagged ``scope:<name>``, and ``scoped_by_tag`` hides them from sessions
   without that scope. The two demo tokens stand in for a real OAuth verifier.
 
-Configuration: ``WEATHER_URL`` (default ``http://127.0.0.1:8001/mcp``) and
-``GATEWAY_HEALTH_INTERVAL`` (seconds between backend checks, default 5).
+Configuration: ``WEATHER_URL`` (default ``http://127.0.0.1:8001/mcp``),
+``GATEWAY_HEALTH_INTERVAL`` (seconds between backend checks, default 5) and
+``GATEWAY_MAX_BACKOFF`` (the longest wait between reconnection attempts, default 30).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from mcp_core.visibility import scoped_by_tag
 
 HERE = Path(__file__).resolve().parent
 HEALTH_INTERVAL = float(os.environ.get("GATEWAY_HEALTH_INTERVAL", "5"))
+MAX_BACKOFF = float(os.environ.get("GATEWAY_MAX_BACKOFF", "30"))
 
 app = App(
     "gateway",
@@ -48,6 +50,7 @@ weather = RemoteSource.http(
     name="weather",
     tags={"scope:weather"},
     health_interval=HEALTH_INTERVAL,
+    max_backoff=MAX_BACKOFF,
 )
 notes = RemoteSource.stdio(
     sys.executable,
@@ -55,6 +58,7 @@ notes = RemoteSource.stdio(
     name="notes",
     tags={"scope:notes"},
     health_interval=HEALTH_INTERVAL,
+    max_backoff=MAX_BACKOFF,
 )
 app.add_source(PrefixedSource(weather, "weather"))
 app.add_source(PrefixedSource(notes, "notes"))

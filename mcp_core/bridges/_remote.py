@@ -605,20 +605,26 @@ class RemoteSource:
             self._announce()
 
     async def _watch(self, client: Client) -> None:
-        """Until the connection fails: refresh on the remote's changes, check it periodically."""
+        """Until the connection fails: check it periodically, list again on the remote's changes.
+
+        A check that does not answer within ``min(timeout, max(1, 4 * health_interval))`` seconds
+        counts as a lost connection (a request to a server that died may otherwise wait for its
+        whole read timeout).
+        """
+        bound = min(self._timeout, max(1.0, 4 * self._health_interval))
         async with anyio.create_task_group() as tasks:
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 tasks.start_soon(self._listen, client)
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
+                with anyio.fail_after(bound):
+                    await _check(client)
                 if self._pending.is_set() or self._status.down is not None:
                     # The remote changed, or a forwarded request failed while this connection
-                    # lived: list again (which also clears "down" if the remote answers).
+                    # works: list again (which also clears "down").
                     self._pending = anyio.Event()
                     await self._refresh(client)
-                    continue
-                await _check(client)
 
     async def _listen(self, client: Client) -> None:
         async with client.listen(
