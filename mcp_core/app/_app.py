@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 import anyio
@@ -18,7 +19,7 @@ from mcp_core.elements import (
 )
 from mcp_core.registry import Priority, Registry
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
-from mcp_core.sources import ElementSource, FunctionSource, StaticSource
+from mcp_core.sources import ElementSource, FunctionSource, StaticSource, running_sources
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
 if TYPE_CHECKING:
@@ -134,11 +135,18 @@ class App:
     :class:`~mcp_core.registry.Registry` over all of them; it rejects handlers of the wrong kind.
     Declarations made after the app started serving take effect at the next
     ``await app.registry.reload()``; for runtime registration use ``await app.registry.register(element)``.
+
+    ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
+    returning an async context manager, entered once per server run before the first request and
+    exited after the last; what it yields is the run's lifespan state. SDK-style handlers read it
+    as ``ctx.request_context.lifespan_context``, mcp-core handlers through a parameter annotated
+    ``Annotated[State, Lifespan]`` (:data:`mcp_core.server.Lifespan`).
     """
 
     __slots__ = (
         "_added",
         "_functions",
+        "_lifespan",
         "_server",
         "_server_options",
         "_visibility",
@@ -158,8 +166,15 @@ class App:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
+        lifespan: Callable[[App], AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
+        if lifespan is not None and not callable(lifespan):
+            raise TypeError(
+                f"App lifespan must be a function taking the app and returning an async context "
+                f"manager (e.g. an @asynccontextmanager function), got {lifespan!r}"
+            )
         self.name = name
+        self._lifespan = lifespan
         self.invoker = handlers.Invoker(container=container)
         self.registry = Registry(validator=self.invoker.validate_handler)
         self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
@@ -272,9 +287,21 @@ class App:
                 self.registry,
                 invoker=self.invoker,
                 visibility=self._visibility,
+                lifespan=self._run,
                 **self._server_options,
             )
         return self._server
+
+    @asynccontextmanager
+    async def _run(self) -> AsyncIterator[Any]:
+        """One server run: the sources that keep connections are started, then the lifespan."""
+        sources = [source for source, _ in self.registry.sources]
+        async with running_sources(sources, self.registry.reload):
+            if self._lifespan is None:
+                yield {}
+                return
+            async with self._lifespan(self) as state:
+                yield state
 
     def streamable_http_app(self, **options: Any) -> Starlette:
         """An ASGI app serving streamable HTTP at ``/mcp`` (see :meth:`McpServer.streamable_http_app`)."""

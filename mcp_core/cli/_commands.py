@@ -133,8 +133,13 @@ async def _report(target: Target) -> dict[str, Any]:
         }
         problems: list[dict[str, str]] = []
     else:
+        origin = getattr(registry, "origin", None)
         catalogue = {
-            label: [e.definition.to_wire() for e in collection if e.kind is kind]
+            label: [
+                _with_origin(e.definition.to_wire(), origin(e.ref) if callable(origin) else None)
+                for e in collection
+                if e.kind is kind
+            ]
             for kind, label in _KIND_TITLES
         }
         problems = [
@@ -163,6 +168,13 @@ async def _report(target: Target) -> dict[str, Any]:
         ],
         "problems": problems,
     }
+
+
+def _with_origin(wire: dict[str, Any], origin: str | None) -> dict[str, Any]:
+    # Where an element comes from, for aggregated servers; kept out of the definition's own keys.
+    if origin is not None:
+        wire["x-mcp-core-source"] = origin
+    return wire
 
 
 def _check(target: Target, element: Element) -> list[str]:
@@ -206,7 +218,9 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
                 else item.get("uri") or item.get("uriTemplate")
             )
             description = (item.get("description") or "").strip().splitlines()
-            _say(out, f"  {key}" + (f" - {description[0]}" if description else ""))
+            source = item.get("x-mcp-core-source")
+            line = f"  {key}" + (f" - {description[0]}" if description else "")
+            _say(out, line + (f"  [{source}]" if source else ""))
     diagnostics = report["diagnostics"]
     _say(out, f"diagnostics ({len(diagnostics)}):")
     for d in diagnostics:

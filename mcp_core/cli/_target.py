@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
 
+from mcp.server.mcpserver import MCPServer
+
 from mcp_core.app import App
+from mcp_core.bridges import MCPServerSource
 from mcp_core.handlers import Invoker
 from mcp_core.server import McpServer, ServableRegistry
 
@@ -97,6 +100,11 @@ def _import(module_part: str) -> Any:
 
 
 def _target(spec: str, obj: object) -> Target:
+    if isinstance(obj, MCPServer):
+        # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
+        adopted = App(obj.name, version=obj.version, instructions=obj.instructions)
+        adopted.add_source(MCPServerSource(obj))
+        obj = adopted
     if isinstance(obj, App):
         return Target(spec, obj, obj.server, obj.invoker)
     if isinstance(obj, McpServer):
@@ -106,6 +114,6 @@ def _target(spec: str, obj: object) -> Target:
         invoker = Invoker()
         return Target(spec, obj, McpServer(obj, invoker=invoker), invoker)  # type: ignore[arg-type]  # checked structurally above
     raise TargetError(
-        f"{spec} is a {type(obj).__name__}, not an App, an McpServer or a registry "
+        f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or a registry "
         "(an object with the catalogue and resolver roles, load() and kinds())"
     )

@@ -11,6 +11,9 @@
   :class:`EmbeddedResource`, :class:`ResourceLink`, :class:`Message`, :class:`ToolResult`, and
   the ``normalize_*`` functions that turn any accepted return value into its wire shape.
 - :class:`Invoker`: what the server calls to run an element.
+- :func:`register_injection`: the hook through which other layers have parameters of their own
+  types injected instead of published (the server layer registers the official SDK's
+  ``Context``).
 
 Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
@@ -44,6 +47,7 @@ from mcp_core.handlers._derive import (
     tool_from_function,
 )
 from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
+from mcp_core.handlers._injection import Injection, Injector, register_injection
 from mcp_core.handlers._invoker import Invoker, validate_handler
 from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
@@ -62,6 +66,11 @@ from mcp_core.handlers._results import (
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._wire import (
+    content_from_wire,
+    resource_contents_from_wire,
+    tool_result_from_wire,
+)
 
 __all__ = [
     "MAX_COMPLETIONS",
@@ -76,6 +85,8 @@ __all__ = [
     "ElementMark",
     "EmbeddedResource",
     "Image",
+    "Injection",
+    "Injector",
     "Invoker",
     "LogLevel",
     "Message",
@@ -89,18 +100,22 @@ __all__ = [
     "ToolHandler",
     "ToolResult",
     "completion",
+    "content_from_wire",
     "marks_of",
     "normalize_prompt_messages",
     "normalize_resource_contents",
     "normalize_tool_result",
     "prompt",
     "prompt_from_function",
+    "register_injection",
     "resource",
+    "resource_contents_from_wire",
     "resource_from_function",
     "resource_template",
     "resource_template_from_function",
     "schema_problems",
     "tool",
     "tool_from_function",
+    "tool_result_from_wire",
     "validate_handler",
 ]

@@ -36,6 +36,7 @@ from mcp_core.elements import ElementRef, FrozenDict, freeze
 from mcp_core.errors import ArgumentValidationError, InvalidElementError
 from mcp_core.handlers._content import CONTENT_TYPES, Message, ToolResult
 from mcp_core.handlers._docstrings import ParsedDocstring, parse_docstring
+from mcp_core.handlers._injection import Injector, injector_for
 from mcp_core.handlers._protocols import ClientGateway
 
 __all__ = [
@@ -129,6 +130,7 @@ class FunctionShape:
         "description",
         "direct",
         "gateway",
+        "injected",
         "name",
         "params",
         "returns",
@@ -148,6 +150,7 @@ class FunctionShape:
         uri: str | None,
         var_keyword: bool,
         returns: Any,
+        injected: tuple[tuple[str, Any, Injector], ...] = (),
     ) -> None:
         self.name = name
         self.where = where
@@ -155,6 +158,8 @@ class FunctionShape:
         self.params = params
         self.gateway = gateway
         self.uri = uri
+        # Parameters filled by a registered injection rule: (name, annotation, injector).
+        self.injected = injected
         self.var_keyword = var_keyword
         self.returns = returns
         # The direct path: every parameter is a JSON scalar type with a JSON default, so neither
@@ -567,6 +572,7 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
     docs = _docstring(fn)
     params: list[Param] = []
     gateway = uri = None
+    injected: list[tuple[str, Any, Injector]] = []
     var_keyword = False
     for parameter in parameters:
         annotation = hints.get(parameter.name, EMPTY)
@@ -581,6 +587,8 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
             gateway = parameter.name
         elif _is_injected(annotation, RequestedUri):
             uri = parameter.name
+        elif (injector := injector_for(annotation)) is not None:
+            injected.append((parameter.name, annotation, injector))
         else:
             params.append(
                 Param(
@@ -591,8 +599,11 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
                     description=docs.params.get(parameter.name),
                 )
             )
+    injected_names = {name for name, _, _ in injected}
     for parameter in all_parameters:
-        if parameter.name in (gateway, uri) and parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+        if (
+            parameter.name in (gateway, uri) or parameter.name in injected_names
+        ) and parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
             raise InvalidElementError(
                 f"{where}: the injected parameter {parameter.name!r} must be nameable; make it an "
                 "ordinary or keyword-only parameter"
@@ -606,6 +617,7 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
         uri=uri,
         var_keyword=var_keyword,
         returns=hints.get("return", EMPTY),
+        injected=tuple(injected),
     )
 
 

@@ -14,6 +14,7 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final, final
 
 import anyio.to_thread
@@ -44,6 +45,7 @@ from mcp_core.handlers._functions import (
     shape_of,
     template_binding_problems,
 )
+from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
 from mcp_core.handlers._lru import LruCache
 from mcp_core.handlers._protocols import ClientGateway, Container
@@ -244,7 +246,7 @@ class Invoker:
                 plan.shape, args, element.ref, from_text=False, gateway=gateway
             )
         try:
-            value = await _run(plan, call_args, call_kwargs)
+            value = await _run(plan, call_args, call_kwargs, gateway)
         except ArgumentValidationError:
             raise
         except ToolError as exc:
@@ -289,7 +291,7 @@ class Invoker:
                 gateway=gateway,
                 uri=uri,
             )
-        value = await _run(plan, call_args, call_kwargs)
+        value = await _run(plan, call_args, call_kwargs, gateway)
         mime_type = getattr(element.definition, "mime_type", None)
         return {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)}
 
@@ -323,7 +325,7 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=True, gateway=gateway
             )
-        value = await _run(plan, call_args, call_kwargs)
+        value = await _run(plan, call_args, call_kwargs, gateway)
         result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
         if definition.description is not None:
             result["description"] = definition.description
@@ -448,7 +450,40 @@ def _bind(
     return positional, keywords
 
 
-async def _run(plan: _Plan, args: list[Any], kwargs: dict[str, Any]) -> object:
+async def _inject(
+    handler: Callable[..., Any],
+    shape: FunctionShape,
+    bound: Mapping[str, Any],
+    gateway: ClientGateway,
+) -> dict[str, Any]:
+    """The values of the parameters registered injection rules fill (see ``_injection``)."""
+    shared: dict[object, Any] = {}
+    arguments = MappingProxyType(dict(bound))  # the bound arguments only, as they were
+    everything = MappingProxyType({name: annotation for name, annotation, _ in shape.injected})
+    values: dict[str, Any] = {}
+    for name, annotation, injector in shape.injected:
+        value = injector(
+            Injection(
+                gateway=gateway,
+                handler=handler,
+                parameter=name,
+                annotation=annotation,
+                arguments=arguments,
+                injected=everything,
+                shared=shared,
+            )
+        )
+        values[name] = await value if inspect.isawaitable(value) else value
+    return values
+
+
+async def _run(
+    plan: _Plan, args: list[Any], kwargs: dict[str, Any], gateway: ClientGateway
+) -> object:
+    if plan.shape is not None and plan.shape.injected:
+        # Injected here, inside the caller's error handling: an injector's failure (a declined
+        # elicitation, say) is the call's failure, reported the way the handler's own would be.
+        kwargs.update(await _inject(plan.call, plan.shape, kwargs, gateway))
     if plan.is_async:
         result = await plan.call(*args, **kwargs)
     else:

@@ -327,6 +327,16 @@ class Registry:
         element = self._runtime.get(ref) or self._base.by_ref.get(ref)
         return element.definition if element is not None else None
 
+    def origin(self, ref: ElementRef) -> str | None:
+        """Where the effective element at ``ref`` comes from (a source's description), or None.
+
+        ``"runtime registration"`` for an element registered at run time.
+        """
+        if ref in self._runtime:
+            return "runtime registration"
+        element = self._base.by_ref.get(ref)
+        return _source_of(element, self._entries) if element is not None else None
+
     # -- diagnostics ---------------------------------------------------------------------------
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:

@@ -4,9 +4,20 @@
 streamable HTTP (or in memory, via ``mcp.Client(server.lowlevel)``). :class:`RequestHandlers` is
 the transport-free core it binds: pure functions from a registry role and request params to MCP
 wire dicts, usable and testable without the SDK.
+
+Importing this package also teaches handler derivation the official SDK's ``Context`` and its
+``Resolve(...)`` markers (see :mod:`mcp_core.server._context`), so functions written for the SDK's
+``MCPServer`` are served unchanged.
 """
 
 from mcp_core.server._binding import McpServer, ServableRegistry
+from mcp_core.server._context import (
+    GatewayContext,
+    GatewaySession,
+    Lifespan,
+    sample_through,
+    sdk_context,
+)
 from mcp_core.server._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -27,13 +38,18 @@ __all__ = [
     "RESOURCE_NOT_FOUND",
     "CursorCodec",
     "ElementInvoker",
+    "GatewayContext",
+    "GatewaySession",
     "InMemoryEventStore",
     "InvalidCursorError",
+    "Lifespan",
     "McpServer",
     "RequestHandlers",
     "ServableRegistry",
     "ServerGateway",
     "SessionHook",
     "WireError",
+    "sample_through",
+    "sdk_context",
     "wire_error",
 ]

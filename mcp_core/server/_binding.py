@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
 
 import anyio
@@ -129,10 +129,13 @@ class _Hub:
     One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
     """
 
-    __slots__ = ("_pending", "_tasks", "bus", "listen", "sessions")
+    __slots__ = ("_pending", "_tasks", "bus", "listen", "server", "sessions", "state")
 
-    def __init__(self, tasks: anyio.abc.TaskGroup) -> None:
+    def __init__(self, tasks: anyio.abc.TaskGroup, server: McpServer, state: object) -> None:
         self._tasks = tasks
+        # The server this run serves, and what its lifespan yielded (reachable by handlers).
+        self.server = server
+        self.state = state
         self._pending = ElementKind.NONE
         self.sessions: dict[Connection, SessionState] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
@@ -213,12 +216,24 @@ class McpServer:
       cursors' integrity check (default: derived from ``name``; share a real secret between workers
       to make cursors unforgeable).
     - ``session_hook``: refines the transport's :class:`~mcp_core.visibility.SessionInfo`.
+    - ``lifespan``: an async context manager factory entered once per server run (one stdio run,
+      one streamable HTTP app, one in-memory client), before the first request and exited after
+      the last, as the SDK's ``Server(lifespan=...)`` is; what it yields is the run's lifespan
+      state, which handlers reach (see :data:`~mcp_core.server.Lifespan`).
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
     """
 
-    __slots__ = ("_hook", "_hubs", "_notifies", "_registry", "handlers", "lowlevel")
+    __slots__ = (
+        "_hook",
+        "_hubs",
+        "_lifespan_factory",
+        "_notifies",
+        "_registry",
+        "handlers",
+        "lowlevel",
+    )
 
     def __init__(
         self,
@@ -233,9 +248,11 @@ class McpServer:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
+        lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
     ) -> None:
         self._registry = registry
         self._hook = session_hook
+        self._lifespan_factory = lifespan
         self._hubs: set[_Hub] = set()
         self.handlers: Final = RequestHandlers(
             registry,
@@ -304,8 +321,12 @@ class McpServer:
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
-        async with anyio.create_task_group() as tasks:
-            hub = _Hub(tasks)
+        factory = self._lifespan_factory
+        async with (
+            factory() if factory is not None else nullcontext({}) as state,
+            anyio.create_task_group() as tasks,
+        ):
+            hub = _Hub(tasks, self, state)
             self._hubs.add(hub)
             try:
                 yield hub

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from mcp_core.elements import ElementKind
-from mcp_core.errors import ArgumentValidationError, ElementNotFoundError, McpCoreError
+from mcp_core.errors import (
+    ArgumentValidationError,
+    ElementNotFoundError,
+    McpCoreError,
+    SourceUnavailableError,
+)
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -41,11 +46,15 @@ class WireError:
     code: int
     message: str
     data: Any = None
+    retryable: bool = False
 
     @property
     def expected(self) -> bool:
-        """Whether this error is the client's doing (worth no traceback in the server log)."""
-        return self.code != INTERNAL_ERROR
+        """Whether this error is foreseen (the client's doing, or a backend known to be down).
+
+        Expected errors are worth no traceback in the server log.
+        """
+        return self.code != INTERNAL_ERROR or self.retryable
 
 
 _NOT_FOUND_NOUN: Final = {
@@ -72,4 +81,8 @@ def wire_error(exc: BaseException) -> WireError:
         return WireError(INVALID_PARAMS, str(exc), {"errors": errors} if errors else None)
     if isinstance(exc, InvalidCursorError):
         return WireError(INVALID_PARAMS, str(exc))
+    if isinstance(exc, SourceUnavailableError):
+        # A backend that is down (a remote server, say): the message names it and says to retry;
+        # it was written for clients (no addresses, no tracebacks).
+        return WireError(INTERNAL_ERROR, str(exc), {"retryable": True}, retryable=True)
     return WireError(INTERNAL_ERROR, "Internal error")

@@ -128,6 +128,11 @@ class ServerGateway:
         """The JSON-RPC id of the current request."""
         return self._ctx.request_id
 
+    @property
+    def request_context(self) -> Ctx:
+        """The SDK's request context this gateway answers for (the SDK's own API, for adapters)."""
+        return self._ctx
+
     async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if ``level`` passes the session's threshold."""
         if level not in self._levels:

@@ -14,12 +14,14 @@ from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._running import ChangingSource, RunningSource, running_sources
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
     "CachedSource",
+    "ChangingSource",
     "CollectionFileSource",
     "DiagnosticKind",
     "DiscoverySource",
@@ -30,9 +32,11 @@ __all__ = [
     "IsolatedSource",
     "LazySource",
     "PrefixedSource",
+    "RunningSource",
     "SourceDiagnostic",
     "SourceUnavailableError",
     "StaticSource",
     "ValidatedSource",
     "describe_source",
+    "running_sources",
 ]

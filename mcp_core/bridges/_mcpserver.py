@@ -1,0 +1,311 @@
+"""MCPServerSource: the elements of an existing SDK ``MCPServer``, served by mcp-core unchanged.
+
+Definitions come from the server's own listings (``list_tools()``, ``list_resources()``...),
+converted to mcp-core values; every call goes back to the server's own public methods
+(``call_tool``, ``read_resource``, ``get_prompt``), so the SDK's argument validation, ``Context``
+and ``Resolve(...)`` injection, result conversion and error handling all keep working. The
+``Context`` they receive is mcp-core's over the request's gateway (see
+:mod:`mcp_core.server._context`), with the server's own lifespan state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, final
+
+import mcp_types as types
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    UnexpectedToolError,
+)
+from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
+from mcp.shared.exceptions import MCPError
+
+from mcp_core.bridges._common import (
+    ForwardedResource,
+    ForwardedTemplate,
+    SharedRun,
+    definition_of,
+)
+from mcp_core.elements import (
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+    Prompt,
+    ResourceTemplate,
+)
+from mcp_core.errors import ElementNotFoundError, SourceUnavailableError, ToolError
+from mcp_core.handlers import (
+    ClientGateway,
+    EmbeddedResource,
+    ToolResult,
+    tool_result_from_wire,
+)
+from mcp_core.server import INTERNAL_ERROR, GatewayContext, sdk_context
+
+__all__ = ["MCPServerSource"]
+
+
+@final
+class MCPServerSource:
+    """The tools, resources, templates and prompts of an ``mcp.server.mcpserver.MCPServer``.
+
+    ::
+
+        legacy = MCPServer("legacy")          # an existing app, its functions untouched
+
+        app = App("new")
+        app.add_source(MCPServerSource(legacy))
+
+    A server with a ``lifespan`` needs it entered before its functions run: :meth:`running`
+    enters it, and ``App`` runs it for every server run (``running_sources`` does the same for a
+    plain ``McpServer``). Its completion handler (``@server.completion()``), if any, completes
+    every prompt argument and template variable. ``provide()`` reads the server's managers
+    afresh each time, so tools added to it later appear at the next reload. ``tags`` are given to
+    every element (for visibility rules such as ``scoped_by_tag``).
+    """
+
+    __slots__ = ("_run", "_tags", "server")
+
+    def __init__(self, server: MCPServer[Any], *, tags: Iterable[str] = ()) -> None:
+        if not isinstance(server, MCPServer):
+            raise TypeError(
+                f"MCPServerSource takes an mcp.server.mcpserver.MCPServer, got "
+                f"{type(server).__name__}; for a FastMCP server use FastMCPSource"
+            )
+        self.server = server
+        self._tags = frozenset(tags)
+        self._run: SharedRun[Any] = SharedRun(self._lifespan)
+
+    def __repr__(self) -> str:
+        return f"MCPServerSource({self.server.name!r})"
+
+    def kinds(self) -> ElementKind:
+        """The kinds the server holds now (its managers are in memory; nothing is provided)."""
+        server = self.server
+        kinds = ElementKind.NONE
+        # The managers are the SDK's own bookkeeping; MCPServer lists them only asynchronously.
+        if server._tool_manager.list_tools():  # noqa: SLF001 -- see above
+            kinds |= ElementKind.TOOL
+        resources = server._resource_manager  # noqa: SLF001 -- see above
+        if resources.list_resources():
+            kinds |= ElementKind.RESOURCE
+        if resources.list_templates():
+            kinds |= ElementKind.RESOURCE_TEMPLATE
+        if server._prompt_manager.list_prompts():  # noqa: SLF001 -- see above
+            kinds |= ElementKind.PROMPT
+        return kinds
+
+    def running(self) -> AbstractAsyncContextManager[object]:
+        """Enter the server's lifespan for as long as this is entered (see :class:`SharedRun`)."""
+        return self._run.enter()
+
+    @asynccontextmanager
+    async def _lifespan(self) -> AsyncIterator[object]:
+        lifespan = self.server.settings.lifespan
+        if lifespan is None:
+            yield {}
+            return
+        async with lifespan(self.server) as state:
+            yield state
+
+    async def provide(self) -> ElementCollection:
+        """The server's elements as mcp-core elements whose handlers call back into it."""
+        server = self.server
+        complete = server._lowlevel_server.get_request_handler("completion/complete")  # noqa: SLF001 -- the SDK keeps @completion() only there
+        elements: list[Element] = [
+            Element(
+                definition=definition_of(ElementKind.TOOL, tool),
+                handler=_SdkTool(self, tool.name),
+                tags=self._tags,
+            )
+            for tool in await server.list_tools()
+        ]
+        elements.extend(
+            Element(
+                definition=definition_of(ElementKind.RESOURCE, resource),
+                handler=ForwardedResource(self, _read, resource.uri),
+                tags=self._tags,
+            )
+            for resource in await server.list_resources()
+        )
+        for template in await server.list_resource_templates():
+            definition = definition_of(ElementKind.RESOURCE_TEMPLATE, template)
+            assert isinstance(definition, ResourceTemplate)  # noqa: S101 -- asked for that kind
+            elements.append(
+                Element(
+                    definition=definition,
+                    handler=ForwardedTemplate(self, _read, template.uri_template),
+                    tags=self._tags,
+                    completions=_completions(
+                        self,
+                        types.ResourceTemplateReference(
+                            type="ref/resource", uri=template.uri_template
+                        ),
+                        definition.template.variables,
+                    )
+                    if complete is not None
+                    else None,
+                )
+            )
+        for prompt in await server.list_prompts():
+            definition = definition_of(ElementKind.PROMPT, prompt)
+            assert isinstance(definition, Prompt)  # noqa: S101 -- asked for that kind
+            names = [argument.name for argument in definition.arguments or ()]
+            elements.append(
+                Element(
+                    definition=definition,
+                    handler=_SdkPrompt(self, prompt.name),
+                    tags=self._tags,
+                    completions=_completions(
+                        self, types.PromptReference(type="ref/prompt", name=prompt.name), names
+                    )
+                    if complete is not None and names
+                    else None,
+                )
+            )
+        return ElementCollection(elements)
+
+    def context(self, gateway: ClientGateway, *, handshake_era: bool = False) -> GatewayContext:
+        """The SDK ``Context`` the server's functions get for a call made through ``gateway``.
+
+        Raises:
+            SourceUnavailableError: the server has a lifespan and it is not running.
+        """
+        if self.server.settings.lifespan is not None and not self._run.running:
+            raise SourceUnavailableError(
+                f"{self!r} is not running, so its MCPServer's lifespan has not been entered: serve "
+                "it from an App (which runs its sources) or inside `async with source.running():`",
+                source=self,
+            )
+        return sdk_context(
+            gateway,
+            mcp_server=self.server,
+            lifespan_context=self._run.value if self._run.running else {},
+            handshake_era=handshake_era,
+        )
+
+
+def _completions(
+    source: MCPServerSource,
+    ref: types.PromptReference | types.ResourceTemplateReference,
+    names: Iterable[str],
+) -> dict[str, object] | None:
+    providers: dict[str, object] = {name: _SdkCompletion(source, ref, name) for name in names}
+    return providers or None
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _SdkTool:
+    """A ``ToolHandler`` calling ``MCPServer.call_tool``."""
+
+    source: MCPServerSource
+    name: str
+
+    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> ToolResult:
+        server = self.source.server
+        try:
+            result = await server.call_tool(
+                self.name, dict(arguments), self.source.context(gateway)
+            )
+            if isinstance(result, types.InputRequiredResult):
+                # Its resolvers want input in the 2026-07-28 way: answer them through the gateway
+                # instead, which works in every era (the resolvers run again, as the SDK allows).
+                context = self.source.context(gateway, handshake_era=True)
+                result = await server.call_tool(self.name, dict(arguments), context)
+        except UnexpectedToolError:
+            raise  # a crash: mcp-core logs it and answers with a generic error
+        except SdkToolError as exc:  # the message is meant for the model, as in MCPServer
+            raise ToolError(str(exc)) from exc
+        if not isinstance(result, types.CallToolResult):
+            raise TypeError(f"MCPServer.call_tool returned {type(result).__name__}")
+        return tool_result_from_wire(
+            result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
+
+
+async def _read(
+    source: MCPServerSource, original: str, requested: str, gateway: ClientGateway
+) -> list[EmbeddedResource]:
+    try:
+        contents = await source.server.read_resource(original, source.context(gateway))
+    except ResourceNotFoundError as exc:
+        raise ElementNotFoundError(
+            str(exc), ref=ElementRef(ElementKind.RESOURCE, requested)
+        ) from exc
+    except ResourceError as exc:
+        if type(exc) is not ResourceError and not isinstance(exc, ResourceNotFoundError):
+            raise  # UnexpectedResourceError: a crash, logged, answered "Internal error"
+        raise MCPError(INTERNAL_ERROR, str(exc), {"uri": requested}) from exc
+    if isinstance(contents, types.InputRequiredResult):
+        raise TypeError("the resource asked for client input, which mcp-core does not relay yet")
+    return [_embedded(item, requested) for item in contents]
+
+
+def _embedded(item: ReadResourceContents, uri: str) -> EmbeddedResource:
+    mime_type = item.mime_type
+    if isinstance(item.content, bytes):
+        return EmbeddedResource(
+            uri,
+            blob=item.content,
+            mime_type=mime_type or "application/octet-stream",
+            meta=item.meta,
+        )
+    return EmbeddedResource(
+        uri, text=item.content, mime_type=mime_type or "text/plain", meta=item.meta
+    )
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _SdkPrompt:
+    """A ``PromptHandler`` calling ``MCPServer.get_prompt``."""
+
+    source: MCPServerSource
+    name: str
+
+    async def get(
+        self, arguments: Mapping[str, str], gateway: ClientGateway
+    ) -> list[dict[str, Any]]:
+        result = await self.source.server.get_prompt(
+            self.name, dict(arguments), self.source.context(gateway)
+        )
+        if isinstance(result, types.InputRequiredResult):
+            raise TypeError("the prompt asked for client input, which mcp-core does not relay yet")
+        wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        messages: Sequence[dict[str, Any]] = wire.get("messages", [])
+        return list(messages)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _SdkCompletion:
+    """A ``CompletionProvider`` asking the server's ``@completion()`` handler."""
+
+    source: MCPServerSource
+    ref: types.PromptReference | types.ResourceTemplateReference
+    argument: str
+
+    async def complete(
+        self, value: str, context: Mapping[str, str], gateway: ClientGateway
+    ) -> list[str]:
+        entry = self.source.server._lowlevel_server.get_request_handler("completion/complete")  # noqa: SLF001 -- where the SDK keeps it
+        if entry is None:
+            return []
+        params = types.CompleteRequestParams(
+            ref=self.ref,
+            argument=types.CompletionArgument(name=self.argument, value=value),
+            context=types.CompletionContext(arguments=dict(context)) if context else None,
+        )
+        request = self.source.context(gateway).request_context
+        result = await entry.handler(request, params)
+        if isinstance(result, types.CompleteResult):
+            return list(result.completion.values)
+        return []

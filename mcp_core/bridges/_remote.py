@@ -1,0 +1,931 @@
+"""RemoteSource: a remote MCP server's elements, reached with the official client.
+
+The remote is listed by walking every page of its lists; each element's handler forwards the call,
+read, prompt get or completion to the remote, and relays what the remote sends back to the client
+while it works — log messages, progress, sampling, elicitation and roots requests — through the
+request's :class:`~mcp_core.handlers.ClientGateway`, so they reach the client that caused them.
+
+Connections. Over streamable HTTP each forwarded request gets its own client session, whose
+callbacks belong to that request alone (concurrent requests never see each other's relays). A
+stdio server is one process and one session: forwarded requests take turns on it, so that what
+the remote sends mid-request unambiguously belongs to the request in progress.
+
+Running. Outside :meth:`RemoteSource.running`, every ``provide()`` and every forwarded request
+opens its own connection (a stdio server is started for each: correct, but slow). While running
+(``App`` runs its sources for each server run), a background task keeps one connection to the
+remote: it lists the remote when it connects and again on each ``list_changed`` the remote sends,
+checks the connection every ``health_interval`` seconds, and on failure reconnects with backoff.
+``subscribe(listener)`` is told each time the catalogue changes, the remote goes down or comes
+back, so the registry provides again.
+
+Down. ``provide()`` raises :class:`~mcp_core.errors.SourceUnavailableError` while the remote is
+unreachable (the registry keeps serving its last good catalogue and reports it unavailable), and a
+forwarded request fails at once with a clear, retryable error instead of waiting on the network.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, TypeVar, final
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.session import ClientRequestContext, IncomingMessage
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from mcp_core.bridges._common import (
+    ForwardedResource,
+    ForwardedTemplate,
+    SharedRun,
+    definition_of,
+)
+from mcp_core.elements import (
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+    UriTemplate,
+)
+from mcp_core.errors import (
+    ElementNotFoundError,
+    InvalidElementError,
+    SourceUnavailableError,
+    ToolError,
+)
+from mcp_core.handlers import (
+    ClientGateway,
+    EmbeddedResource,
+    ToolResult,
+    resource_contents_from_wire,
+    tool_result_from_wire,
+)
+from mcp_core.server import sample_through
+from mcp_core.sources import SourceDiagnostic
+
+__all__ = ["RemoteSource"]
+
+_log = logging.getLogger("mcp_core.bridges")
+
+_T = TypeVar("_T")
+ConnectMode = Literal["auto", "legacy", "2026-07-28"]
+
+_KIND_CAPABILITY: Final = (
+    (ElementKind.TOOL, "tools"),
+    (ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE, "resources"),
+    (ElementKind.PROMPT, "prompts"),
+)
+_LIST_CHANGED: Final = (
+    types.ToolListChangedNotification,
+    types.ResourceListChangedNotification,
+    types.PromptListChangedNotification,
+)
+_RESOURCE_NOT_FOUND: Final = -32002  # MCP's code for resources/read of an unknown URI
+_SSE_READ_TIMEOUT: Final = 300.0  # seconds: a server may hold a response stream open this long
+_TRANSPORT_ERRORS: Final = (
+    OSError,
+    TimeoutError,
+    httpx2.HTTPError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+)
+
+
+class _Down(Exception):  # noqa: N818 -- internal signal, never escapes this module
+    """The remote could not be reached; the message says why (for a diagnostic)."""
+
+
+@final
+@dataclass(slots=True, eq=False)
+class _Relay:
+    """The request a remote's messages belong to: where its logs and requests are relayed."""
+
+    gateway: ClientGateway
+
+    async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        await self.gateway.progress(progress, total, message)
+
+
+@final
+@dataclass(slots=True, eq=False)
+class _Status:
+    """What the running source knows about its remote."""
+
+    catalogue: ElementCollection | None = None
+    down: str | None = None  # why it is unreachable, while it is
+    protocol: str | None = None
+    discover: types.DiscoverResult | None = None
+    capabilities: types.ServerCapabilities | None = None
+    tools: types.ListToolsResult | None = None  # the remote's tools as listed, for new sessions
+    handshake: bool = True  # whether a 2026-07-28 remote may be spoken to with the handshake
+    settled: anyio.Event = field(default_factory=anyio.Event)  # the first attempt ended
+
+
+@final
+class RemoteSource:
+    """The elements of a remote MCP server (see the module documentation).
+
+    ``target`` is a streamable HTTP URL, ``StdioServerParameters``, or an SDK low-level
+    ``Server`` in this process (reached through the official client's in-memory transport, as
+    :class:`FastMCPSource` does); prefer the constructors :meth:`http` and :meth:`stdio`.
+    Options:
+
+    - ``name``: how errors and diagnostics name the remote (default: the URL's host or the
+      command); messages sent to clients use this, never the address;
+    - ``mode``: ``"auto"`` (the default: the 2026-07-28 protocol when the remote speaks it, else
+      the handshake), ``"legacy"`` (2025-11-25) or ``"2026-07-28"``;
+    - ``headers``: sent with every HTTP request (a service token, say);
+    - ``timeout``: seconds allowed for connecting and for each list, read, prompt or completion
+      request; ``call_timeout`` for each tool call (None: no limit);
+    - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
+      the longest wait between reconnection attempts (it doubles from ``health_interval``, or
+      one second if that is longer);
+    - ``max_pages``: pages read per list before giving up on a remote that never ends one;
+    - ``kinds``: the kinds to take from the remote (default: all it has);
+    - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
+      makes the whole remote visible only to sessions with that scope).
+    """
+
+    __slots__ = (
+        "_call_timeout",
+        "_diagnostics",
+        "_headers",
+        "_health_interval",
+        "_kinds",
+        "_listeners",
+        "_lock",
+        "_max_backoff",
+        "_max_pages",
+        "_mode",
+        "_name",
+        "_pending",
+        "_relay",
+        "_run",
+        "_shared",
+        "_status",
+        "_tags",
+        "_target",
+        "_timeout",
+    )
+
+    def __init__(
+        self,
+        target: str | StdioServerParameters | Server[Any],
+        *,
+        name: str | None = None,
+        mode: ConnectMode = "auto",
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        call_timeout: float | None = 300.0,
+        health_interval: float = 5.0,
+        max_backoff: float = 30.0,
+        max_pages: int = 1000,
+        kinds: ElementKind = ElementKind.ALL,
+        tags: Iterable[str] = (),
+    ) -> None:
+        if isinstance(target, str):
+            if not target.startswith(("http://", "https://")):
+                raise ValueError(
+                    f"RemoteSource needs an http(s) URL or StdioServerParameters, got {target!r}; "
+                    "use RemoteSource.stdio(command, args) for a local server"
+                )
+        elif not isinstance(target, StdioServerParameters | Server):
+            raise TypeError(
+                f"RemoteSource needs an http(s) URL, StdioServerParameters or an SDK Server, "
+                f"got {type(target).__name__}"
+            )
+        for label, seconds in (("timeout", timeout), ("health_interval", health_interval)):
+            if not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
+        if call_timeout is not None and not (math.isfinite(call_timeout) and call_timeout > 0):
+            raise ValueError(
+                "RemoteSource call_timeout must be a positive number of seconds or None"
+            )
+        if max_pages < 1:
+            raise ValueError(f"RemoteSource max_pages must be at least 1, got {max_pages!r}")
+        if headers is not None and not isinstance(target, str):
+            raise ValueError("RemoteSource headers apply to HTTP remotes only")
+        self._target = target
+        self._name = name or _default_name(target)
+        self._mode = mode
+        self._headers = dict(headers or {})
+        self._timeout = timeout
+        self._call_timeout = call_timeout
+        self._health_interval = health_interval
+        self._max_backoff = max_backoff
+        self._max_pages = max_pages
+        self._kinds = kinds
+        self._tags = frozenset(tags)
+        self._listeners: list[Callable[[ElementKind], object]] = []
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._status = _Status()
+        self._run: SharedRun[None] = SharedRun(self._supervise)
+        self._shared: Client | None = None  # the running stdio session, taken in turns
+        self._relay: _Relay | None = None  # the request whose turn it is on that session
+        self._lock = anyio.Lock()
+        self._pending = anyio.Event()  # the remote said its lists changed: list it again
+
+    @classmethod
+    def http(cls, url: str, **options: Any) -> RemoteSource:
+        """A remote served over streamable HTTP at ``url`` (options as for the class)."""
+        return cls(url, **options)
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        **options: Any,
+    ) -> RemoteSource:
+        """A server started as ``command args...`` and spoken to over its stdin and stdout."""
+        parameters = StdioServerParameters(
+            command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
+        )
+        return cls(parameters, **options)
+
+    def __repr__(self) -> str:
+        return f"RemoteSource({self._name!r})"
+
+    @property
+    def name(self) -> str:
+        """How messages name the remote."""
+        return self._name
+
+    @property
+    def available(self) -> bool | None:
+        """While running: whether the remote is reachable (None before the first attempt)."""
+        if not self._run.running or not self._status.settled.is_set():
+            return None
+        return self._status.down is None
+
+    # -- ElementSource -------------------------------------------------------------------------
+
+    def kinds(self) -> ElementKind:
+        """The declared kinds, narrowed to what the remote offers once that is known."""
+        capabilities = self._status.capabilities
+        if capabilities is None:
+            return self._kinds
+        offered = ElementKind.NONE
+        for kinds, name in _KIND_CAPABILITY:
+            if getattr(capabilities, name) is not None:
+                offered |= kinds
+        return self._kinds & offered
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """Remote elements skipped by the last listing (invalid definitions, endless lists)."""
+        return self._diagnostics
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """What identifies the remote (its address and the options that change the catalogue)."""
+        target = self._target
+        where: object
+        if isinstance(target, Server):
+            where = f"in-process:{target.name}"
+        else:
+            where = target if isinstance(target, str) else [target.command, *target.args]
+        return {"target": where, "kinds": self._kinds.label, "tags": sorted(self._tags)}
+
+    async def provide(self) -> ElementCollection:
+        """The remote's elements: the running connection's catalogue, or a fresh listing.
+
+        Raises:
+            SourceUnavailableError: the remote cannot be reached (or could not, at the last try
+                of the running connection).
+        """
+        status = self._status
+        if self._run.running:
+            with anyio.move_on_after(self._timeout + 1):
+                await status.settled.wait()
+            if status.down is not None or status.catalogue is None:
+                raise self._unavailable(status.down or "still connecting")
+            return status.catalogue
+        try:
+            async with self._connect(None) as client:
+                return await self._list(client)
+        except _Down as exc:
+            raise self._unavailable(str(exc)) from None
+
+    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
+        """Call ``listener(kinds)`` when the catalogue changes or the remote goes down or returns."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def running(self) -> AbstractAsyncContextManager[object]:
+        """Keep a connection to the remote, listen for its changes, reconnect when it drops."""
+        return self._run.enter()
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _unavailable(self, why: str) -> SourceUnavailableError:
+        return SourceUnavailableError(
+            f"the remote MCP server {self._name!r} is unavailable ({why}); retry later",
+            source=self,
+        )
+
+    @asynccontextmanager
+    async def _connect(self, relay: _Relay | None) -> AsyncIterator[Client]:
+        """A connected client whose callbacks relay to ``relay`` (or to the request in turn).
+
+        Raises:
+            _Down: the remote cannot be reached or did not complete the handshake.
+        """
+        status = self._status
+        # A pinned 2026-07-28 still probes (server/discover): adopting without it would leave the
+        # remote's capabilities unknown. What was negotiated is checked below.
+        attempts: list[tuple[str, types.DiscoverResult | None]] = [
+            ("auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode, None)
+        ]
+        if relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
+            # A per-request session of a remote known to speak 2026-07-28 adopts that version
+            # without probing again. For a handshake-era client it first tries the handshake,
+            # so that what the remote asks mid-request is asked the same way on both legs (a
+            # remote that refuses it is not asked again).
+            attempts = [(status.protocol, status.discover)]
+            era = relay.gateway.session.attributes.get("protocol_version")
+            if self._mode == "auto" and era in HANDSHAKE_PROTOCOL_VERSIONS and status.handshake:
+                attempts.insert(0, ("legacy", None))
+        current: Callable[[], _Relay | None] = (
+            (lambda: relay) if relay is not None else (lambda: self._relay)
+        )
+        for index, (mode, prior) in enumerate(attempts):
+            async with AsyncExitStack() as stack:
+                try:
+                    client = await self._open(stack, mode, prior, current, listen=relay is None)
+                except _Down:
+                    if index + 1 == len(attempts):
+                        raise
+                    status.handshake = False
+                    continue
+                if self._mode in MODERN_PROTOCOL_VERSIONS and client.protocol_version != self._mode:
+                    raise _Down(f"it speaks {client.protocol_version}, not {self._mode}")
+                if relay is not None and status.tools is not None:
+                    _know_tools(client, status.tools)
+                yield client
+                return
+
+    async def _open(
+        self,
+        stack: AsyncExitStack,
+        mode: str,
+        prior: types.DiscoverResult | None,
+        current: Callable[[], _Relay | None],
+        *,
+        listen: bool,
+    ) -> Client:
+        try:
+            transport: Any
+            if isinstance(self._target, Server):
+                transport = self._target  # in process: the official client's in-memory path
+            elif isinstance(self._target, str):
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(
+                        headers=self._headers,
+                        timeout=httpx2.Timeout(self._timeout, read=_SSE_READ_TIMEOUT),
+                    )
+                )
+                transport = streamable_http_client(self._target, http_client=http)
+            else:
+                transport = stdio_client(self._target)
+            return await stack.enter_async_context(
+                Client(
+                    transport,
+                    mode=mode,
+                    prior_discover=prior,
+                    read_timeout_seconds=self._timeout,
+                    sampling_callback=_sampling(current),
+                    elicitation_callback=_elicitation(current),
+                    list_roots_callback=_roots(current),
+                    logging_callback=_logging(current),
+                    log_level="debug",
+                    message_handler=self._on_message if listen else None,
+                    client_info=types.Implementation(name="mcp-core", version=""),
+                    cache=None,
+                )
+            )
+        except Exception as exc:  # any failure to connect means "down", with its reason
+            raise _Down(_reason(exc)) from exc
+
+    async def _forward(
+        self, gateway: ClientGateway, request: Callable[[Client, _Relay], Awaitable[_T]]
+    ) -> _T:
+        """Run ``request`` on the remote for the request ``gateway`` answers.
+
+        Raises:
+            SourceUnavailableError: the remote is known to be down, or the connection failed.
+            MCPError: the remote answered with an error (passed on as it is).
+        """
+        status = self._status
+        if self._run.running and status.down is not None:
+            raise self._unavailable(status.down)  # fail fast: the supervisor is reconnecting
+        relay = _Relay(gateway)
+        try:
+            shared = self._shared
+            if shared is not None:
+                async with self._lock:
+                    self._relay = relay
+                    try:
+                        return await request(shared, relay)
+                    finally:
+                        self._relay = None
+            async with self._connect(relay) as client:
+                return await request(client, relay)
+        except _Down as exc:
+            self._went_down(str(exc))
+            raise self._unavailable(str(exc)) from None
+        except MCPError as exc:
+            if exc.code != types.CONNECTION_CLOSED:
+                raise
+            self._went_down("the connection closed")
+            raise self._unavailable("the connection closed") from None
+        except _TRANSPORT_ERRORS as exc:
+            self._went_down(_reason(exc))
+            raise self._unavailable(_reason(exc)) from None
+
+    # -- listing -------------------------------------------------------------------------------
+
+    async def _list(self, client: Client) -> ElementCollection:
+        """Every element of the remote, every page of every list walked."""
+        capabilities = client.server_capabilities
+        self._status.capabilities = capabilities
+        notes: list[SourceDiagnostic] = []
+        found: dict[ElementRef, Element] = {}
+        wanted = self.kinds()
+        completes = capabilities.completions is not None
+        lists: tuple[tuple[ElementKind, str, Callable[..., Awaitable[Any]], object], ...] = (
+            (ElementKind.TOOL, "tools", client.list_tools, capabilities.tools),
+            (ElementKind.RESOURCE, "resources", client.list_resources, capabilities.resources),
+            (
+                ElementKind.RESOURCE_TEMPLATE,
+                "resource_templates",
+                client.list_resource_templates,
+                capabilities.resources,
+            ),
+            (ElementKind.PROMPT, "prompts", client.list_prompts, capabilities.prompts),
+        )
+        for kind, key, fetch, offered in lists:
+            if not wanted & kind or offered is None:
+                continue
+            listed = await self._walk(fetch, key, notes)
+            if kind is ElementKind.TOOL:
+                self._status.tools = types.ListToolsResult(tools=listed)
+            for model in listed:
+                handler, completions = self._handler(model, completes=completes)
+                note = _admit(
+                    found,
+                    kind,
+                    model=model,
+                    handler=handler,
+                    completions=completions,
+                    tags=self._tags,
+                )
+                if note is not None:
+                    notes.append(self._note("skipped", *note))
+        self._diagnostics = tuple(notes)
+        return ElementCollection(found.values())
+
+    def _handler(self, listed: Any, *, completes: bool) -> tuple[object, dict[str, object] | None]:
+        """The forwarding handler of a listed element, and its completion providers."""
+        match listed:
+            case types.Tool():
+                return _RemoteTool(self, listed.name), None
+            case types.Resource():
+                return ForwardedResource(self, _read, listed.uri), None
+            case types.ResourceTemplate():
+                handler: object = ForwardedTemplate(self, _read, listed.uri_template)
+            case _:
+                handler = _RemotePrompt(self, listed.name)
+        return handler, self._completions(listed) if completes else None
+
+    def _completions(
+        self, listed: types.ResourceTemplate | types.Prompt
+    ) -> dict[str, object] | None:
+        """Completion providers forwarding to the remote, one per argument or variable."""
+        ref: types.PromptReference | types.ResourceTemplateReference
+        if isinstance(listed, types.Prompt):
+            ref = types.PromptReference(type="ref/prompt", name=listed.name)
+            names: Sequence[str] = [argument.name for argument in listed.arguments or ()]
+        else:
+            ref = types.ResourceTemplateReference(type="ref/resource", uri=listed.uri_template)
+            names = _variables(listed.uri_template)
+        return {name: _RemoteCompletion(self, ref, name) for name in names} or None
+
+    async def _walk(
+        self, fetch: Callable[..., Awaitable[Any]], key: str, notes: list[SourceDiagnostic]
+    ) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        for _ in range(self._max_pages):
+            page = await fetch(cursor=cursor, cache_mode="bypass")
+            items.extend(getattr(page, key))
+            cursor = page.next_cursor
+            if cursor is None:
+                return items
+        notes.append(
+            self._note(
+                "skipped",
+                f"its {key.replace('_', ' ')} list did not end after {self._max_pages} pages; "
+                f"serving the first {len(items)} (raise max_pages if the remote is that large)",
+            )
+        )
+        return items
+
+    def _note(
+        self, kind: Literal["skipped", "stale"], message: str, ref: ElementRef | None = None
+    ) -> SourceDiagnostic:
+        diagnostic = SourceDiagnostic(source=repr(self), kind=kind, message=message, ref=ref)
+        _log.warning("%s", diagnostic)
+        return diagnostic
+
+    # -- running -------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _supervise(self) -> AsyncIterator[None]:
+        self._status = _Status()
+        self._pending = anyio.Event()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._keep_connected)
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
+                self._shared = None
+
+    async def _keep_connected(self) -> None:
+        first = min(1.0, self._health_interval)  # reconnecting is no slower than checking
+        backoff = first
+        status = self._status
+        while True:
+            try:
+                async with self._connect(None) as client:
+                    status.protocol = client.protocol_version
+                    status.discover = client.session.discover_result
+                    await self._refresh(client)
+                    if isinstance(self._target, StdioServerParameters):
+                        self._shared = client
+                    backoff = first
+                    await self._watch(client)
+            except (_Down, MCPError, *_TRANSPORT_ERRORS) as exc:
+                self._went_down(str(exc) if isinstance(exc, _Down) else _reason(exc))
+            except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure; logged
+                _log.exception("%r: the connection failed unexpectedly", self)
+                self._went_down(_reason(exc))
+            finally:
+                self._shared = None
+            await anyio.sleep(backoff)
+            backoff = min(backoff * 2, self._max_backoff)
+
+    async def _refresh(self, client: Client) -> None:
+        status = self._status
+        catalogue = await self._list(client)
+        changed = status.down is not None or catalogue != status.catalogue
+        status.catalogue, status.down = catalogue, None
+        status.settled.set()
+        if changed:
+            self._announce()
+
+    async def _watch(self, client: Client) -> None:
+        """Until the connection fails: check it periodically, list again on the remote's changes.
+
+        A check that does not answer within ``min(timeout, max(1, 4 * health_interval))`` seconds
+        counts as a lost connection (a request to a server that died may otherwise wait for its
+        whole read timeout).
+        """
+        bound = min(self._timeout, max(1.0, 4 * self._health_interval))
+        async with anyio.create_task_group() as tasks:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                tasks.start_soon(self._listen, client)
+            while True:
+                with anyio.move_on_after(self._health_interval):
+                    await self._pending.wait()
+                with anyio.fail_after(bound):
+                    await _check(client)
+                if self._pending.is_set() or self._status.down is not None:
+                    # The remote changed, or a forwarded request failed while this connection
+                    # works: list again (which also clears "down").
+                    self._pending = anyio.Event()
+                    await self._refresh(client)
+
+    async def _listen(self, client: Client) -> None:
+        async with client.listen(
+            tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+        ) as subscription:
+            async for _ in subscription:
+                self._pending.set()
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, _LIST_CHANGED):
+            self._pending.set()
+        await anyio.lowlevel.checkpoint()
+
+    def _went_down(self, why: str) -> None:
+        status = self._status
+        was_up = status.down is None and status.settled.is_set()
+        status.down = why
+        status.settled.set()
+        if was_up:
+            _log.warning("%r went down: %s", self, why)
+            self._announce()
+
+    def _announce(self) -> None:
+        kinds = self.kinds()
+        for listener in tuple(self._listeners):
+            try:
+                listener(kinds)
+            except Exception:  # noqa: BLE001 -- a listener's failure must not stop the others
+                _log.exception("%r: a change listener raised", self)
+
+
+def _admit(
+    found: dict[ElementRef, Element],
+    kind: ElementKind,
+    *,
+    model: Any,
+    handler: object,
+    completions: dict[str, object] | None,
+    tags: frozenset[str],
+) -> tuple[str, ElementRef | None] | None:
+    """Add the remote's ``model`` to ``found``; or why it was skipped (and which element)."""
+    try:
+        definition = definition_of(kind, model)
+        element = Element(
+            definition=definition, handler=handler, completions=completions, tags=tags
+        )
+    except InvalidElementError as exc:
+        return f"remote {kind.label} skipped: {exc}", None
+    if element.ref in found:
+        return "listed twice by the remote; the first kept", element.ref
+    found[element.ref] = element
+    return None
+
+
+# -- handlers -------------------------------------------------------------------------------------
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _RemoteTool:
+    """A ``ToolHandler`` forwarding ``tools/call`` (progress relayed by the call's token)."""
+
+    source: RemoteSource
+    name: str
+
+    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> ToolResult:
+        source = self.source
+
+        async def call(client: Client, relay: _Relay) -> types.CallToolResult:
+            return await client.call_tool(
+                self.name,
+                dict(arguments),
+                read_timeout_seconds=source._call_timeout,  # noqa: SLF001 -- the source's own option
+                progress_callback=relay.progress,
+            )
+
+        try:
+            result = await source._forward(gateway, call)  # noqa: SLF001 -- the source's own request path
+        except SourceUnavailableError as exc:  # for the model to read: retry later
+            raise ToolError(str(exc)) from exc
+        except MCPError as exc:  # the remote refused the call: say so, as a tool error
+            raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
+        return tool_result_from_wire(_own_leg(result))
+
+
+async def _read(
+    source: RemoteSource, original: str, requested: str, gateway: ClientGateway
+) -> list[EmbeddedResource]:
+    async def read(client: Client, _relay: _Relay) -> types.ReadResourceResult:
+        return await client.read_resource(original, cache_mode="bypass")
+
+    try:
+        result = await source._forward(gateway, read)  # noqa: SLF001 -- the source's own request path
+    except MCPError as exc:
+        if exc.code in (_RESOURCE_NOT_FOUND, types.INVALID_PARAMS):
+            ref = ElementRef(ElementKind.RESOURCE, requested)
+            raise ElementNotFoundError(f"{ref} not found on the remote", ref=ref) from exc
+        raise
+    # The contents of the URI asked for carry the URI the client knows (it may be renamed).
+    return [
+        resource_contents_from_wire(item, uri=requested if item.get("uri") == original else None)
+        for item in (
+            contents.model_dump(by_alias=True, mode="json", exclude_none=True)
+            for contents in result.contents
+        )
+    ]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _RemotePrompt:
+    """A ``PromptHandler`` forwarding ``prompts/get``."""
+
+    source: RemoteSource
+    name: str
+
+    async def get(
+        self, arguments: Mapping[str, str], gateway: ClientGateway
+    ) -> list[dict[str, Any]]:
+        async def get(client: Client, _relay: _Relay) -> types.GetPromptResult:
+            return await client.get_prompt(self.name, dict(arguments))
+
+        result = await self.source._forward(gateway, get)  # noqa: SLF001 -- the source's own request path
+        wire = _own_leg(result)
+        messages: list[dict[str, Any]] = wire.get("messages", [])
+        return messages
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _RemoteCompletion:
+    """A ``CompletionProvider`` forwarding ``completion/complete``."""
+
+    source: RemoteSource
+    ref: types.PromptReference | types.ResourceTemplateReference
+    argument: str
+
+    async def complete(
+        self, value: str, context: Mapping[str, str], gateway: ClientGateway
+    ) -> list[str]:
+        async def complete(client: Client, _relay: _Relay) -> types.CompleteResult:
+            return await client.complete(
+                self.ref, {"name": self.argument, "value": value}, dict(context) or None
+            )
+
+        result = await self.source._forward(gateway, complete)  # noqa: SLF001 -- the source's own request path
+        return list(result.completion.values)
+
+
+# -- relaying the remote's requests and notifications ---------------------------------------------
+
+
+def _refused(what: str, exc: BaseException) -> types.ErrorData:
+    _log.info("relaying %s to the client failed: %r", what, exc)
+    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"the client could not answer {what}")
+
+
+_NO_REQUEST: Final = types.ErrorData(
+    code=types.INVALID_REQUEST,
+    message="no client request is in progress to relay this to",
+)
+
+
+def _sampling(current: Callable[[], _Relay | None]) -> Any:
+    async def sampling(
+        _context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        relay = current()
+        if relay is None:
+            return _NO_REQUEST
+        try:
+            answer = await sample_through(relay.gateway, params)
+            return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
+        except Exception as exc:  # noqa: BLE001 -- the remote is told the client could not answer
+            return _refused("sampling/createMessage", exc)
+
+    return sampling
+
+
+def _elicitation(current: Callable[[], _Relay | None]) -> Any:
+    async def elicitation(
+        _context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        relay = current()
+        if relay is None:
+            return _NO_REQUEST
+        if not isinstance(params, types.ElicitRequestFormParams):
+            return types.ErrorData(
+                code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
+            )
+        try:
+            answer = await relay.gateway.elicit(params.message, params.requested_schema)
+            return types.ElicitResult.model_validate(dict(answer), by_name=False)
+        except Exception as exc:  # noqa: BLE001 -- same
+            return _refused("elicitation/create", exc)
+
+    return elicitation
+
+
+def _roots(current: Callable[[], _Relay | None]) -> Any:
+    async def roots(_context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
+        relay = current()
+        if relay is None:
+            return _NO_REQUEST
+        try:
+            found = await relay.gateway.list_roots()
+            return types.ListRootsResult.model_validate({"roots": list(found)}, by_name=False)
+        except Exception as exc:  # noqa: BLE001 -- same
+            return _refused("roots/list", exc)
+
+    return roots
+
+
+def _logging(current: Callable[[], _Relay | None]) -> Any:
+    async def logging_callback(params: types.LoggingMessageNotificationParams) -> None:
+        relay = current()
+        if relay is not None:
+            await relay.gateway.log(params.level, params.data, logger=params.logger)
+
+    return logging_callback
+
+
+def _own_leg(result: types.Result) -> dict[str, Any]:
+    """A remote's result in wire shape, without what describes only its own protocol leg.
+
+    Keys of ``_meta`` under ``io.modelcontextprotocol/`` (the remote's server-info stamp, say)
+    describe the connection to the remote; the gateway's client gets the gateway's own.
+    """
+    wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    meta = wire.pop("_meta", None)
+    if isinstance(meta, dict):
+        kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
+        if kept:
+            wire["_meta"] = kept
+    return wire
+
+
+# -- small helpers --------------------------------------------------------------------------------
+
+
+def _know_tools(client: Client, tools: types.ListToolsResult) -> None:
+    """Tell a new session the remote's tools, as a listing would.
+
+    The client checks each result against the tool's output schema (and, at 2026-07-28, mirrors
+    argument headers), for which it lists the remote's tools first; a per-request session is told
+    them instead of asking again. The SDK keeps that state behind a private method: when it is
+    gone, the session simply lists for itself.
+    """
+    absorb = getattr(client.session, "_absorb_tool_listing", None)
+    if callable(absorb):
+        absorb(tools.model_copy(deep=True), complete=False)
+
+
+async def _check(client: Client) -> None:
+    """One cheap request proving the connection works (raises when it does not)."""
+    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        await client.session.discover()
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
+        await client.send_ping()
+
+
+def _reason(exc: BaseException) -> str:
+    """A short, address-free account of a connection failure."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_reason(inner) for inner in exc.exceptions)
+    if isinstance(exc, _Down):
+        return str(exc)
+    if isinstance(exc, MCPError):
+        return f"error {exc.code}: {exc}"
+    for kinds, reason in _REASONS:
+        if isinstance(exc, kinds):
+            return reason
+    if isinstance(exc, OSError):
+        return f"{type(exc).__name__}: {exc.strerror or exc}"
+    return type(exc).__name__
+
+
+_REASONS: Final[tuple[tuple[tuple[type[BaseException], ...], str], ...]] = (
+    ((httpx2.ConnectError, ConnectionError), "connection refused"),
+    ((httpx2.TimeoutException, TimeoutError), "timed out"),
+    (
+        (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream),
+        "the connection closed",
+    ),
+)
+
+
+def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
+    if isinstance(target, Server):
+        return target.name
+    if isinstance(target, str):
+        return httpx2.URL(target).host or target
+    return Path(target.args[-1]).stem if target.args else Path(target.command).name
+
+
+def _variables(uri_template: str) -> tuple[str, ...]:
+    try:
+        return tuple(UriTemplate.parse(uri_template).variables)
+    except InvalidElementError:
+        return ()

@@ -1,0 +1,100 @@
+"""The injection hook: parameters that are filled in by mcp-core rather than published.
+
+A function handler's parameters are published as arguments (tools) or prompt arguments, except
+the ones mcp-core injects: a :class:`~mcp_core.handlers.ClientGateway`, a
+:data:`~mcp_core.handlers.RequestedUri`, and any parameter matched by a rule registered here.
+Layers that know other frameworks register rules for those frameworks' types (the server layer
+registers the official SDK's ``Context`` and its ``Resolve(...)`` markers) without this layer
+importing them.
+
+A rule matches a parameter whose annotation is the registered class or a subclass of it (also
+inside ``Optional[...]`` or ``Annotated[...]``), or whose ``Annotated[...]`` metadata holds an
+instance of it (a marker, as in ``Annotated[Db, Resolve(get_db)]``). Its injector is called once
+per call for that parameter, with an :class:`Injection` describing the call.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import NoneType, UnionType
+from typing import Annotated, Any, Final, TypeAlias, final, get_args, get_origin
+
+from mcp_core.handlers._protocols import ClientGateway
+
+__all__ = ["Injection", "Injector", "injector_for", "register_injection"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Injection:
+    """What an injector knows about the parameter it fills and the call it is for.
+
+    ``handler`` is the function being called; ``arguments`` are the call's bound arguments by
+    parameter name (validated and coerced for tools; strings for prompts and templates);
+    ``injected`` maps every injected parameter of the function to its annotation; ``shared`` is
+    one dict per call, shared by every injector of that call (for example, to build one framework
+    context per call, or to resolve several markers together).
+    """
+
+    gateway: ClientGateway
+    handler: Callable[..., Any]
+    parameter: str
+    annotation: Any
+    arguments: Mapping[str, Any]
+    injected: Mapping[str, Any]
+    shared: dict[object, Any]
+
+
+Injector: TypeAlias = Callable[[Injection], Any]
+"""Returns the parameter's value, or an awaitable of it."""
+
+_RULES: Final[dict[type, Injector]] = {}
+
+
+def register_injection(match: type, injector: Injector) -> Callable[[], None]:
+    """Inject parameters matched by ``match`` with ``injector`` (see the module docstring).
+
+    Registering a class again replaces its injector. Rules are consulted when a function's shape
+    is first analysed, so register before functions are derived (importing the registering
+    module is enough). Returns a function that removes the rule.
+
+    Raises:
+        TypeError: ``match`` is not a class or ``injector`` is not callable.
+    """
+    if not isinstance(match, type):
+        raise TypeError(f"register_injection needs a class to match, got {match!r}")
+    if not callable(injector):
+        raise TypeError(f"register_injection needs a callable injector, got {injector!r}")
+    _RULES[match] = injector
+
+    def unregister() -> None:
+        if _RULES.get(match) is injector:
+            del _RULES[match]
+
+    return unregister
+
+
+def injector_for(annotation: object) -> Injector | None:
+    """The injector of the first rule matching ``annotation``, or None."""
+    if not _RULES:
+        return None
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        args = get_args(annotation)
+        for meta in args[1:]:
+            for match, injector in _RULES.items():
+                if isinstance(meta, match):
+                    return injector
+        return injector_for(args[0])
+    if origin is typing.Union or origin is UnionType:
+        members = [arg for arg in get_args(annotation) if arg is not NoneType]
+        return injector_for(members[0]) if len(members) == 1 else None
+    # A generic alias (``Context[Any, Any]``) is matched by its origin class.
+    candidate = origin if isinstance(origin, type) else annotation
+    if isinstance(candidate, type):
+        for match, injector in _RULES.items():
+            if issubclass(candidate, match):
+                return injector
+    return None

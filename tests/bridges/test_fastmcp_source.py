@@ -1,0 +1,108 @@
+"""FastMCPSource: a fastmcp server served through mcp-core, its Context and lifespan working."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp_types as types
+import pytest
+from fastmcp import Context, FastMCP
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+
+from mcp_core import App
+from mcp_core.bridges import FastMCPSource
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+def fast_server(events: list[str]) -> Any:
+    """An existing fastmcp app: a tool with Context, a resource, a prompt, a lifespan."""
+
+    @asynccontextmanager
+    async def lifespan(server: Any) -> AsyncIterator[dict[str, str]]:
+        events.append("start")
+        yield {"db": "open"}
+        events.append("stop")
+
+    server = FastMCP("fast", lifespan=lifespan)
+
+    @server.tool
+    async def greet(name: str, ctx: Context) -> str:
+        """Greet after asking the user to confirm."""
+        await ctx.info(f"greeting {name}")
+        await ctx.report_progress(1, 2)
+        answer = await ctx.elicit("confirm?", response_type=bool)
+        return f"hello {name} ({answer.action})"
+
+    @server.resource("fast://data")
+    def data() -> str:
+        """Some data."""
+        return "data!"
+
+    @server.prompt
+    def ask(topic: str) -> str:
+        """A prompt."""
+        return f"tell me about {topic}"
+
+    return server
+
+
+async def accept(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
+    """A user who accepts."""
+    return types.ElicitResult(action="accept", content={"value": True})
+
+
+class TestFastMCPSource:
+    """Listing, calls with relays, reads, prompts; the lifespan runs with the app."""
+
+    async def test_served_through_an_app(self) -> None:
+        """The official client sees fastmcp's elements; logs, progress and elicitation relayed."""
+        events: list[str] = []
+        app = App("new")
+        app.add_source(FastMCPSource(fast_server(events)))
+        logs: list[Any] = []
+        reports: list[float] = []
+
+        async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+            logs.append(params.data)
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            reports.append(progress)
+
+        async with Client(
+            app.server.lowlevel, mode="legacy", elicitation_callback=accept, logging_callback=on_log
+        ) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            greeted = await client.call_tool(
+                "greet", {"name": "Ann"}, progress_callback=on_progress
+            )
+            data = await client.read_resource("fast://data")
+            prompt = await client.get_prompt("ask", {"topic": "bees"})
+        assert tools == {"greet"}
+        assert greeted.content[0].text == "hello Ann (accept)"  # type: ignore[union-attr]  # text
+        assert reports == [1]
+        assert any("greeting Ann" in str(entry) for entry in logs)
+        assert data.contents[0].text == "data!"  # type: ignore[union-attr]  # text
+        assert prompt.messages[0].content.text == "tell me about bees"  # type: ignore[union-attr]  # text
+        assert events[0] == "start"
+        assert events[-1] == "stop"
+
+    def test_refuses_other_servers(self) -> None:
+        """Only FastMCP servers."""
+        with pytest.raises(TypeError, match="MCPServerSource"):
+            FastMCPSource(object())
+
+    def test_fastmcp_is_imported_only_when_used(self) -> None:
+        """Importing the bridges (and the whole package) does not import fastmcp."""
+        code = "import sys, mcp_core.bridges, mcp_core.app; print('fastmcp' in sys.modules)"
+        out = subprocess.run(  # noqa: S603 -- this interpreter, a fixed program
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        assert out.stdout.strip() == "False"

@@ -1,0 +1,211 @@
+"""RemoteSource against servers in this process (and a closed port): listing, relays, failures."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.server import Server
+
+from mcp_core import App, ClientGateway, ToolError
+from mcp_core.bridges import RemoteSource
+from mcp_core.elements import ElementKind, ElementRef, Tool
+from mcp_core.errors import SourceUnavailableError
+from mcp_core.handlers import Invoker, tool_from_function
+from mcp_core.handlers.testing import RecordingGateway
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+def backend(page_size: int = 2) -> App:
+    """An mcp-core app to reach as a remote: its lists take pages."""
+    app = App("backend", page_size=page_size)
+
+    @app.tool
+    async def work(steps: int, gateway: ClientGateway) -> str:
+        """Log and report progress, then answer."""
+        for step in range(1, steps + 1):
+            await gateway.log("info", f"step {step}")
+            await gateway.progress(step, steps)
+        return f"{steps} steps"
+
+    @app.tool
+    async def ask(gateway: ClientGateway) -> str:
+        """Ask the client's model and its user."""
+        sampled = await gateway.sample(
+            [{"role": "user", "content": {"type": "text", "text": "?"}}], max_tokens=5
+        )
+        answer = await gateway.elicit("name?", {"type": "object", "properties": {}})
+        return f"{sampled['content']['text']} {answer['action']}"
+
+    @app.tool
+    def fail() -> str:
+        """Fail for the model."""
+        raise ToolError("nope")
+
+    for index in range(5):
+        app.add(Tool(name=f"extra_{index}", input_schema={"type": "object"}), lambda: "extra")
+
+    @app.resource("mem://a", mime_type="text/plain")
+    def a() -> str:
+        return "A"
+
+    @app.prompt
+    def hello(name: str) -> str:
+        """Say hello."""
+        return f"hello {name}"
+
+    return app
+
+
+def element(collection: Any, kind: ElementKind, key: str) -> Any:
+    """The element at ``kind``/``key``, which must exist."""
+    found = collection.get(ElementRef(kind, key))
+    assert found is not None, key
+    return found
+
+
+class TestListing:
+    """Every page walked; hostile remotes cost only what they break."""
+
+    async def test_every_page(self) -> None:
+        """Tools across pages, the resource and the prompt; handlers forward."""
+        source = RemoteSource(backend().server.lowlevel, mode="legacy")
+        collection = await source.provide()
+        names = {e.ref.key for e in collection if e.kind is ElementKind.TOOL}
+        assert names == {"work", "ask", "fail", *(f"extra_{i}" for i in range(5))}
+        assert {e.ref.key for e in collection if e.kind is not ElementKind.TOOL} == {
+            "mem://a",
+            "hello",
+        }
+        assert source.kinds() == ElementKind.ALL  # tools, resources (and templates), prompts
+
+    async def test_hostile_remote(self) -> None:
+        """An invalid name is skipped, a duplicate too, and an endless list stops at max_pages."""
+
+        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
+            tools = [
+                types.Tool(name="ok", input_schema={"type": "object"}),
+                types.Tool(name="bad name!", input_schema={"type": "object"}),
+                types.Tool(name="ok", input_schema={"type": "object"}),
+            ]
+            return types.ListToolsResult(tools=tools, next_cursor="again")
+
+        hostile = Server("hostile", on_list_tools=list_tools)
+        source = RemoteSource(hostile, mode="legacy", max_pages=3)
+        collection = await source.provide()
+        messages = [d.message for d in source.diagnostics()]
+        assert [e.ref.key for e in collection] == ["ok"]
+        assert any("'bad name!'" in m for m in messages)
+        assert any("listed twice" in m for m in messages)
+        assert any("did not end after 3 pages" in m for m in messages)
+
+    async def test_unreachable(self) -> None:
+        """A closed port is unavailable; the message names the remote, not its address."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        source = RemoteSource.http(f"http://127.0.0.1:{port}/mcp", name="weather", timeout=5)
+        with pytest.raises(SourceUnavailableError) as down:
+            await source.provide()
+        assert str(down.value) == (
+            "the remote MCP server 'weather' is unavailable (connection refused); retry later"
+        )
+        assert str(port) not in str(down.value)
+
+    def test_bad_targets(self) -> None:
+        """Only URLs, stdio parameters and SDK servers."""
+        with pytest.raises(ValueError, match=r"RemoteSource\.stdio"):
+            RemoteSource("weather.example")
+        with pytest.raises(TypeError, match="got int"):
+            RemoteSource(3)  # type: ignore[arg-type]  # what is being refused
+        with pytest.raises(ValueError, match="positive"):
+            RemoteSource("http://x/mcp", timeout=0)
+
+
+class TestForwarding:
+    """Calls forwarded; logs, progress, sampling and elicitation relayed to the gateway."""
+
+    @pytest.mark.parametrize("mode", ["legacy", "auto"])
+    async def test_relays(self, mode: str) -> None:
+        """The remote's logs, progress, sampling and elicitation reach the calling gateway."""
+        source = RemoteSource(backend().server.lowlevel, mode=mode)  # type: ignore[arg-type]  # both literals
+        collection = await source.provide()
+        gateway = RecordingGateway(
+            sample_result={
+                "role": "assistant",
+                "content": {"type": "text", "text": "42"},
+                "model": "m",
+            },
+            elicit_result={"action": "accept", "content": {}},
+        )
+        invoker = Invoker()
+        worked = await invoker.call_tool(
+            element(collection, ElementKind.TOOL, "work"), {"steps": 2}, gateway
+        )
+        failed = await invoker.call_tool(element(collection, ElementKind.TOOL, "fail"), {}, gateway)
+        read = await invoker.read_resource(
+            element(collection, ElementKind.RESOURCE, "mem://a"), "mem://a", {}, gateway
+        )
+        prompt = await invoker.get_prompt(
+            element(collection, ElementKind.PROMPT, "hello"), {"name": "Bo"}, gateway
+        )
+        assert worked == {"content": [{"type": "text", "text": "2 steps"}]}
+        assert [u.progress for u in gateway.progress_updates] == [1, 2]
+        assert [log.data for log in gateway.logs] == ["step 1", "step 2"]
+        assert failed == {"content": [{"type": "text", "text": "nope"}], "isError": True}
+        assert read == {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "A"}]}
+        assert prompt["messages"][0]["content"]["text"] == "hello Bo"
+        if mode == "legacy":  # the 2026-07-28 remote cannot ask yet (issue 14)
+            asked = await invoker.call_tool(
+                element(collection, ElementKind.TOOL, "ask"), {}, gateway
+            )
+            assert asked == {"content": [{"type": "text", "text": "42 accept"}]}
+
+    async def test_running_follows_changes(self) -> None:
+        """While running, a tool registered on the remote is announced and then provided."""
+        remote = backend()
+        source = RemoteSource(remote.server.lowlevel, mode="legacy", health_interval=0.1)
+        changes: list[ElementKind] = []
+        twice = anyio.Event()
+
+        def changed(kinds: ElementKind) -> None:
+            changes.append(kinds)
+            if len(changes) == 2:  # connected, then the new tool
+                twice.set()
+
+        source.subscribe(changed)
+        async with source.running():
+            first = await source.provide()
+            await remote.registry.register(tool_from_function(lambda: "new", name="added"))
+            with anyio.fail_after(10):
+                await twice.wait()
+            second = await source.provide()
+            assert source.available is True
+        assert "added" not in {e.ref.key for e in first}
+        assert "added" in {e.ref.key for e in second}
+
+    async def test_a_failed_request_is_checked_not_believed(self) -> None:
+        """A forwarded request that failed marks the remote down until the connection says otherwise."""
+        source = RemoteSource(backend().server.lowlevel, mode="legacy", health_interval=0.05)
+        announced: list[ElementKind] = []
+        back = anyio.Event()
+
+        def changed(kinds: ElementKind) -> None:
+            announced.append(kinds)
+            if len(announced) == 3:  # connected, down, back
+                back.set()
+
+        source.subscribe(changed)
+        async with source.running():
+            await source.provide()
+            source._went_down("a request timed out")
+            with pytest.raises(SourceUnavailableError, match="a request timed out"):
+                await source.provide()
+            with anyio.fail_after(10):
+                await back.wait()
+            collection = await source.provide()
+        assert "work" in {e.ref.key for e in collection}

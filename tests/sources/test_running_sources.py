@@ -1,0 +1,100 @@
+"""running_sources: sources that run while served are started, and their changes reload."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.sources import (
+    ChangingSource,
+    ElementSource,
+    PrefixedSource,
+    RunningSource,
+    StaticSource,
+    running_sources,
+)
+
+
+class LiveSource:
+    """A source that records its runs and can announce changes."""
+
+    def __init__(self, *, fail: bool = False) -> None:
+        self.events: list[str] = []
+        self.listeners: list[Callable[[ElementKind], object]] = []
+        self.fail = fail
+
+    def kinds(self) -> ElementKind:
+        return ElementKind.TOOL
+
+    async def provide(self) -> ElementCollection:
+        return ElementCollection()
+
+    @asynccontextmanager
+    async def _run(self) -> AsyncIterator[None]:
+        if self.fail:
+            raise ConnectionError("backend down")
+        self.events.append("start")
+        yield
+        self.events.append("stop")
+
+    def running(self) -> Any:
+        return self._run()
+
+    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)
+
+    def announce(self) -> None:
+        for listener in tuple(self.listeners):
+            listener(ElementKind.TOOL)
+
+
+class TestRunningSources:
+    """Start, stop, reload on change."""
+
+    def test_protocols(self) -> None:
+        """The optional protocols recognise a live source, not a plain one."""
+        assert isinstance(LiveSource(), RunningSource)
+        assert isinstance(LiveSource(), ChangingSource)
+        assert not isinstance(StaticSource(ElementCollection()), RunningSource)
+
+    async def test_started_inside_wrappers_and_reloaded_on_change(self) -> None:
+        """An inner source is started; each announced change reloads; exit stops and unsubscribes."""
+        live = LiveSource()
+        reloads: list[int] = []
+        reloaded = anyio.Event()
+
+        async def reload() -> None:
+            reloads.append(1)
+            reloaded.set()
+
+        sources: list[ElementSource] = [
+            PrefixedSource(live, "live"),
+            StaticSource(ElementCollection()),
+        ]
+        async with running_sources(sources, reload):
+            assert live.events == ["start"]
+            live.announce()
+            with anyio.fail_after(5):
+                await reloaded.wait()
+        assert live.events == ["start", "stop"]
+        assert live.listeners == []
+        assert reloads == [1]
+
+    async def test_a_failing_start_costs_only_itself(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A source that cannot start is logged; the others run."""
+        broken, healthy = LiveSource(fail=True), LiveSource()
+
+        async def reload() -> None:
+            return None
+
+        async with running_sources([broken, healthy], reload):
+            assert healthy.events == ["start"]
+        assert "failed to start" in caplog.text
