@@ -1,0 +1,253 @@
+"""Profile one black-box figure of a benchmark server with py-spy, from outside, as it is measured.
+
+    python bench/profile.py spawn --size 10000               # spawn → first tools/call
+    python bench/profile.py walk --size 10000                # steady full walks of tools/list
+    python bench/profile.py call --size 10 --transport http  # tools/call round trips
+    python bench/profile.py load --size 100 --lib mcpserver  # 50 concurrent HTTP sessions
+
+The server is ``bench/serve.py`` (mcp-core by default), driven by the same raw client as the
+harness (``bench/_raw.py``). ``spawn`` runs it under ``py-spy record`` from its first
+instruction to the first answered call; the other figures attach py-spy to the running server
+(after the first call and, for all but ``first-walk``, after a warm-up walk), sample while the
+figure repeats for ``--seconds``, then detach. Only samples of running threads count (py-spy's
+default: a thread blocked in a system call is idle), so shares are of CPU time.
+
+It prints the top frames by inclusive and by own time, with their share of all samples, and
+keeps py-spy's raw collapsed stacks (``--raw FILE``) for a flame graph. Needs the bench extra
+(py-spy) and the right to ptrace the server (root, or ``kernel.yama.ptrace_scope`` 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import compileall
+import itertools
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+from bench import _blackbox, _catalogue  # noqa: E402 -- after the path is set
+from bench._raw import (  # noqa: E402
+    Connection,
+    HttpConnection,
+    Server,
+    http_client,
+    spawn_http,
+    spawn_stdio,
+)
+
+SERVE: Final = _ROOT / "bench" / "serve.py"
+FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load")
+_FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
+_ATTACH_SECONDS: Final = 1.0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python bench/profile.py",
+        description="Profile one black-box figure of a benchmark server with py-spy.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("figure", choices=FIGURES)
+    parser.add_argument("--lib", default="mcp-core", choices=("mcp-core", "mcpserver", "fastmcp"))
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "mcp-core-bench"
+    )
+    parser.add_argument("--module-size", type=int, default=1000)
+    parser.add_argument("--json-response", action="store_true", help="HTTP: JSON, not SSE")
+    parser.add_argument("--seconds", type=float, default=5.0, help="how long a figure repeats")
+    parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
+    parser.add_argument("--top", type=int, default=25, help="frames listed per table")
+    parser.add_argument("--raw", type=Path, help="keep py-spy's collapsed stacks here")
+    return parser
+
+
+# -- py-spy -----------------------------------------------------------------------------------
+
+
+def _py_spy() -> str:
+    found = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(found).exists():
+        raise SystemExit("py-spy is not installed: pip install -e '.[bench]'")
+    return found
+
+
+def _record(rate: int, raw: Path) -> list[str]:
+    return [_py_spy(), "record", "--format", "raw", "--rate", str(rate), "--output", str(raw)]
+
+
+@asynccontextmanager
+async def _attached(pid: int, rate: int, raw: Path) -> AsyncIterator[None]:
+    """Sample ``pid`` with py-spy while the body runs; py-spy writes ``raw`` when interrupted.
+
+    Anything py-spy says goes to stderr, where it explains an empty profile.
+    """
+    spy = await asyncio.create_subprocess_exec(
+        *_record(rate, raw),
+        "--pid",
+        str(pid),
+        stdout=sys.stderr,
+        stderr=sys.stderr,
+    )
+    await asyncio.sleep(_ATTACH_SECONDS)  # py-spy reads the interpreter's layout before sampling
+    try:
+        yield
+    finally:
+        spy.send_signal(signal.SIGINT)
+        await spy.wait()
+
+
+# -- driving the figure -----------------------------------------------------------------------
+
+
+def _serve_command(args: argparse.Namespace) -> list[str]:
+    command = [sys.executable, str(SERVE), args.lib, "--size", str(args.size)]
+    command += ["--cache", str(args.cache), "--module-size", str(args.module_size)]
+    if args.json_response:
+        command.append("--json-response")
+    return command
+
+
+async def _repeat_for(seconds: float, action: Callable[[], Awaitable[object]]) -> int:
+    count, start = 0, time.perf_counter()
+    while count == 0 or time.perf_counter() - start < seconds:
+        await action()
+        count += 1
+    return count
+
+
+async def _drive(
+    args: argparse.Namespace, server: Server, connection: Connection, url: str | None, raw: Path
+) -> str:
+    """Warm up, then profile the figure while it repeats; returns what was repeated."""
+    await _blackbox.first_call(server, connection, size=args.size)
+    if args.figure != "first-walk":
+        await _blackbox.walk(connection, args.size)
+    names = itertools.cycle(_catalogue.call_targets(args.size))
+
+    async def call() -> None:
+        await connection.request("tools/call", {"name": next(names), "arguments": {"x": 7}})
+
+    actions: dict[str, Callable[[], Awaitable[object]]] = {
+        "first-walk": lambda: _blackbox.walk(connection, args.size),
+        "walk": lambda: _blackbox.walk(connection, args.size),
+        "call": call,
+        "ping": lambda: connection.request("ping"),
+    }
+    async with _attached(server.process.pid, args.rate, raw):
+        if args.figure == "load":
+            if url is None:
+                raise SystemExit("load is an HTTP figure: --transport http")
+            await _blackbox.load(url, _blackbox.LoadPlan(size=args.size))
+            return "one load test (warm-up session, then 3 bursts of 50 sessions)"
+        if args.figure == "first-walk":
+            await _blackbox.walk(connection, args.size)
+            return "the first full walk of tools/list after the first call"
+        count = await _repeat_for(args.seconds, actions[args.figure])
+        return f"{count} x {args.figure}"
+
+
+async def _profile(args: argparse.Namespace, raw: Path) -> str:
+    command = _serve_command(args)
+    if args.figure == "spawn":
+        if args.transport != "stdio":
+            raise SystemExit("spawn is profiled over stdio")
+        async with spawn_stdio([*_record(args.rate, raw), "--", *command]) as (server, connection):
+            await _blackbox.first_call(server, connection, size=args.size)
+        return "spawn → first tools/call (and the server's exit)"
+    if args.transport == "stdio":
+        async with spawn_stdio(command) as (server, connection):
+            return await _drive(args, server, connection, None, raw)
+    async with spawn_http([*command, "--http"]) as (server, url), http_client() as client:
+        return await _drive(args, server, HttpConnection(client, url), url, raw)
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def _frame(text: str) -> str:
+    """``function (file)``: the line number dropped, site-packages shortened."""
+    found = _FRAME.match(text)
+    if found is None:
+        return text
+    path = found.group("file")
+    for marker in ("site-packages/", "lib/python3"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    root = str(_ROOT) + "/"
+    return f"{found.group('function')} ({path.removeprefix(root)})"
+
+
+def _package(frame: str) -> str:
+    """The top-level package of a frame's file (``stdlib`` for the standard library)."""
+    path = frame.rpartition(" (")[2].rstrip(")")
+    if path.startswith("<frozen"):
+        return "stdlib: importlib"
+    head = path.split("/", 1)[0]
+    if "/" not in path or head.startswith("python3"):
+        return f"stdlib: {head.removesuffix('.py')}"
+    return head
+
+
+def summarize(lines: Sequence[str], top: int) -> list[str]:
+    """Top frames by inclusive and by own samples, from py-spy's collapsed stacks."""
+    inclusive: collections.Counter[str] = collections.Counter()
+    own: collections.Counter[str] = collections.Counter()
+    packages: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in lines:
+        stack, _, number = line.rstrip().rpartition(" ")
+        if not stack or not number.isdigit():
+            continue
+        samples = int(number)
+        frames = [_frame(f) for f in stack.split(";") if not f.startswith(("process ", "thread "))]
+        if not frames:
+            continue
+        total += samples
+        for frame in set(frames):
+            inclusive[frame] += samples
+        own[frames[-1]] += samples
+        packages[_package(frames[-1])] += samples
+    if not total:
+        return ["no samples (was the server busy while py-spy sampled?)"]
+    out = [f"{total} samples"]
+    for title, counter in (("inclusive", inclusive), ("own", own), ("own, by package", packages)):
+        out += ["", f"| {title} share | frame |", "|---:|---|"]
+        out += [f"| {100 * n / total:.1f} % | `{f}` |" for f, n in counter.most_common(top)]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Profile the figure; print the tables."""
+    args = _parser().parse_args(argv)
+    package = _catalogue.write_package(args.cache, "cat", args.size, args.module_size)
+    compileall.compile_dir(args.cache / package, quiet=1)  # no measured import compiles
+    with tempfile.TemporaryDirectory() as folder:
+        raw = args.raw or Path(folder) / "profile.txt"
+        done = asyncio.run(_profile(args, raw))
+        if not raw.exists():
+            raise SystemExit("py-spy wrote no profile (its messages are above)")
+        lines = raw.read_text(encoding="utf-8").splitlines()
+    title = f"{args.lib}, {args.transport}, N = {args.size}: {done}"
+    print("\n".join([f"### {title}", "", *summarize(lines, args.top)]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
