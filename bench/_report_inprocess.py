@@ -13,14 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from bench._format import count, mib, minus, ratio, seconds, size_label, table, verdict
-from bench._results import LIB_TITLES, PEERS, Meta, Mode, Results
+from bench._format import count, mib, minus, ratio, seconds, size_label, table
+from bench._results import LIB_TITLES, PEERS, Meta, Results
 
 __all__ = ["METHOD", "render"]
 
 CORE: Final = "mcp-core"
-TARGET_SIZE: Final = 10_000
-SCALE_TARGET: Final = 100_000
 
 
 # -- tables -----------------------------------------------------------------------------------
@@ -234,116 +232,6 @@ def _scale(results: Results, meta: Meta) -> list[str]:
     return table(header, rows)
 
 
-# -- targets ----------------------------------------------------------------------------------
-
-
-def _targets(results: Results, meta: Meta) -> list[str]:
-    n = TARGET_SIZE
-
-    def core(figure: str, size: int = n, mode: Mode = "cold") -> float | None:
-        return results.median(mode, CORE, size, figure)
-
-    def peer(lib: str, figure: str, size: int = n) -> float | None:
-        return results.median("cold", lib, size, figure)
-
-    rows: list[list[str]] = []
-
-    def add(target: str, measured: str, ok: bool | None) -> None:
-        rows.append([target, measured, verdict(ok)])
-
-    # Cold start.
-    ours, theirs = core("cold_start_s"), peer("mcpserver", "cold_start_s")
-    ok = None if ours is None or theirs is None else theirs / ours >= 20  # noqa: PLR2004 -- the target
-    add(
-        "cold start, 10k tools → first call: ≥ 20× faster than `MCPServer`",
-        f"{seconds(ours)} vs {seconds(theirs)}: {ratio(theirs, ours)}",
-        ok,
-    )
-
-    # Warm start.
-    warm = (
-        core("process_first_call_s", meta.warm_size or n, "warm") if meta.warm_size == n else None
-    )
-    add(
-        "warm start from a dump, 10k tools: process start → first call < 0.5 s",
-        seconds(warm),
-        None if warm is None else warm < 0.5,  # noqa: PLR2004 -- the target
-    )
-
-    # tools/list against the peers and the JSON limit.
-    ours = core("list_s")
-    mcp_list, fast_list = peer("mcpserver", "list_s"), peer("fastmcp", "list_s")
-    known = [v for v in (mcp_list, fast_list) if v is not None]
-    ok = None if ours is None or not known else all(v / ours >= 10 for v in known)  # noqa: PLR2004 -- the target
-    add(
-        "`tools/list` server time, 10k: ≥ 10× faster than both peers",
-        f"{seconds(ours)} vs MCPServer {seconds(mcp_list)} ({ratio(mcp_list, ours)}), "
-        f"fastmcp {seconds(fast_list)} ({ratio(fast_list, ours)})",
-        ok,
-    )
-    limit = core("json_dumps_s")
-    add(
-        "`tools/list` server time, 10k: within 2× of a plain `json.dumps` of the result",
-        f"{seconds(ours)} vs {seconds(limit)}: {ratio(ours, limit)}",
-        None if ours is None or limit is None else ours / limit <= 2,  # noqa: PLR2004 -- the target
-    )
-
-    # Walking every page.
-    walk = core("walk_s")
-    add(
-        "walking every page of 10k ≤ 2× one full `tools/list`",
-        f"{seconds(walk)} ({count(core('walk_pages'))} pages) vs {seconds(ours)}: {ratio(walk, ours)}",
-        None if walk is None or ours is None else walk / ours <= 2,  # noqa: PLR2004 -- the target
-    )
-
-    # Call latency.
-    call, call_small = core("call_s"), core("call_s", meta.baseline_size)
-    mcp_call = peer("mcpserver", "call_s")
-    add(
-        "`tools/call` at 10k: no worse than `MCPServer` at 10k",
-        f"{seconds(call)} vs {seconds(mcp_call)}",
-        None if call is None or mcp_call is None else call <= mcp_call,
-    )
-    add(
-        f"`tools/call` at 10k: within 1.1× of ours at {meta.baseline_size}",
-        f"{seconds(call)} vs {seconds(call_small)}: {ratio(call, call_small)}",
-        None if call is None or call_small is None else call <= 1.1 * call_small,
-    )
-
-    # Visibility.
-    filtered = core("filtered_s")
-    add(
-        "visibility-filtered `tools/list` of 10k ≤ 2× the unfiltered one",
-        f"{seconds(filtered)} vs {seconds(ours)}: {ratio(filtered, ours)}",
-        None if filtered is None or ours is None else filtered / ours <= 2,  # noqa: PLR2004 -- the target
-    )
-
-    # Memory.
-    rss, mcp_rss = core("rss_serving_mib"), peer("mcpserver", "rss_serving_mib")
-    add(
-        "peak RSS with 10k ≤ 1/3 of `MCPServer`'s",
-        f"{mib(rss)} vs {mib(mcp_rss)}: {ratio(rss, mcp_rss)} of it",
-        None if rss is None or mcp_rss is None else rss * 3 <= mcp_rss,
-    )
-
-    # Scale.
-    big = SCALE_TARGET
-    if big in meta.scale_sizes or big in meta.inprocess_sizes:
-        runs = results.runs("cold", CORE, big)
-        walked = core("walk_s", big)
-        measured = (
-            f"declare {seconds(core('declare_s', big))}, first call {seconds(core('cold_start_s', big))}, "
-            f"every page {seconds(walked)} ({count(core('walk_pages', big))} pages), "
-            f"call {seconds(core('call_s', big))}, RSS {mib(core('rss_serving_mib', big))} ({runs} runs)"
-        )
-        failed = any(o.job.size == big and o.job.lib == CORE for o in results.errors())
-        scaled: bool | None = runs > 0 and walked is not None and not failed
-    else:
-        measured, scaled = "–", None
-    add("100k tools work end to end (declare, list every page, call)", measured, scaled)
-    return table(["target (bench.md)", "measured (median)", "verdict"], rows, "lll")
-
-
 METHOD: Final = """\
 - **Processes.** Every figure comes from fresh worker processes (`bench/worker.py`), one per
   library, catalogue size and run, so start-up, RSS and the garbage collector are those of a real
@@ -402,10 +290,8 @@ def render(results: Results, meta: Meta) -> list[str]:
         (
             "Where the time goes: each library's SDK low-level server driven inside one process "
             "over in-memory streams (no pipe, no socket, no client), "
-            f"{meta.inprocess_runs}. These targets are the design notes', kept for continuity."
+            f"{meta.inprocess_runs}."
         ),
-        "",
-        *_targets(results, meta),
         "",
         "#### Side by side",
         "",

@@ -4,6 +4,8 @@
     python bench/profile.py walk --size 10000                # steady full walks of tools/list
     python bench/profile.py call --size 10 --transport http  # tools/call round trips
     python bench/profile.py load --size 100 --lib mcpserver  # 50 concurrent HTTP sessions
+    python bench/profile.py spawn --dump /tmp/mcp-core-bench/warm_10000_by1000_target.json
+    python bench/profile.py memory --size 100000             # what holds the peak RSS
 
 The server is ``bench/serve.py`` (mcp-core by default), driven by the same raw client as the
 harness (``bench/_raw.py``). ``spawn`` runs it under ``py-spy record`` from its first
@@ -15,6 +17,10 @@ default: a thread blocked in a system call is idle), so shares are of CPU time.
 It prints the top frames by inclusive and by own time, with their share of all samples, and
 keeps py-spy's raw collapsed stacks (``--raw FILE``) for a flame graph. Needs the bench extra
 (py-spy) and the right to ptrace the server (root, or ``kernel.yama.ptrace_scope`` 0).
+
+``memory`` is the exception: py-spy sees no allocations, so it runs the library in this process
+under ``tracemalloc`` (the in-process driver, ``bench/_wire.py``): import, declare, first call,
+a full walk, then the largest allocation sites still alive.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import signal
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -50,7 +57,7 @@ from bench._raw import (  # noqa: E402
 )
 
 SERVE: Final = _ROOT / "bench" / "serve.py"
-FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load")
+FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load", "memory")
 _FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 _ATTACH_SECONDS: Final = 1.0
 
@@ -70,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--module-size", type=int, default=1000)
     parser.add_argument("--json-response", action="store_true", help="HTTP: JSON, not SSE")
+    parser.add_argument("--dump", type=Path, help="spawn: mcp-core serving this dumped collection")
     parser.add_argument("--seconds", type=float, default=5.0, help="how long a figure repeats")
     parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
     parser.add_argument("--top", type=int, default=25, help="frames listed per table")
@@ -118,6 +126,8 @@ async def _attached(pid: int, rate: int, raw: Path) -> AsyncIterator[None]:
 def _serve_command(args: argparse.Namespace) -> list[str]:
     command = [sys.executable, str(SERVE), args.lib, "--size", str(args.size)]
     command += ["--cache", str(args.cache), "--module-size", str(args.module_size)]
+    if args.dump is not None:
+        command += ["--dump", str(args.dump)]
     if args.json_response:
         command.append("--json-response")
     return command
@@ -195,21 +205,32 @@ def _frame(text: str) -> str:
 
 
 def _package(frame: str) -> str:
-    """The top-level package of a frame's file (``stdlib`` for the standard library)."""
+    """The top-level package of a frame's file, marked when it is the standard library."""
     path = frame.rpartition(" (")[2].rstrip(")")
     if path.startswith("<frozen"):
-        return "stdlib: importlib"
-    head = path.split("/", 1)[0]
-    if "/" not in path or head.startswith("python3"):
-        return f"stdlib: {head.removesuffix('.py')}"
-    return head
+        return "stdlib (importlib)"
+    top = path.split("/", 1)[0].removesuffix(".py")
+    return f"stdlib ({top})" if top in sys.stdlib_module_names else top
+
+
+def _importing(frames: Sequence[str]) -> str:
+    """The package of the module body executing in a sample (its deepest ``<module>`` frame)."""
+    for frame in reversed(frames):
+        if frame.startswith("<module> (") and not frame.startswith("<module> (bench/"):
+            return _package(frame)
+    return "(no module body executing)"
 
 
 def summarize(lines: Sequence[str], top: int) -> list[str]:
-    """Top frames by inclusive and by own samples, from py-spy's collapsed stacks."""
+    """Top frames by inclusive and own samples, own samples by package, and import time by package.
+
+    The last table attributes each sample to the module body it was executing, if any (the
+    deepest ``<module>`` frame): where start-up spends its import time, package by package.
+    """
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
     packages: collections.Counter[str] = collections.Counter()
+    imports: collections.Counter[str] = collections.Counter()
     total = 0
     for line in lines:
         stack, _, number = line.rstrip().rpartition(" ")
@@ -224,18 +245,70 @@ def summarize(lines: Sequence[str], top: int) -> list[str]:
             inclusive[frame] += samples
         own[frames[-1]] += samples
         packages[_package(frames[-1])] += samples
+        imports[_importing(frames)] += samples
     if not total:
         return ["no samples (was the server busy while py-spy sampled?)"]
     out = [f"{total} samples"]
-    for title, counter in (("inclusive", inclusive), ("own", own), ("own, by package", packages)):
-        out += ["", f"| {title} share | frame |", "|---:|---|"]
+    tables = (
+        ("inclusive", "frame", inclusive),
+        ("own", "frame", own),
+        ("own", "package", packages),
+        ("all", "package of the module body executing", imports),
+    )
+    for share, what, counter in tables:
+        out += ["", f"| {share} share | {what} |", "|---:|---|"]
         out += [f"| {100 * n / total:.1f} % | `{f}` |" for f, n in counter.most_common(top)]
+    return out
+
+
+def _memory(args: argparse.Namespace) -> list[str]:
+    """The allocation sites holding the most memory after start, first call and a full walk."""
+    tracemalloc.start()
+    from bench import _libs, _measure, _wire  # noqa: PLC0415 -- traced from the first import
+
+    lib = _libs.load(args.lib)
+    app = _measure.declare(lib, args.size, args.cache, args.module_size)
+
+    async def serve() -> None:
+        async with lib.lifespan(app), _wire.serving(lib.lowlevel(app)) as client:
+            await client.initialize()
+            name = _catalogue.call_targets(args.size)[0]
+            await client.request("tools/call", {"name": name, "arguments": {"x": 7}})
+            cursor: str | None = None
+            while True:
+                data = await client.request("tools/list", {"cursor": cursor} if cursor else {})
+                found = re.search(rb'"nextCursor":"([^"\\]+)"', data)
+                if found is None:
+                    break
+                cursor = found.group(1).decode()
+
+    asyncio.run(serve())
+    snapshot = tracemalloc.take_snapshot()
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    mib = 1 << 20
+    out = [f"traced now {current / mib:.0f} MiB, traced peak {peak / mib:.0f} MiB"]
+    for key, title in (("lineno", "line"), ("filename", "file")):
+        stats = snapshot.statistics(key)
+        out += ["", f"| MiB | share | blocks | {title} |", "|---:|---:|---:|---|"]
+        for stat in stats[: args.top]:
+            frame = stat.traceback[0]
+            where = _frame(f"x ({frame.filename}:{frame.lineno})").removeprefix("x (")[:-1]
+            where += f":{frame.lineno}" if key == "lineno" else ""
+            out.append(
+                f"| {stat.size / mib:.1f} | {100 * stat.size / current:.1f} % | {stat.count} | `{where}` |"
+            )
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     """Profile the figure; print the tables."""
     args = _parser().parse_args(argv)
+    if args.figure == "memory":
+        _catalogue.write_package(args.cache, "cat", args.size, args.module_size)
+        title = f"{args.lib}, in process, N = {args.size}: what is alive after a full walk"
+        print("\n".join([f"### {title}", "", *_memory(args)]))
+        return 0
     package = _catalogue.write_package(args.cache, "cat", args.size, args.module_size)
     compileall.compile_dir(args.cache / package, quiet=1)  # no measured import compiles
     with tempfile.TemporaryDirectory() as folder:
