@@ -28,10 +28,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from bench import _blackbox  # noqa: E402 -- after the path is set
+from bench import _blackbox, serve  # noqa: E402 -- after the path is set
 from bench._raw import HttpConnection, Server, http_client, spawn_http, spawn_stdio  # noqa: E402
 
-SERVE: Final = _ROOT / "bench" / "serve.py"
 MODES: Final = ("stdio", "http", "load", "warm", "import")
 IMPORTS: Final = {
     "mcp-core": "mcp_core.app",
@@ -62,17 +61,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _serve_command(args: argparse.Namespace) -> list[str]:
-    command = [sys.executable, str(SERVE), args.lib, "--size", str(args.size)]
-    if args.cache is not None:
-        command += ["--cache", str(args.cache), "--module-size", str(args.module_size)]
-    if args.dump is not None:
-        command += ["--dump", str(args.dump)]
-    if args.json_response:
-        command.append("--json-response")
-    return command
-
-
 async def _finish(server: Server, figures: dict[str, float]) -> dict[str, float]:
     rss = server.rss_mib()
     if rss is not None:
@@ -85,7 +73,7 @@ async def _finish(server: Server, figures: dict[str, float]) -> dict[str, float]
 
 async def _measure(args: argparse.Namespace) -> dict[str, float]:
     budget = _blackbox.Budget(repeats=args.repeats, seconds=args.seconds, calls=args.calls)
-    command = _serve_command(args)
+    command = serve.command(args)
     if args.mode in ("stdio", "warm"):
         async with spawn_stdio(command) as (server, connection):
             try:

@@ -6,21 +6,25 @@
     python bench/profile.py load --size 100 --lib mcpserver  # 50 concurrent HTTP sessions
     python bench/profile.py spawn --dump /tmp/mcp-core-bench/warm_10000_by1000_target.json
     python bench/profile.py memory --size 100000             # what holds the peak RSS
+    python bench/profile.py gc --size 10000 --gc off         # start-up with the collector off
 
 The server is ``bench/serve.py`` (mcp-core by default), driven by the same raw client as the
 harness (``bench/_raw.py``). ``spawn`` runs it under ``py-spy record`` from its first
 instruction to the first answered call; the other figures attach py-spy to the running server
 (after the first call and, for all but ``first-walk``, after a warm-up walk), sample while the
-figure repeats for ``--seconds``, then detach. Only samples of running threads count (py-spy's
-default: a thread blocked in a system call is idle), so shares are of CPU time.
+figure repeats for ``--seconds``, then detach. Only the thread holding the GIL is sampled
+(``--no-gil``: every thread py-spy thinks busy, which on a loaded machine includes threads
+parked in a wait), so shares are of the interpreter's CPU time.
 
 It prints the top frames by inclusive and by own time, with their share of all samples, and
 keeps py-spy's raw collapsed stacks (``--raw FILE``) for a flame graph. Needs the bench extra
 (py-spy) and the right to ptrace the server (root, or ``kernel.yama.ptrace_scope`` 0).
 
-``memory`` is the exception: py-spy sees no allocations, so it runs the library in this process
-under ``tracemalloc`` (the in-process driver, ``bench/_wire.py``): import, declare, first call,
-a full walk, then the largest allocation sites still alive.
+``memory`` and ``gc`` are the exceptions, run in this process with the in-process driver
+(``bench/_wire.py``): ``memory`` runs import, declare, first call and a full walk under
+``tracemalloc`` and lists the largest allocation sites still alive; ``gc`` times declaring, the
+first call and the first full walk with the cyclic garbage collector as ``--gc`` says (on, off,
+or frozen after the imports) and reports the collections each phase ran and their time.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import collections
 import compileall
+import gc
 import itertools
 import re
 import shutil
@@ -46,7 +51,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from bench import _blackbox, _catalogue  # noqa: E402 -- after the path is set
+from bench import _blackbox, _catalogue, serve  # noqa: E402 -- after the path is set
 from bench._raw import (  # noqa: E402
     Connection,
     HttpConnection,
@@ -56,8 +61,7 @@ from bench._raw import (  # noqa: E402
     spawn_stdio,
 )
 
-SERVE: Final = _ROOT / "bench" / "serve.py"
-FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load", "memory")
+FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load", "memory", "gc")
 _FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 _ATTACH_SECONDS: Final = 1.0
 
@@ -78,10 +82,29 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--module-size", type=int, default=1000)
     parser.add_argument("--json-response", action="store_true", help="HTTP: JSON, not SSE")
     parser.add_argument("--dump", type=Path, help="spawn: mcp-core serving this dumped collection")
+    parser.add_argument(
+        "--gc", choices=("on", "off", "freeze"), default="on", help="gc: the collector's setting"
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="how long a figure repeats")
     parser.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
+    parser.add_argument(
+        "--gil",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="count only the thread holding the GIL (Python CPU time; threads blocked in a wait "
+        "otherwise show up as busy on a loaded machine)",
+    )
     parser.add_argument("--top", type=int, default=25, help="frames listed per table")
     parser.add_argument("--raw", type=Path, help="keep py-spy's collapsed stacks here")
+    parser.add_argument(
+        "--focus", metavar="TEXT", help="count only samples with a frame containing TEXT"
+    )
+    parser.add_argument(
+        "--from-raw",
+        type=Path,
+        metavar="FILE",
+        help="profile nothing: summarize collapsed stacks kept with --raw",
+    )
     return parser
 
 
@@ -95,18 +118,19 @@ def _py_spy() -> str:
     return found
 
 
-def _record(rate: int, raw: Path) -> list[str]:
-    return [_py_spy(), "record", "--format", "raw", "--rate", str(rate), "--output", str(raw)]
+def _record(args: argparse.Namespace, raw: Path) -> list[str]:
+    command = [_py_spy(), "record", "--format", "raw", "--rate", str(args.rate)]
+    return [*command, "--output", str(raw), *(["--gil"] if args.gil else [])]
 
 
 @asynccontextmanager
-async def _attached(pid: int, rate: int, raw: Path) -> AsyncIterator[None]:
+async def _attached(pid: int, args: argparse.Namespace, raw: Path) -> AsyncIterator[None]:
     """Sample ``pid`` with py-spy while the body runs; py-spy writes ``raw`` when interrupted.
 
     Anything py-spy says goes to stderr, where it explains an empty profile.
     """
     spy = await asyncio.create_subprocess_exec(
-        *_record(rate, raw),
+        *_record(args, raw),
         "--pid",
         str(pid),
         stdout=sys.stderr,
@@ -121,16 +145,6 @@ async def _attached(pid: int, rate: int, raw: Path) -> AsyncIterator[None]:
 
 
 # -- driving the figure -----------------------------------------------------------------------
-
-
-def _serve_command(args: argparse.Namespace) -> list[str]:
-    command = [sys.executable, str(SERVE), args.lib, "--size", str(args.size)]
-    command += ["--cache", str(args.cache), "--module-size", str(args.module_size)]
-    if args.dump is not None:
-        command += ["--dump", str(args.dump)]
-    if args.json_response:
-        command.append("--json-response")
-    return command
 
 
 async def _repeat_for(seconds: float, action: Callable[[], Awaitable[object]]) -> int:
@@ -159,7 +173,7 @@ async def _drive(
         "call": call,
         "ping": lambda: connection.request("ping"),
     }
-    async with _attached(server.process.pid, args.rate, raw):
+    async with _attached(server.process.pid, args, raw):
         if args.figure == "load":
             if url is None:
                 raise SystemExit("load is an HTTP figure: --transport http")
@@ -173,11 +187,11 @@ async def _drive(
 
 
 async def _profile(args: argparse.Namespace, raw: Path) -> str:
-    command = _serve_command(args)
+    command = serve.command(args)
     if args.figure == "spawn":
         if args.transport != "stdio":
             raise SystemExit("spawn is profiled over stdio")
-        async with spawn_stdio([*_record(args.rate, raw), "--", *command]) as (server, connection):
+        async with spawn_stdio([*_record(args, raw), "--", *command]) as (server, connection):
             await _blackbox.first_call(server, connection, size=args.size)
         return "spawn → first tools/call (and the server's exit)"
     if args.transport == "stdio":
@@ -207,8 +221,8 @@ def _frame(text: str) -> str:
 def _package(frame: str) -> str:
     """The top-level package of a frame's file, marked when it is the standard library."""
     path = frame.rpartition(" (")[2].rstrip(")")
-    if path.startswith("<frozen"):
-        return "stdlib (importlib)"
+    if path.startswith("<frozen "):  # a frozen stdlib module: <frozen importlib._bootstrap>
+        return f"stdlib ({path.removeprefix('<frozen ').rstrip('>').lstrip('_')})"
     top = path.split("/", 1)[0].removesuffix(".py")
     return f"stdlib ({top})" if top in sys.stdlib_module_names else top
 
@@ -221,17 +235,19 @@ def _importing(frames: Sequence[str]) -> str:
     return "(no module body executing)"
 
 
-def summarize(lines: Sequence[str], top: int) -> list[str]:
+def summarize(lines: Sequence[str], top: int, focus: str | None = None) -> list[str]:
     """Top frames by inclusive and own samples, own samples by package, and import time by package.
 
     The last table attributes each sample to the module body it was executing, if any (the
     deepest ``<module>`` frame): where start-up spends its import time, package by package.
+    With ``focus``, only samples with a frame containing that text count (shares stay of all
+    samples, so they add up with an unfocused summary of the same profile).
     """
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
     packages: collections.Counter[str] = collections.Counter()
     imports: collections.Counter[str] = collections.Counter()
-    total = 0
+    total = focused = 0
     for line in lines:
         stack, _, number = line.rstrip().rpartition(" ")
         if not stack or not number.isdigit():
@@ -241,6 +257,9 @@ def summarize(lines: Sequence[str], top: int) -> list[str]:
         if not frames:
             continue
         total += samples
+        if focus is not None and not any(focus in frame for frame in frames):
+            continue
+        focused += samples
         for frame in set(frames):
             inclusive[frame] += samples
         own[frames[-1]] += samples
@@ -249,6 +268,8 @@ def summarize(lines: Sequence[str], top: int) -> list[str]:
     if not total:
         return ["no samples (was the server busy while py-spy sampled?)"]
     out = [f"{total} samples"]
+    if focus is not None:
+        out[0] += f"; {focused} ({100 * focused / total:.1f} %) with a frame containing `{focus}`"
     tables = (
         ("inclusive", "frame", inclusive),
         ("own", "frame", own),
@@ -261,19 +282,21 @@ def summarize(lines: Sequence[str], top: int) -> list[str]:
     return out
 
 
-def _memory(args: argparse.Namespace) -> list[str]:
-    """The allocation sites holding the most memory after start, first call and a full walk."""
-    tracemalloc.start()
-    from bench import _libs, _measure, _wire  # noqa: PLC0415 -- traced from the first import
+def _in_process(args: argparse.Namespace, mark: Callable[[str], None]) -> None:
+    """Import, declare, first call, first full walk, in this process; ``mark`` ends each phase."""
+    from bench import _libs, _measure, _wire  # noqa: PLC0415 -- part of what is measured
 
     lib = _libs.load(args.lib)
+    mark("import")
     app = _measure.declare(lib, args.size, args.cache, args.module_size)
+    mark("declare")
 
     async def serve() -> None:
         async with lib.lifespan(app), _wire.serving(lib.lowlevel(app)) as client:
             await client.initialize()
             name = _catalogue.call_targets(args.size)[0]
             await client.request("tools/call", {"name": name, "arguments": {"x": 7}})
+            mark("first call")
             cursor: str | None = None
             while True:
                 data = await client.request("tools/list", {"cursor": cursor} if cursor else {})
@@ -281,8 +304,56 @@ def _memory(args: argparse.Namespace) -> list[str]:
                 if found is None:
                     break
                 cursor = found.group(1).decode()
+            mark("first walk")
 
     asyncio.run(serve())
+
+
+def _gc(args: argparse.Namespace) -> list[str]:
+    """Each start-up phase's time, and the collections it ran (count and time per generation)."""
+    spent = {generation: [0, 0.0] for generation in range(3)}
+    started = [0.0]
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            entry = spent[info["generation"]]
+            entry[0] += 1
+            entry[1] += time.perf_counter() - started[0]
+
+    rows = ["| phase | seconds | gen 0 | gen 1 | gen 2 |", "|---|---:|---:|---:|---:|"]
+    clock = [time.perf_counter()]
+
+    def mark(phase: str) -> None:
+        now = time.perf_counter()
+        cells = [f"{n} in {seconds * 1e3:.0f} ms" for n, seconds in spent.values()]
+        rows.append(f"| {phase} | {now - clock[0]:.3f} | " + " | ".join(cells) + " |")
+        if phase == "import" and args.gc == "freeze":
+            gc.freeze()  # the modules' objects are never collected again
+        if phase == "import" and args.gc == "off":
+            gc.disable()
+        for entry in spent.values():
+            entry[:] = [0, 0.0]
+        clock[0] = time.perf_counter()
+
+    gc.callbacks.append(collecting)
+    try:
+        _in_process(args, mark)
+    finally:
+        gc.callbacks.remove(collecting)
+        gc.enable()
+    return [
+        f"collector {args.gc} after the imports; tracked objects now {len(gc.get_objects())}",
+        "",
+        *rows,
+    ]
+
+
+def _memory(args: argparse.Namespace) -> list[str]:
+    """The allocation sites holding the most memory after start, first call and a full walk."""
+    tracemalloc.start()
+    _in_process(args, lambda _: None)
     snapshot = tracemalloc.take_snapshot()
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -304,10 +375,14 @@ def _memory(args: argparse.Namespace) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Profile the figure; print the tables."""
     args = _parser().parse_args(argv)
-    if args.figure == "memory":
+    if args.figure in ("memory", "gc"):
         _catalogue.write_package(args.cache, "cat", args.size, args.module_size)
-        title = f"{args.lib}, in process, N = {args.size}: what is alive after a full walk"
-        print("\n".join([f"### {title}", "", *_memory(args)]))
+        title = f"{args.lib}, in process, N = {args.size}: {args.figure}"
+        print("\n".join([f"### {title}", "", *(_memory if args.figure == "memory" else _gc)(args)]))
+        return 0
+    if args.from_raw is not None:
+        lines = args.from_raw.read_text(encoding="utf-8").splitlines()
+        print("\n".join([f"### {args.from_raw}", "", *summarize(lines, args.top, args.focus)]))
         return 0
     package = _catalogue.write_package(args.cache, "cat", args.size, args.module_size)
     compileall.compile_dir(args.cache / package, quiet=1)  # no measured import compiles
@@ -318,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("py-spy wrote no profile (its messages are above)")
         lines = raw.read_text(encoding="utf-8").splitlines()
     title = f"{args.lib}, {args.transport}, N = {args.size}: {done}"
-    print("\n".join([f"### {title}", "", *summarize(lines, args.top)]))
+    print("\n".join([f"### {title}", "", *summarize(lines, args.top, args.focus)]))
     return 0
 
 

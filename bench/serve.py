@@ -37,6 +37,22 @@ from bench import _catalogue  # noqa: E402 -- after the path is set; a few stdli
 LIBS = ("mcp-core", "mcpserver", "fastmcp", "floor")
 
 
+def command(args: argparse.Namespace) -> list[str]:
+    """The command line running this script for a client's parsed ``args``.
+
+    ``args`` has ``lib``, ``size``, ``cache``, ``module_size``, ``dump`` and ``json_response``;
+    add ``--http FD`` to serve streamable HTTP.
+    """
+    line = [sys.executable, str(Path(__file__).resolve()), args.lib, "--size", str(args.size)]
+    if args.cache is not None:
+        line += ["--cache", str(args.cache), "--module-size", str(args.module_size)]
+    if args.dump is not None:
+        line += ["--dump", str(args.dump)]
+    if args.json_response:
+        line.append("--json-response")
+    return line
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description="One benchmark server (started by bench/probe.py)."
