@@ -3,16 +3,44 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-__all__ = ["LIB_TITLES", "PEERS", "Job", "Mode", "Outcome", "Results"]
+__all__ = [
+    "BLACK_BOX",
+    "FLOOR",
+    "LIB_TITLES",
+    "PEERS",
+    "SDK",
+    "Job",
+    "Meta",
+    "Mode",
+    "Outcome",
+    "Results",
+]
 
-Mode = Literal["cold", "warm", "single"]
+Mode = Literal[
+    # In-process breakdown (bench/worker.py).
+    "cold",
+    "warm",
+    "single",
+    # Black-box (bench/probe.py): a server process measured by a raw client in another.
+    "stdio",
+    "http",
+    "load",
+    "load-json",
+    "dump-start",
+    "import",
+]
+BLACK_BOX: Final[tuple[Mode, ...]] = ("stdio", "http", "load", "load-json", "dump-start", "import")
 
 LIB_TITLES: Final = {"mcp-core": "mcp-core", "mcpserver": "MCPServer", "fastmcp": "fastmcp"}
 PEERS: Final = ("mcpserver", "fastmcp")
+FLOOR: Final = "floor"
+"""The bare server (``bench/_floor.py``): a black-box column, not a library."""
+SDK: Final = "sdk"
+"""The SDK's root package: an ``import`` row, not a library."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +55,8 @@ class Job:
 
     def describe(self) -> str:
         """``fastmcp cold 10000 (run 2/3)``."""
-        return f"{LIB_TITLES[self.lib]} {self.mode} {self.size} (run {self.run + 1}/{self.runs})"
+        title = LIB_TITLES.get(self.lib, self.lib)
+        return f"{title} {self.mode} {self.size} (run {self.run + 1}/{self.runs})"
 
 
 @dataclass(slots=True)
@@ -111,12 +140,43 @@ class Results:
             package: " / ".join(sorted(versions)) for package, versions in sorted(found.items())
         }
 
-    def libs(self) -> list[str]:
-        """Libraries with at least one successful outcome, in table order."""
-        present = {o.job.lib for o in self.outcomes if o.error is None}
+    def libs(self, mode: Mode = "cold") -> list[str]:
+        """Libraries with at least one successful outcome in ``mode``, in table order."""
+        present = {o.job.lib for o in self.outcomes if o.error is None and o.job.mode == mode}
         return [lib for lib in LIB_TITLES if lib in present]
 
     @classmethod
     def merged(cls, parts: Iterable[Results]) -> Results:
         """All outcomes of several results."""
         return cls([o for part in parts for o in part.outcomes])
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """Facts about a harness run that the report states (saved with ``--json``)."""
+
+    date: str
+    command: str
+    machine: Sequence[tuple[str, str]]
+    notes: Sequence[str]
+    plot_name: str | None
+    module_size: int
+    dump_s: float | None
+    # Black-box.
+    sizes: Sequence[int]
+    """Black-box catalogue sizes (the peers run up to ``peer_max``)."""
+    peer_max: int
+    runs: str
+    """How many server processes each black-box cell had, in words."""
+    dump_size: int | None
+    load_size: int | None
+    load_sessions: int
+    load_calls: int
+    load_rounds: int
+    # In-process breakdown.
+    inprocess_runs: str
+    baseline_size: int
+    inprocess_sizes: Sequence[int]
+    scale_sizes: Sequence[int]
+    warm_size: int | None
+    single_module: int | None

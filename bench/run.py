@@ -1,14 +1,17 @@
 """Run the benchmarks: mcp-core against ``MCPServer`` (mcp 2.3.x) and fastmcp 4.x.
 
-    python bench/run.py                      # default: 1k and 10k side by side, 100k for mcp-core
-    python bench/run.py --sizes 1000 --runs 3
+    python bench/run.py                      # everything: black-box, then the in-process breakdown
+    python bench/run.py --sizes 10,1000 --transports stdio --no-inprocess
     python bench/run.py --smoke              # tiny sizes, one run, seconds; CI keeps it working
     python bench/run.py --python fastmcp=/work/bench-venv-fastmcp/bin/python
 
-Every measurement is a fresh worker process (``bench/worker.py``) per library, size and run; the
-peers are optional (a library whose interpreter cannot import it is skipped and reported). The
-table is printed, written into ``docs/benchmarks.md`` between its generated-part markers (text
-around them is kept), and the scaling curve is drawn to ``docs/benchmarks-scaling.png``.
+The headline is black-box: each library's server in its own process (``bench/serve.py``), over
+stdio and over streamable HTTP, measured by a raw JSON-RPC client in another process
+(``bench/probe.py``), next to a bare floor server. The breakdown runs each library inside one
+worker process (``bench/worker.py``). Every cell is a fresh process per run, runs interleaved;
+the peers are optional (a library whose interpreter cannot import it is skipped and reported).
+The report is printed, written into ``docs/benchmarks.md`` between its generated-part markers
+(text around them is kept), and the scaling plot is drawn to ``docs/benchmarks-scaling.png``.
 Nothing here asserts a time: a missed target is a finding, not a failure.
 """
 
@@ -32,11 +35,23 @@ from typing import Any, Final
 if __package__ in (None, ""):  # run as a script: make the ``bench`` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import _catalogue, _report
-from bench._results import LIB_TITLES, Job, Mode, Outcome, Results
+from bench import _catalogue, _report, _report_blackbox
+from bench._results import (
+    BLACK_BOX,
+    FLOOR,
+    LIB_TITLES,
+    PEERS,
+    SDK,
+    Job,
+    Meta,
+    Mode,
+    Outcome,
+    Results,
+)
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 WORKER: Final = ROOT / "bench" / "worker.py"
+PROBE: Final = ROOT / "bench" / "probe.py"
 IMPORTS: Final[Mapping[str, str]] = {
     "mcp-core": "mcp_core.app",
     "mcpserver": "mcp.server.mcpserver",
@@ -56,33 +71,56 @@ def _sizes(text: str) -> list[int]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python bench/run.py",
-        description="Benchmark mcp-core against MCPServer and fastmcp in fresh processes; print one table "
-        "and write docs/benchmarks.md plus the scaling plot.",
+        description="Benchmark mcp-core against MCPServer and fastmcp: black-box (each server in its own "
+        "process, over stdio and streamable HTTP, timed by a raw client in another), then the in-process "
+        "breakdown. Prints one report and writes docs/benchmarks.md plus the scaling plot.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
-        "--sizes", type=_sizes, default=[1000, 10_000], help="catalogue sizes compared side by side"
-    )
-    parser.add_argument(
-        "--scale",
+        "--sizes",
         type=_sizes,
-        default=[1000, 10_000, 100_000],
-        help="sizes of mcp-core's scaling curve",
+        default=[10, 1000, 10_000, 100_000],
+        help="black-box catalogue sizes (the peers run up to --peer-max)",
     )
     parser.add_argument(
-        "--warm-size", type=int, default=10_000, help="catalogue size of the warm start (0: skip)"
+        "--peer-max", type=int, default=10_000, help="largest catalogue the peers are run with"
     )
-    parser.add_argument("--runs", type=int, default=5, help="fresh processes per library and size")
+    parser.add_argument("--runs", type=int, default=3, help="server processes per black-box cell")
     parser.add_argument(
         "--slow-runs",
         type=int,
-        default=3,
-        help=f"runs for the peers at ≥ {SLOW_SIZE} tools and for mcp-core sizes only on the scaling curve",
+        default=1,
+        help="runs of a cell whose first run took longer than --slow-seconds",
+    )
+    parser.add_argument(
+        "--slow-seconds",
+        type=float,
+        default=90.0,
+        help="a cell slower than this gets --slow-runs runs (fastmcp takes minutes to register 10k tools)",
+    )
+    parser.add_argument(
+        "--transports", default="stdio,http", help="black-box transports: stdio, http or both"
+    )
+    parser.add_argument(
+        "--load-size", type=int, default=100, help="catalogue size of the HTTP load test (0: skip)"
+    )
+    parser.add_argument("--sessions", type=int, default=50, help="concurrent HTTP sessions")
+    parser.add_argument(
+        "--session-calls", type=int, default=20, help="tools/call requests per HTTP session"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="bursts of sessions per load-test process"
+    )
+    parser.add_argument(
+        "--warm-size",
+        type=int,
+        default=10_000,
+        help="catalogue size of mcp-core's warm start from a dump (0: skip)",
     )
     parser.add_argument(
         "--libs",
         default="mcp-core,mcpserver,fastmcp",
-        help="libraries to measure (missing peers are skipped)",
+        help="libraries to measure (missing peers are skipped); the floor always runs",
     )
     parser.add_argument(
         "--python",
@@ -98,21 +136,43 @@ def _parser() -> argparse.ArgumentParser:
         help="tools per generated module (0: the whole catalogue in one module)",
     )
     parser.add_argument(
+        "--repeats", type=int, default=7, help="repetitions of each repeated figure in a process"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="time budget of each repeated figure"
+    )
+    parser.add_argument("--calls", type=int, default=200, help="tools/call requests per process")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds before a process is killed"
+    )
+    inprocess = parser.add_argument_group("in-process breakdown")
+    inprocess.add_argument(
+        "--inprocess",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run the in-process breakdown (bench/worker.py)",
+    )
+    inprocess.add_argument(
+        "--inprocess-sizes",
+        type=_sizes,
+        default=[1000],
+        help="sizes compared side by side in process (besides 10)",
+    )
+    inprocess.add_argument(
+        "--inprocess-scale",
+        type=_sizes,
+        default=[1000, 10_000, 100_000],
+        help="sizes of mcp-core's in-process scaling table",
+    )
+    inprocess.add_argument(
+        "--inprocess-runs", type=int, default=3, help="worker processes per in-process cell"
+    )
+    inprocess.add_argument(
         "--single-module",
         type=int,
         default=10_000,
         metavar="N",
-        help="also time mcp-core's cold start with N tools all in one module (0: skip)",
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=7, help="repetitions of each in-process figure"
-    )
-    parser.add_argument(
-        "--seconds", type=float, default=5.0, help="time budget of each repeated figure"
-    )
-    parser.add_argument("--calls", type=int, default=200, help="tools/call requests per process")
-    parser.add_argument(
-        "--timeout", type=float, default=900.0, help="seconds before a worker is killed"
+        help="also time mcp-core's in-process cold start with N tools all in one module (0: skip)",
     )
     parser.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "mcp-core-bench"
@@ -126,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
         "--report-from",
         type=Path,
         metavar="JSON",
-        help="measure nothing: render the table, doc and plot from a file saved with --json",
+        help="measure nothing: render the report, doc and plot from a file saved with --json",
     )
     parser.add_argument(
         "--no-write", action="store_true", help="print only; write neither the doc nor the plot"
@@ -134,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--smoke",
         action="store_true",
-        help="tiny sizes, one run, short budgets; prints the table only (unless --doc/--plot are given)",
+        help="tiny sizes, one run, short budgets; prints the report only (unless --doc/--plot are given)",
     )
     return parser
 
@@ -265,31 +325,40 @@ def _dump(python: str, target: Path) -> tuple[Path, float]:
 # -- running workers --------------------------------------------------------------------------
 
 
-def _run_job(
+def _command(
     job: Job, python: str, args: argparse.Namespace, cache: Path, dump: Path | None
-) -> Outcome:
-    # "single": the cold start again, with the whole catalogue in one generated module.
-    command = [
-        python,
-        str(WORKER),
-        "warm" if job.mode == "warm" else "cold",
-        "--lib",
-        job.lib,
-        "--size",
-        str(job.size),
-        "--cache",
-        str(cache),
-        "--repeats",
-        str(args.repeats),
-        "--seconds",
-        str(args.seconds),
-        "--calls",
-        str(args.calls),
-        "--module-size",
-        str(0 if job.mode == "single" else args.module_size),
-    ]
-    if dump is not None:
+) -> list[str]:
+    """The process that measures ``job``: a probe (black-box) or a worker (in process)."""
+    common = ["--repeats", str(args.repeats), "--seconds", str(args.seconds)]
+    common += ["--calls", str(args.calls)]
+    if job.mode in BLACK_BOX:
+        probe = {"load-json": "load", "dump-start": "warm"}.get(job.mode, job.mode)
+        command = [python, str(PROBE), probe, "--lib", job.lib, "--size", str(job.size), *common]
+        command += ["--cache", str(cache), "--module-size", str(args.module_size)]
+        command += ["--timeout", str(args.timeout)]
+        if job.mode in ("load", "load-json"):
+            command += [
+                "--sessions",
+                str(args.sessions),
+                "--session-calls",
+                str(args.session_calls),
+            ]
+            command += ["--rounds", str(args.rounds)]
+        if job.mode == "load-json":
+            command.append("--json-response")
+        if job.mode == "dump-start" and dump is not None:
+            command += ["--dump", str(dump)]
+        return command
+    # "single": the in-process cold start again, with the whole catalogue in one module.
+    command = [python, str(WORKER), "warm" if job.mode == "warm" else "cold", "--lib", job.lib]
+    command += ["--size", str(job.size), "--cache", str(cache), *common]
+    command += ["--module-size", str(0 if job.mode == "single" else args.module_size)]
+    if job.mode == "warm" and dump is not None:
         command += ["--dump", str(dump)]
+    return command
+
+
+def _run_job(command: Sequence[str], job: Job, timeout: float) -> Outcome:
     outcome = Outcome(job)
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errors:
         started = time.perf_counter()
@@ -299,11 +368,11 @@ def _run_job(
         ) as process:
             assert process.stdout is not None  # noqa: S101 -- stdout=PIPE
             try:
-                finished = _read_events(process.stdout, outcome, started, args.timeout)
-                process.wait(timeout=max(1.0, args.timeout - (time.perf_counter() - started)))
+                finished = _read_events(process.stdout, outcome, started, timeout)
+                process.wait(timeout=max(1.0, timeout - (time.perf_counter() - started)))
             except subprocess.TimeoutExpired:
                 process.kill()
-                outcome.error = f"killed after {args.timeout:.0f} s"
+                outcome.error = f"killed after {timeout:.0f} s"
         outcome.wall_s = time.perf_counter() - started
         if outcome.error is None and (process.returncode or not finished):
             errors.seek(0)
@@ -312,7 +381,7 @@ def _run_job(
 
 
 def _read_events(stream: Any, outcome: Outcome, started: float, timeout: float) -> bool:
-    """Record the worker's events; return whether its result arrived."""
+    """Record the worker's or probe's events; return whether its result arrived."""
     finished = False
     for line in stream:
         now = time.perf_counter()
@@ -331,22 +400,58 @@ def _read_events(stream: Any, outcome: Outcome, started: float, timeout: float) 
     return finished
 
 
-def _jobs(args: argparse.Namespace, libs: Sequence[str]) -> list[Job]:
-    """Every worker to run, interleaved: run 1 of everything, then run 2, ..."""
-    plan: list[tuple[Mode, str, int, int]] = []
-    for lib in libs:
-        sizes = {BASELINE_SIZE, *args.sizes}
-        if lib == "mcp-core":
-            sizes |= set(args.scale)
-        for size in sorted(sizes):
-            slow = (lib != "mcp-core" and size >= SLOW_SIZE) or (
-                lib == "mcp-core" and size not in args.sizes and size != BASELINE_SIZE
-            )
-            plan.append(("cold", lib, size, min(args.runs, args.slow_runs) if slow else args.runs))
+Plan = list[tuple[Mode, str, int, int]]
+"""(mode, library, size, runs) per cell."""
+
+
+def _black_box_plan(args: argparse.Namespace, libs: Sequence[str]) -> Plan:
+    plan: Plan = []
+    servers = [*libs, FLOOR]
+    for size in args.sizes:
+        for transport in args.transports:
+            for lib in servers:
+                if lib in PEERS and size > args.peer_max:
+                    continue
+                plan.append((transport, lib, size, args.runs))
+    if args.load_size:
+        plan += [("load", lib, args.load_size, args.runs) for lib in servers]
+        if "mcp-core" in libs:
+            plan.append(("load-json", "mcp-core", args.load_size, args.runs))
     if args.warm_size and "mcp-core" in libs:
-        plan.append(("warm", "mcp-core", args.warm_size, args.runs))
+        plan.append(("dump-start", "mcp-core", args.warm_size, args.runs))
+    imports = [*libs, SDK, FLOOR]
+    plan += [("import", key, 0, args.runs) for key in imports]
+    return plan
+
+
+def _inprocess_plan(args: argparse.Namespace, libs: Sequence[str]) -> Plan:
+    if not args.inprocess:
+        return []
+    plan: Plan = []
+    runs = args.inprocess_runs
+    for lib in libs:
+        sizes = {BASELINE_SIZE, *args.inprocess_sizes}
+        if lib == "mcp-core":
+            sizes |= set(args.inprocess_scale)
+        for size in sorted(sizes):
+            scale_only = size not in args.inprocess_sizes and size != BASELINE_SIZE
+            plan.append(
+                (
+                    "cold",
+                    lib,
+                    size,
+                    1 if lib == "mcp-core" and scale_only and size > SLOW_SIZE else runs,
+                )
+            )
+    if args.warm_size and "mcp-core" in libs:
+        plan.append(("warm", "mcp-core", args.warm_size, runs))
     if args.single_module and "mcp-core" in libs and args.module_size > 0:
-        plan.append(("single", "mcp-core", args.single_module, min(args.runs, args.slow_runs)))
+        plan.append(("single", "mcp-core", args.single_module, 1))
+    return plan
+
+
+def _jobs(plan: Plan) -> list[Job]:
+    """Every process to run, interleaved: run 1 of every cell, then run 2, ..."""
     jobs: list[Job] = []
     for run in range(max((p[3] for p in plan), default=0)):
         jobs.extend(Job(mode, lib, size, run, runs) for mode, lib, size, runs in plan if run < runs)
@@ -358,23 +463,33 @@ def _jobs(args: argparse.Namespace, libs: Sequence[str]) -> list[Job]:
 
 def _smoke(args: argparse.Namespace, given: set[str]) -> None:
     args.sizes = [BASELINE_SIZE]
-    args.scale = [BASELINE_SIZE]
+    args.peer_max = BASELINE_SIZE
+    args.runs = args.slow_runs = args.inprocess_runs = 1
+    args.load_size = BASELINE_SIZE
+    args.sessions = 5
+    args.session_calls = 3
+    args.rounds = 1
     args.warm_size = BASELINE_SIZE
+    args.inprocess_sizes = [BASELINE_SIZE]
+    args.inprocess_scale = [BASELINE_SIZE]
     args.single_module = 0
-    args.runs = args.slow_runs = 1
     args.repeats = 2
     args.seconds = 0.2
     args.calls = 20
+    args.timeout = min(args.timeout, 300.0)
     if "doc" not in given and "plot" not in given:
         args.no_write = True
 
 
-def _measure(args: argparse.Namespace, raw: Sequence[str]) -> tuple[Results, _report.Meta]:
-    """Run every worker; return the outcomes and what the report says about the run."""
+def _choose(args: argparse.Namespace) -> tuple[list[str], dict[str, str], list[str]]:
+    """The libraries that can be measured, each one's interpreter, and notes for the report."""
     wanted = [lib.strip() for lib in args.libs.split(",") if lib.strip()]
     unknown = [lib for lib in wanted if lib not in LIB_TITLES]
     if unknown:
         raise SystemExit(f"unknown libraries {unknown}; choose from {', '.join(LIB_TITLES)}")
+    bad = [t for t in args.transports if t not in ("stdio", "http")]
+    if bad:
+        raise SystemExit(f"unknown transports {bad}; choose from stdio, http")
     pythons = _interpreters(wanted, args.python)
     layout = f"modules of {args.module_size} tools" if args.module_size > 0 else "one module"
     notes: list[str] = [f"Catalogue layout: {layout} (`--module-size`)."]
@@ -392,11 +507,26 @@ def _measure(args: argparse.Namespace, raw: Sequence[str]) -> tuple[Results, _re
             _say(f"skipping {LIB_TITLES[lib]}: {problem}")
     if not libs:
         raise SystemExit("no library to measure")
+    pythons.update(dict.fromkeys((FLOOR, SDK), sys.executable))
+    return libs, pythons, notes
+
+
+def _measure(args: argparse.Namespace, raw: Sequence[str]) -> tuple[Results, Meta]:
+    """Run every probe and worker; return the outcomes and what the report says about the run."""
+    libs, pythons, notes = _choose(args)
     warm_size = args.warm_size if args.warm_size and "mcp-core" in libs else None
     load_before = _load()
     _say("preparing catalogues ...")
-    sizes = {BASELINE_SIZE, *args.sizes, *(args.scale if "mcp-core" in libs else [])}
-    single = args.single_module if "mcp-core" in libs and args.module_size > 0 else None
+    sizes = {BASELINE_SIZE, *args.sizes}
+    if args.load_size:
+        sizes.add(args.load_size)
+    if args.inprocess:
+        sizes |= {*args.inprocess_sizes, *(args.inprocess_scale if "mcp-core" in libs else [])}
+    single = (
+        args.single_module
+        if args.inprocess and "mcp-core" in libs and args.module_size > 0
+        else None
+    )
     tree_before = _tree()
     target = _prepare(
         args.cache,
@@ -412,15 +542,21 @@ def _measure(args: argparse.Namespace, raw: Sequence[str]) -> tuple[Results, _re
         dump, dump_s = _dump(pythons["mcp-core"], target)
         _say(f"  mcp-core dump of {warm_size} tools: {dump_s:.2f} s")
 
-    jobs = _jobs(args, libs)
+    jobs = _jobs(_black_box_plan(args, libs) + _inprocess_plan(args, libs))
     results = Results()
     began = time.perf_counter()
+    first_wall: dict[tuple[Mode, str, int], float] = {}
+    ran = 0
     for index, job in enumerate(jobs, 1):
+        cell = (job.mode, job.lib, job.size)
+        if job.run >= args.slow_runs and first_wall.get(cell, 0.0) > args.slow_seconds:
+            continue  # a slow cell: its first run took minutes; fewer runs bound the harness
+        ran += 1
         _say(f"[{index}/{len(jobs)}] {job.describe()} ...")
-        outcome = _run_job(
-            job, pythons[job.lib], args, args.cache, dump if job.mode == "warm" else None
-        )
+        command = _command(job, pythons[job.lib], args, args.cache, dump)
+        outcome = _run_job(command, job, args.timeout)
         results.outcomes.append(outcome)
+        first_wall.setdefault(cell, outcome.wall_s)
         error = (outcome.error or "").strip().splitlines()
         _say(f"    {outcome.wall_s:.1f} s, " + (f"failed: {error[-1][:200]}" if error else "ok"))
     elapsed = time.perf_counter() - began
@@ -435,29 +571,41 @@ def _measure(args: argparse.Namespace, raw: Sequence[str]) -> tuple[Results, _re
             else f"{tree_before} at the start; {tree_after} at the end",
         )
     )
-    machine.append(("load average (1/5/15 min) before; after", f"{load_before}; {_load()}"))
     machine.append(
-        ("harness wall time", f"{elapsed / 60:.1f} min for {len(jobs)} worker processes")
+        ("load average (1/5/15 min) at the start; at the end", f"{load_before}; {_load()}")
     )
+    machine.append(("harness wall time", f"{elapsed / 60:.1f} min for {ran} processes"))
     slow = min(args.runs, args.slow_runs)
     runs = (
-        f"{args.runs} run{'s' if args.runs != 1 else ''} per cell; {slow} for the peers at "
-        f"≥ {SLOW_SIZE // 1000}k tools and for mcp-core's scale-only sizes"
+        f"black-box: {args.runs} server process{'es' if args.runs != 1 else ''} per cell, "
+        f"{slow} for a cell whose first process took over {args.slow_seconds:.0f} s"
     )
-    meta = _report.Meta(
+    inprocess_runs = (
+        f"{args.inprocess_runs} worker process{'es' if args.inprocess_runs != 1 else ''} per cell, "
+        "1 for mcp-core beyond 10k and for the one-module figure"
+    )
+    meta = Meta(
         date=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         command="python bench/run.py" + "".join(f" {shlex.quote(a)}" for a in raw),
         machine=machine,
-        runs=runs,
-        baseline_size=BASELINE_SIZE,
-        sizes=args.sizes,
-        scale_sizes=args.scale if "mcp-core" in libs else [],
-        warm_size=warm_size,
-        single_module=single,
+        notes=notes,
+        plot_name=None,
         module_size=args.module_size,
         dump_s=dump_s,
-        plot_name=None,
-        notes=notes,
+        sizes=args.sizes,
+        peer_max=args.peer_max,
+        runs=runs,
+        dump_size=warm_size,
+        load_size=args.load_size or None,
+        load_sessions=args.sessions,
+        load_calls=args.session_calls,
+        load_rounds=args.rounds,
+        inprocess_runs=inprocess_runs,
+        baseline_size=BASELINE_SIZE,
+        inprocess_sizes=args.inprocess_sizes,
+        scale_sizes=args.inprocess_scale if "mcp-core" in libs else [],
+        warm_size=warm_size if args.inprocess else None,
+        single_module=single,
     )
     return results, meta
 
@@ -483,24 +631,23 @@ def _tree() -> str:
     return f"commit {head} + uncommitted changes in {len(changed)} mcp_core files: {', '.join(changed)}"
 
 
-def _save(path: Path, results: Results, meta: _report.Meta) -> None:
+def _save(path: Path, results: Results, meta: Meta) -> None:
     record = {"meta": dataclasses.asdict(meta), "outcomes": [o.to_json() for o in results.outcomes]}
     path.write_text(json.dumps(record, indent=1), encoding="utf-8")
 
 
-def _saved(path: Path) -> tuple[Results, _report.Meta]:
+def _saved(path: Path) -> tuple[Results, Meta]:
     record = json.loads(path.read_text(encoding="utf-8"))
     meta = record["meta"]
     meta["machine"] = [tuple(pair) for pair in meta["machine"]]
-    meta.setdefault("single_module", None)
-    meta.setdefault("module_size", 1000)
-    return Results([Outcome.from_json(o) for o in record["outcomes"]]), _report.Meta(**meta)
+    return Results([Outcome.from_json(o) for o in record["outcomes"]]), Meta(**meta)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the harness; returns the exit status (see the end)."""
     raw = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(raw)
+    args.transports = [t.strip() for t in args.transports.split(",") if t.strip()]
     given = {a.lstrip("-").split("=")[0] for a in raw if a.startswith("--")}
     if args.smoke:
         _smoke(args, given)
@@ -513,7 +660,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write = not args.no_write
     if write:
         meta = dataclasses.replace(meta, plot_name=os.path.relpath(args.plot, args.doc.parent))
-        problem = _report.plot(results, meta, args.plot)
+        problem = _report_blackbox.plot(results, meta, args.plot)
         if problem is not None:
             _say(problem)
             meta = dataclasses.replace(meta, plot_name=None)
@@ -524,8 +671,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.doc.parent.mkdir(parents=True, exist_ok=True)
         args.doc.write_text(_report.splice(existing, generated), encoding="utf-8")
         _say(f"wrote {args.doc}" + (f" and {args.plot}" if meta.plot_name else ""))
-    # A smoke run exists to keep the harness working: any failed worker fails it. A full run
-    # reports failed workers in the document and fails only when nothing could be measured.
+    # A smoke run exists to keep the harness working: any failed process fails it. A full run
+    # reports failed processes in the document and fails only when nothing could be measured.
     failed = len(results.errors())
     return 1 if failed and (args.smoke or failed == len(results.outcomes)) else 0
 
