@@ -21,6 +21,11 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.streamable_http import EventStore
+from mcp.server.streamable_http_manager import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+)
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -39,7 +44,7 @@ from mcp_core.elements import ElementKind
 from mcp_core.handlers import Invoker
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
 from mcp_core.server._errors import wire_error
-from mcp_core.server._events import InMemoryEventStore
+from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
     Ctx,
     ServerGateway,
@@ -507,8 +512,11 @@ class McpServer:
         host: str = "127.0.0.1",
         json_response: bool = False,
         stateless: bool = False,
-        event_store: EventStore | Literal["memory"] | None = "memory",
+        event_store: SessionEventStore | Literal["memory"] | None = "memory",
         retry_interval: int | None = 1000,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         transport_security: TransportSecuritySettings | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
@@ -518,22 +526,33 @@ class McpServer:
         Serving on a loopback ``host`` turns on DNS-rebinding protection (the ``Host`` and
         ``Origin`` headers must name loopback) unless ``transport_security`` says otherwise.
         Sessions are stateful unless ``stateless``; ``event_store`` (a bounded in-memory one by
-        default) lets clients resume SSE streams, reconnecting after ``retry_interval`` ms.
+        default; see :class:`~mcp_core.server.SessionEventStore`) lets each session resume its
+        own SSE streams, reconnecting after ``retry_interval`` ms. Memory bounds: a request body
+        over ``max_request_body_size`` bytes is refused with 413; a session with no request in
+        flight for ``session_idle_timeout`` seconds is closed (None: never); at most
+        ``max_sessions`` sessions are open at once (503 beyond; None: no limit).
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
         """
-        store = InMemoryEventStore() if event_store == "memory" else event_store
-        return self.lowlevel.streamable_http_app(
+        store = _session_event_store(event_store)
+        app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,
             json_response=json_response,
             stateless_http=stateless,
-            event_store=None if stateless else store,
+            # Never the manager's own: it would share one store between sessions (see _events).
+            event_store=None,
             retry_interval=retry_interval,
+            max_request_body_size=max_request_body_size,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
             transport_security=transport_security,
             host=host,
             auth=auth,
             token_verifier=token_verifier,
         )
+        if store is not None and not stateless:
+            bind_sessions(self.lowlevel.session_manager, store)
+        return app
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin and stdout until it disconnects."""
@@ -553,3 +572,21 @@ class McpServer:
         app = self.streamable_http_app(path=path, host=host, **options)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         await uvicorn.Server(config).serve()
+
+
+def _session_event_store(
+    event_store: SessionEventStore | Literal["memory"] | None,
+) -> SessionEventStore | None:
+    if event_store == "memory":
+        return InMemoryEventStore()
+    if event_store is None:
+        return None
+    if isinstance(event_store, EventStore) or not callable(
+        getattr(event_store, "end_session", None)
+    ):
+        raise TypeError(
+            f"event_store must be a SessionEventStore (e.g. InMemoryEventStore()), got "
+            f"{type(event_store).__name__}: an SDK EventStore keys streams by request id alone, "
+            "which every session shares, so one session could replay another's results"
+        )
+    return event_store
