@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from mcp_core.elements import ElementKind
-from mcp_core.errors import ArgumentValidationError, ElementNotFoundError, McpCoreError
+from mcp_core.errors import (
+    ArgumentValidationError,
+    ElementNotFoundError,
+    McpCoreError,
+    clip_input,
+)
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -62,7 +67,8 @@ def wire_error(exc: BaseException) -> WireError:
     identically: the difference must not be observable from the outside.
     """
     if isinstance(exc, ElementNotFoundError):
-        kind, key = exc.ref.kind, exc.ref.key
+        # The key is what the client asked for: echo no more of it than clip_input allows.
+        kind, key = exc.ref.kind, clip_input(exc.ref.key)
         if kind is ElementKind.RESOURCE:
             return WireError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": key})
         return WireError(INVALID_PARAMS, f"Unknown {_NOT_FOUND_NOUN[kind]}: {key}")
