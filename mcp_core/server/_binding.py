@@ -27,7 +27,6 @@ from mcp.server.streamable_http_manager import (
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
 from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
     ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
@@ -41,6 +40,7 @@ from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.elements import ElementKind
+from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
 from mcp_core.server._errors import wire_error
@@ -53,6 +53,7 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
+from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
@@ -134,14 +135,17 @@ class _Hub:
     One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
     """
 
-    __slots__ = ("_pending", "_tasks", "bus", "listen", "sessions")
+    __slots__ = ("_pending", "_readable", "_tasks", "bus", "listen", "sessions")
 
-    def __init__(self, tasks: anyio.abc.TaskGroup) -> None:
+    def __init__(
+        self, tasks: anyio.abc.TaskGroup, readable: Callable[[str, SessionInfo], Awaitable[bool]]
+    ) -> None:
         self._tasks = tasks
+        self._readable = readable
         self._pending = ElementKind.NONE
         self.sessions: dict[Connection, SessionState] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
-        self.bus = InMemorySubscriptionBus()
+        self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
 
     def track(self, state: SessionState) -> None:
@@ -168,7 +172,12 @@ class _Hub:
 
     async def resource_updated(self, uri: str) -> None:
         for state in tuple(self.sessions.values()):
-            if uri in state.subscriptions:
+            # Re-checked now: what a session may read can change after it subscribed.
+            if (
+                uri in state.subscriptions
+                and state.info is not None
+                and await self._readable(uri, state.info)
+            ):
                 await state.connection.send_resource_updated(uri)
         await self.bus.publish(ResourceUpdated(uri=uri))
 
@@ -310,7 +319,7 @@ class McpServer:
     @asynccontextmanager
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
         async with anyio.create_task_group() as tasks:
-            hub = _Hub(tasks)
+            hub = _Hub(tasks, self._readable)
             self._hubs.add(hub)
             try:
                 yield hub
@@ -318,6 +327,17 @@ class McpServer:
                 self._hubs.discard(hub)
                 hub.listen.close()
                 tasks.cancel_scope.cancel()
+
+    async def _readable(self, uri: str, session: SessionInfo) -> bool:
+        """Whether ``session`` can read ``uri`` now: who may hear that it changed."""
+        try:
+            await self.handlers.resolve_resource(uri, session)
+        except ElementNotFoundError:
+            return False
+        except Exception:  # noqa: BLE001 -- a failing rule hides the update rather than break fan-out
+            _log.exception("deciding whether a session may hear about %s failed", uri[:200])
+            return False
+        return True
 
     def _capabilities(self, capabilities: types.ServerCapabilities) -> types.ServerCapabilities:
         kinds = self._registry.kinds()
@@ -426,7 +446,11 @@ class McpServer:
         self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
     ) -> HandlerResult:
         hub: _Hub = ctx.lifespan_context
-        return await hub.listen(ctx, params)
+        token = LISTENING_SESSION.set(self._session(ctx)[0])
+        try:
+            return await hub.listen(ctx, params)
+        finally:
+            LISTENING_SESSION.reset(token)
 
     async def _track_sessions(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
         # Seen on every message, `initialize` included, so a client is notified of changes even

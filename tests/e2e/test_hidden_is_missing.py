@@ -13,6 +13,7 @@ matches.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -21,6 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 import pytest
@@ -29,7 +31,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e._http import parse_sse, serve
-from tests.e2e.conftest import free_port, wait_for_port
 
 MCP_CORE = Path(sys.executable).with_name("mcp-core")
 
@@ -161,8 +162,9 @@ class TeeTransport(httpx2.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         body = bytearray()
         self.bodies.append(body)
-        stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream)
+        raw = response.stream
+        assert isinstance(raw, httpx2.AsyncByteStream)
+        stream: httpx2.AsyncByteStream = raw
 
         class Recorded(httpx2.AsyncByteStream):
             async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -201,10 +203,8 @@ Script = Callable[[Client, bool], Awaitable[None]]
 
 async def attempt(work: Awaitable[Any]) -> None:
     """Run one request; an error answer is as much an answer as a result."""
-    try:
+    with contextlib.suppress(MCPError):
         await work
-    except MCPError:
-        pass
 
 
 async def script(client: Client, legacy: bool) -> None:
@@ -256,7 +256,7 @@ async def record_stdio(path: Path, record: Path, mode: str) -> list[str]:
     options: dict[str, Any] = {"mode": "legacy"} if mode == "legacy" else {}
     async with Client(target, **options) as client:
         await script(client, mode == "legacy")
-    return record.read_text(encoding="utf-8").splitlines()
+    return (await anyio.Path(record).read_text(encoding="utf-8")).splitlines()
 
 
 async def record_http(path: Path, mode: str) -> list[str]:
