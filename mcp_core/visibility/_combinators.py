@@ -121,7 +121,12 @@ def any_of(*rules: ElementVisibility) -> ElementVisibility:
 
 
 def not_(rule: ElementVisibility) -> ElementVisibility:
-    """Visible exactly when ``rule`` hides."""
+    """Visible exactly when ``rule`` hides.
+
+    It negates what lists show; a URI decision can only narrow that (``visibility.uri-narrows``),
+    so ``not_`` of a :func:`per_uri` rule hides the element at every URI. To hide some URIs, write
+    the per-URI function that admits the others.
+    """
     return _Not(rule)
 
 
