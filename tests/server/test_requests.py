@@ -295,7 +295,7 @@ class TestCandidates:
         completion = await handlers.complete(
             {"type": "ref/resource", "uri": "test://items/7"}, {"name": "path"}, None, USER
         )
-        assert completion == {"completion": {"values": [], "total": 0, "hasMore": False}}
+        assert completion == {"completion": {"values": [], "hasMore": False}}
 
     async def test_a_winner_only_resolver_hides_the_uri(self) -> None:
         """Without resource_candidates a hidden winner hides the URI (documented degradation)."""
