@@ -16,7 +16,7 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
@@ -87,21 +87,9 @@ class SessionEventStore(Protocol):
 
 
 @dataclass(slots=True, eq=False)
-class _Stream:
-    stream_id: StreamId
-    events: deque[_Event] = field(default_factory=deque)
-
-
-@dataclass(slots=True, eq=False)
-class _Session:
-    streams: dict[StreamId, _Stream] = field(default_factory=dict)
-    by_id: dict[EventId, _Event] = field(default_factory=dict)
-
-
-@dataclass(slots=True, eq=False)
 class _Event:
     session_id: str
-    stream: _Stream
+    stream_id: StreamId
     event_id: EventId
     data: bytes | None
     size: int
@@ -154,7 +142,8 @@ class InMemoryEventStore:
         self._max_bytes = max_bytes
         self._max_age = float(max_age)
         self._clock = clock
-        self._sessions: dict[str, _Session] = {}
+        # Per session, its retained events by id, in the order they were stored.
+        self._sessions: dict[str, dict[EventId, _Event]] = {}
         # Every retained event, oldest first; events of ended sessions are marked dead and skipped.
         self._order: deque[_Event] = deque()
         self._count = 0
@@ -189,15 +178,11 @@ class InMemoryEventStore:
         size = _EVENT_OVERHEAD + (len(data) if data is not None else 0)
         event_id = secrets.token_urlsafe(16)
         if size <= self._max_bytes:
-            session = self._sessions.get(session_id)
-            if session is None:
-                session = self._sessions[session_id] = _Session()
-            stream = session.streams.get(stream_id)
-            if stream is None:
-                stream = session.streams[stream_id] = _Stream(stream_id)
-            event = _Event(session_id, stream, event_id, data, size, now)
-            stream.events.append(event)
-            session.by_id[event_id] = event
+            event = _Event(session_id, stream_id, event_id, data, size, now)
+            events = self._sessions.get(session_id)
+            if events is None:
+                events = self._sessions[session_id] = {}
+            events[event_id] = event
             self._order.append(event)
             self._count += 1
             self._bytes += size
@@ -209,25 +194,25 @@ class InMemoryEventStore:
     ) -> StreamId | None:
         """Send ``session_id``'s events that followed ``last_event_id`` on its stream."""
         self._evict(self._clock())
-        session = self._sessions.get(session_id)
-        last = session.by_id.get(last_event_id) if session is not None else None
-        if last is None:
+        events = self._sessions.get(session_id)
+        last = events.get(last_event_id) if events is not None else None
+        if events is None or last is None:
             return None
-        stream = last.stream
-        # A snapshot: events stored or evicted while this replay awaits the callback do not move it.
-        following = list(stream.events)
+        # A snapshot in storage order: events stored or evicted while this replay awaits the
+        # callback do not disturb it.
+        following = list(events.values())
         for event in following[following.index(last) + 1 :]:
-            if event.live and event.data is not None:
+            if event.stream_id == last.stream_id and event.live and event.data is not None:
                 message = jsonrpc_message_adapter.validate_json(event.data)
                 await send_callback(EventMessage(message, event.event_id))
-        return stream.stream_id
+        return last.stream_id
 
     def end_session(self, session_id: str) -> None:
         """Drop every event of ``session_id`` now."""
-        session = self._sessions.pop(session_id, None)
-        if session is None:
+        events = self._sessions.pop(session_id, None)
+        if events is None:
             return
-        for event in session.by_id.values():
+        for event in events.values():
             event.live = False
             self._count -= 1
             self._bytes -= event.size
@@ -252,14 +237,10 @@ class InMemoryEventStore:
         event.live = False
         self._count -= 1
         self._bytes -= event.size
-        session = self._sessions[event.session_id]
-        del session.by_id[event.event_id]
-        stream = event.stream
-        stream.events.popleft()  # the oldest retained event overall is also its stream's oldest
-        if not stream.events:
-            del session.streams[stream.stream_id]
-            if not session.streams:
-                del self._sessions[event.session_id]
+        events = self._sessions[event.session_id]
+        del events[event.event_id]
+        if not events:
+            del self._sessions[event.session_id]
 
     def _compact(self) -> None:
         # Dead events (of ended sessions) are skipped lazily; rebuild once they outnumber the live
