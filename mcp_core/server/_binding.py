@@ -43,7 +43,7 @@ from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
-from mcp_core.server._errors import wire_error
+from mcp_core.server._errors import clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
     Ctx,
@@ -69,6 +69,8 @@ __all__ = ["McpServer", "ServableRegistry"]
 _log = logging.getLogger("mcp_core.server")
 
 _STATE_KEY: Final = "mcp_core.session"
+# JSON-RPC codes of refusals of a client's request, whose text may quote it.
+_REFUSALS: Final = frozenset({types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS})
 _T = TypeVar("_T")
 
 # What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
@@ -460,7 +462,17 @@ class McpServer:
             fast = await self._list_directly(ctx)
             if fast is not None:
                 return fast
-        return await call_next(ctx)
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            # The SDK's own refusals may quote the request (an unknown method's name): clip them.
+            error = exc.error
+            if type(exc) is not MCPError or error.code not in _REFUSALS:
+                raise
+            clipped = MCPError(error.code, clip_json(error.message), clip_json(error.data))
+            if clipped.error == error:
+                raise
+            raise clipped from None
 
     async def _list_directly(self, ctx: Ctx) -> dict[str, Any] | None:
         """A list result built without the SDK's result model, or None to take the usual path.

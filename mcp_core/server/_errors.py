@@ -79,3 +79,21 @@ def wire_error(exc: BaseException) -> WireError:
     if isinstance(exc, InvalidCursorError):
         return WireError(INVALID_PARAMS, str(exc))
     return WireError(INTERNAL_ERROR, "Internal error")
+
+
+def clip_json(value: Any, *, depth: int = 8) -> Any:
+    """``value`` (error data in wire shape) with every string clipped by :func:`clip_input`.
+
+    For errors the SDK builds from what the client sent (an unknown method's name comes back as
+    the data of ``Method not found``), on their way out; structures deeper than ``depth`` are
+    replaced by a clipped rendering of themselves.
+    """
+    if isinstance(value, str):
+        return clip_input(value)
+    if depth <= 0 and isinstance(value, dict | list):
+        return clip_input(repr(value))
+    if isinstance(value, dict):
+        return {clip_input(str(k)): clip_json(v, depth=depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clip_json(item, depth=depth - 1) for item in value]
+    return value

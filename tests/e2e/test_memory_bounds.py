@@ -46,6 +46,7 @@ HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
         {"name": "test_update_watched_resource", "arguments": {"text": ["y" * HUGE]}},
     ),
     ("unknown tool", "tools/call", {"name": "t" * HUGE, "arguments": {}}),
+    ("unknown method (the SDK's refusal)", "m" * HUGE, {}),
     ("unknown prompt", "prompts/get", {"name": "p" * HUGE}),
     ("unknown resource", "resources/read", {"uri": "test://" + "u" * HUGE}),
     (

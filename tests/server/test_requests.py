@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +31,7 @@ from mcp_core.server import (
     RequestHandlers,
     wire_error,
 )
+from mcp_core.server._errors import clip_json
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, per_uri, predicate
 
@@ -332,3 +334,23 @@ class TestCandidates:
             ("test://items/{id}", "test://items/1", {"id": "1"}),
             ("test://{+path}", "test://items/1", {"path": "items/1"}),
         ]
+
+
+class TestClipJson:
+    """Error data on its way out: every string clipped, structure kept, depth bounded."""
+
+    def test_strings_anywhere(self) -> None:
+        """Strings in dicts and lists are clipped; other values pass through."""
+        data = {"method": "m" * 10_000, "items": ["i" * 10_000, 3, None], "k" * 10_000: True}
+        clipped = clip_json(data)
+        assert len(json.dumps(clipped)) < 2_000
+        assert clipped["items"][1:] == [3, None]
+        assert "characters elided" in clipped["method"]
+
+    def test_depth(self) -> None:
+        """Beyond the depth bound, a structure becomes its clipped rendering."""
+        deep: object = "leaf"
+        for _ in range(20):
+            deep = [deep]
+        rendered = json.dumps(clip_json(deep))
+        assert rendered.count("[") <= 9
