@@ -21,11 +21,12 @@ ACCEPT = "application/json, text/event-stream"
 
 
 @contextmanager
-def serve(app: ASGIApp) -> Iterator[str]:
-    """Serve ``app`` with uvicorn in a thread on a free 127.0.0.1 port; yield the ``/mcp`` URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+def serve(app: ASGIApp, port: int | None = None) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a thread on 127.0.0.1 (a free port unless given); yield the ``/mcp`` URL."""
+    if port is None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     thread = threading.Thread(target=web.run, daemon=True)

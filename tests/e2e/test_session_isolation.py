@@ -12,8 +12,13 @@ from collections.abc import AsyncIterator
 
 import httpx2
 import pytest
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from pydantic import AnyHttpUrl
 
-from tests.e2e._http import Event, RawSession
+from mcp_core.app import App
+from tests.e2e._http import Event, RawSession, serve
+from tests.e2e.conftest import free_port
 
 MARKER = "b-private-4417"  # what only session B may ever read
 
@@ -122,3 +127,47 @@ class TestReplayStaysInItsSession:
             status, replayed = await a.resume(event_id, session_id=gone)
             assert status == 404
             assert not carries(replayed, MARKER)
+
+
+class Tokens:
+    """Two bearer tokens."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """alice-token and bob-token; nothing else."""
+        if token not in {"alice-token", "bob-token"}:
+            return None
+        return AccessToken(token=token, client_id=token, scopes=[], subject=token)
+
+
+async def test_a_stolen_session_id_is_useless_with_another_token() -> None:
+    """With bearer auth, B's session id and event ids replay nothing for A's token: 404."""
+    app = App("authed")
+
+    @app.prompt
+    def private(arg1: str) -> str:
+        """Echo the argument."""
+        return arg1
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    auth = AuthSettings(
+        issuer_url=AnyHttpUrl(base),
+        resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+        validate_token_resource=False,
+    )
+    with serve(app.asgi(token_verifier=Tokens(), auth=auth), port) as url:
+        async with (
+            httpx2.AsyncClient(headers={"authorization": "Bearer bob-token"}) as bob_http,
+            httpx2.AsyncClient(headers={"authorization": "Bearer alice-token"}) as alice_http,
+        ):
+            bob = RawSession(url, bob_http)
+            await bob.open()
+            events = await bob.request(
+                "prompts/get", {"name": "private", "arguments": {"arg1": MARKER}}
+            )
+            assert carries(events, MARKER)
+            alice = RawSession(url, alice_http)
+            for event_id in bob.event_ids:
+                status, replayed = await alice.resume(event_id, session_id=bob.session_id)
+                assert status == 404
+                assert not carries(replayed, MARKER)
