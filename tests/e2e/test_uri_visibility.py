@@ -19,19 +19,19 @@ from mcp.shared.subscriptions import ResourceUpdated
 
 from mcp_core.app import App
 from mcp_core.elements import ElementRef
-from mcp_core.visibility import SessionInfo, all_of, per_uri, predicate
+from mcp_core.visibility import ElementVisibility, SessionInfo, all_of, per_uri, predicate
 from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
 
-def own_nodes(
-    ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
-) -> bool:
-    """A node is readable only by the client whose name is its id."""
-    if ref.key != "node://{id}":
-        return True
-    return variables.get("id") == session.attributes.get("client_name")
+def owned(template: str) -> ElementVisibility:
+    """Through ``template``, an id is readable only by the client whose name it is."""
+
+    def own(ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo) -> bool:
+        return ref.key != template or variables.get("id") == session.attributes.get("client_name")
+
+    return per_uri(own)
 
 
 def node_app() -> App:
@@ -53,19 +53,12 @@ def node_app() -> App:
         """A user's private mirror entry; others fall through to the public mirror."""
         return f"private {id}"
 
-    def own_mirror(
-        ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
-    ) -> bool:
-        if ref.key != "mirror://{id}/private":
-            return True
-        return variables.get("id") == session.attributes.get("client_name")
-
     @app.completion(node, "id")
     def ids(value: str) -> list[str]:
         """Every id."""
         return ["1", "2"]
 
-    app.visibility = all_of(per_uri(own_nodes), per_uri(own_mirror))
+    app.visibility = all_of(owned("node://{id}"), owned("mirror://{id}/private"))
     return app
 
 
