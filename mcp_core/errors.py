@@ -25,12 +25,13 @@ can act on them without parsing messages; messages say what is wrong and what to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from mcp_core.elements import ElementRef
 
 __all__ = [
+    "INPUT_ECHO_LIMIT",
     "ArgumentValidationError",
     "CacheStoreError",
     "CollectionFormatError",
@@ -45,7 +46,27 @@ __all__ = [
     "SourceError",
     "SourceUnavailableError",
     "ToolError",
+    "clip_input",
 ]
+
+INPUT_ECHO_LIMIT: Final = 256
+"""How many characters of one piece of client input an error may repeat (see :func:`clip_input`)."""
+
+_MESSAGE_ECHO_LIMIT: Final = 8 * INPUT_ECHO_LIMIT
+
+
+def clip_input(text: str, limit: int = INPUT_ECHO_LIMIT) -> str:
+    """``text``, or its head and tail around a marker when it is longer than ``limit`` characters.
+
+    Every error that repeats what a client sent (an argument value, an unknown name or URI, a
+    validator's message quoting either) passes it through here, so a client cannot make the
+    server hold, log or send back more than a bounded echo of its own input. Head and tail are
+    kept because validators quote the value first and say what is wrong with it last.
+    """
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2, 1)
+    return f"{text[:keep]}…[{len(text) - 2 * keep} characters elided]…{text[-keep:]}"
 
 
 class McpCoreError(Exception):
@@ -131,7 +152,11 @@ class HandlerResolutionError(McpCoreError, LookupError):
 
 
 class ArgumentValidationError(McpCoreError, ValueError):
-    """Arguments do not satisfy an input schema; ``.errors`` holds ``(json_pointer, message)``."""
+    """Arguments do not satisfy an input schema; ``.errors`` holds ``(json_pointer, message)``.
+
+    Both quote the client's arguments, so both are clipped (:func:`clip_input`): each pointer and
+    message of ``errors`` to a bounded echo, the whole message to a few of them.
+    """
 
     def __init__(
         self,
@@ -140,9 +165,9 @@ class ArgumentValidationError(McpCoreError, ValueError):
         ref: ElementRef | None = None,
         errors: Sequence[tuple[str, str]] = (),
     ) -> None:
-        super().__init__(message)
+        super().__init__(clip_input(message, _MESSAGE_ECHO_LIMIT))
         self.ref = ref
-        self.errors = tuple(errors)
+        self.errors = tuple((clip_input(pointer), clip_input(text)) for pointer, text in errors)
 
 
 class ToolError(McpCoreError):
@@ -153,8 +178,11 @@ class ToolError(McpCoreError):
 
 
 class ElementNotFoundError(McpCoreError, LookupError):
-    """No element (or no element visible to this session) answers to ``.ref``."""
+    """No element (or no element visible to this session) answers to ``.ref``.
+
+    The ref is what a client asked for, so the message is clipped (:func:`clip_input`).
+    """
 
     def __init__(self, message: str, *, ref: ElementRef) -> None:
-        super().__init__(message)
+        super().__init__(clip_input(message, _MESSAGE_ECHO_LIMIT))
         self.ref = ref

@@ -15,13 +15,14 @@ from mcp_core.elements._definitions import (
     definition_from_wire,
 )
 from mcp_core.elements._element import Element, HandlerRef
-from mcp_core.elements._json import FrozenDict, JsonValue, freeze, thaw
+from mcp_core.elements._json import MAX_JSON_DEPTH, FrozenDict, JsonValue, freeze, thaw
 from mcp_core.elements._kinds import SINGLE_KINDS, ElementKind, ElementRef
 from mcp_core.elements._uritemplate import UriTemplate, most_specific_first
 
 __all__ = [
     "COLLECTION_FORMAT",
     "COLLECTION_VERSION",
+    "MAX_JSON_DEPTH",
     "SINGLE_KINDS",
     "Annotations",
     "Definition",

@@ -16,7 +16,7 @@ from mcp_core.elements._definitions import (
     definition_from_wire,
 )
 from mcp_core.elements._element import Element, HandlerRef
-from mcp_core.elements._json import FrozenDict, freeze
+from mcp_core.elements._json import MAX_JSON_DEPTH, FrozenDict, freeze
 from mcp_core.elements._kinds import ElementKind, ElementRef
 from mcp_core.errors import (
     CollectionFormatError,
@@ -198,13 +198,33 @@ class ElementCollection:
         return json.dumps(document, indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> ElementCollection:
+    def from_json(cls, text: str | bytes, *, max_bytes: int | None = None) -> ElementCollection:
         """Rebuild a collection from :meth:`to_json` output.
 
+        Decoding is bounded, so a hostile document fails like any corrupt one: it may be at most
+        ``max_bytes`` long (None: any length) and its JSON values may nest at most
+        :data:`~mcp_core.elements.MAX_JSON_DEPTH` levels.
+
         Raises:
-            CollectionFormatError: the text is not JSON, not a collection document, of a newer
-                format version, or holds an element that does not validate (its index is named).
+            CollectionFormatError: the text is not JSON, too long or too deeply nested, not a
+                collection document, of a newer format version, or holds an element that does
+                not validate (its index is named).
         """
+        if max_bytes is not None and len(text) > max_bytes:
+            raise CollectionFormatError(
+                f"collection JSON is {len(text)} bytes, more than the {max_bytes} allowed"
+            )
+        try:
+            return cls._decoded(text)
+        except RecursionError:
+            # json and the element constructors recurse per nesting level; a document nested
+            # deeper than the interpreter allows is corrupt, not a crash of whoever decodes it.
+            raise CollectionFormatError(
+                "collection JSON is nested too deeply to decode; it is corrupt or hostile"
+            ) from None
+
+    @classmethod
+    def _decoded(cls, text: str | bytes) -> ElementCollection:
         try:
             document = json.loads(text)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -280,7 +300,10 @@ def _shared_schemas(definition: object, schemas: dict[str, FrozenDict]) -> objec
             frozen = schemas.get(text)
             if frozen is None:
                 frozen = schemas[text] = FrozenDict(
-                    {k: freeze(v, path=f"{key}.{k}") for k, v in schema.items()}
+                    {
+                        k: freeze(v, path=f"{key}.{k}", max_depth=MAX_JSON_DEPTH - 1)
+                        for k, v in schema.items()
+                    }
                 )
             shared[key] = frozen
     return shared

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeAlias, final
+from typing import Any, Final, TypeAlias, final
 
-__all__ = ["FrozenDict", "JsonValue", "freeze", "thaw"]
+__all__ = ["MAX_JSON_DEPTH", "FrozenDict", "JsonValue", "freeze", "thaw"]
+
+MAX_JSON_DEPTH: Final = 64
+"""How deeply a decoded document's JSON values (schemas, ``_meta``) may nest.
+
+Far deeper than any real schema, far shallower than what would exhaust Python's recursion
+wherever the value is walked later (rendering, validation)."""
 
 JsonValue: TypeAlias = "bool | int | float | str | tuple[JsonValue, ...] | FrozenDict | None"
 
@@ -55,13 +61,17 @@ class FrozenDict(Mapping[str, "JsonValue"]):
         return f"FrozenDict({self._data!r})"
 
 
-def freeze(value: object, *, path: str = "$") -> JsonValue:
+def freeze(value: object, *, path: str = "$", max_depth: int | None = None) -> JsonValue:
     """Return an immutable copy of a JSON value: dicts become FrozenDict, lists become tuples.
+
+    ``max_depth`` bounds how deeply objects and arrays may nest (None: as deep as Python's
+    recursion allows); decoders of untrusted documents pass :data:`MAX_JSON_DEPTH`.
 
     Raises:
         TypeError: a value that JSON cannot carry (a set, an object, a non-string key), naming
             where it sits (``path`` is a JSONPath-like location used in the message).
-        ValueError: a float that JSON cannot carry (NaN or infinity).
+        ValueError: a float that JSON cannot carry (NaN or infinity), or nesting deeper than
+            ``max_depth``.
     """
     if value is None or isinstance(value, (bool, int, str)):
         return value
@@ -71,21 +81,34 @@ def freeze(value: object, *, path: str = "$") -> JsonValue:
         return value
     if isinstance(value, FrozenDict):
         return value
-    if isinstance(value, Mapping):
-        frozen: dict[str, JsonValue] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(
-                    f"{path}: JSON object keys must be strings, got {type(key).__name__} {key!r}"
-                )
-            frozen[key] = freeze(item, path=f"{path}.{key}")
-        return FrozenDict(frozen)
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(item, path=f"{path}[{index}]") for index, item in enumerate(value))
+    if isinstance(value, (list, tuple)) or isinstance(value, Mapping):  # noqa: SIM101 -- the cheap check first
+        if max_depth is not None and max_depth < 1:
+            raise ValueError(f"{path}: JSON nested too deeply; flatten it")
+        return _freeze_container(value, path, None if max_depth is None else max_depth - 1)
     raise TypeError(
         f"{path}: {type(value).__name__} is not a JSON value; use dict, list, str, int, float, "
         "bool or None"
     )
+
+
+def _freeze_container(
+    value: Mapping[object, object] | list[object] | tuple[object, ...],
+    path: str,
+    max_depth: int | None,
+) -> JsonValue:
+    if isinstance(value, (list, tuple)):
+        return tuple(
+            freeze(item, path=f"{path}[{index}]", max_depth=max_depth)
+            for index, item in enumerate(value)
+        )
+    frozen: dict[str, JsonValue] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise TypeError(
+                f"{path}: JSON object keys must be strings, got {type(key).__name__} {key!r}"
+            )
+        frozen[key] = freeze(item, path=f"{path}.{key}", max_depth=max_depth)
+    return FrozenDict(frozen)
 
 
 def thaw(value: object) -> Any:

@@ -33,7 +33,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from mcp_core.elements import ElementRef, FrozenDict, freeze
-from mcp_core.errors import ArgumentValidationError, InvalidElementError
+from mcp_core.errors import ArgumentValidationError, InvalidElementError, clip_input
 from mcp_core.handlers._content import CONTENT_TYPES, Message, ToolResult
 from mcp_core.handlers._docstrings import ParsedDocstring, parse_docstring
 from mcp_core.handlers._injection import Injector, injector_for
@@ -425,7 +425,9 @@ def argument_error(
     owner: str, problems: Sequence[tuple[str, str]], ref: ElementRef | None
 ) -> ArgumentValidationError:
     """One error for every problem found, the first few listed in the message."""
-    listed = "; ".join(f"{pointer}: {message}" for pointer, message in problems[:5])
+    listed = "; ".join(
+        f"{clip_input(pointer)}: {clip_input(message)}" for pointer, message in problems[:5]
+    )
     more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""  # noqa: PLR2004 -- a readable message
     return ArgumentValidationError(
         f"{owner}: invalid arguments: {listed}{more}", ref=ref, errors=problems

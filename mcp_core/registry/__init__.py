@@ -6,6 +6,7 @@ from mcp_core.registry._protocols import (
     ElementResolver,
     ElementWriter,
     ResolvedResource,
+    ResourceCandidates,
 )
 from mcp_core.registry._registry import ChangeListener, Priority, Registry
 
@@ -18,4 +19,5 @@ __all__ = [
     "Priority",
     "Registry",
     "ResolvedResource",
+    "ResourceCandidates",
 ]

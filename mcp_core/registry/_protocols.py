@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol, final
@@ -15,6 +15,7 @@ __all__ = [
     "ElementResolver",
     "ElementWriter",
     "ResolvedResource",
+    "ResourceCandidates",
 ]
 
 
@@ -86,6 +87,26 @@ class ElementResolver(Protocol):
 
     async def get_resource(self, uri: str) -> ResolvedResource | None:
         """The resource at ``uri`` (exact match first, else the most specific template), or None."""
+        ...
+
+
+class ResourceCandidates(Protocol):
+    """An optional addition to :class:`ElementResolver`: every element that could answer a URI.
+
+    ``get_resource`` answers with the one winner; a server applying per-session visibility needs
+    the runners-up too, so that a hidden winner makes way for the next visible candidate exactly
+    as if it were missing. A resolver without this method is asked ``get_resource`` alone (its
+    winner, if hidden, hides the URI).
+
+    Laws:
+        1. ``registry.candidates``: ``resource_candidates(uri)`` yields, best first, the exact
+           resource at ``uri`` (if any) and then every template that matches ``uri`` in the
+           order ``get_resource`` would prefer them, each with its variables; its first item
+           is what ``get_resource(uri)`` returns; and none of its items wins once removed.
+    """
+
+    async def resource_candidates(self, uri: str) -> Iterable[ResolvedResource]:
+        """The elements that could answer ``uri``, best first (an iterable consumed lazily)."""
         ...
 
 

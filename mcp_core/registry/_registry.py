@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, final
 
@@ -286,17 +286,27 @@ class Registry:
 
     async def get_resource(self, uri: str) -> ResolvedResource | None:
         """The resource at ``uri``: an exact resource first, else the most specific template."""
+        return next(iter(await self.resource_candidates(uri)), None)
+
+    async def resource_candidates(self, uri: str) -> Iterator[ResolvedResource]:
+        """Every element that could answer ``uri``, best first (see ``ResourceCandidates``).
+
+        The exact resource, then each matching template, most specific first; lazily, so a
+        caller that stops at the first acceptable candidate matches no further template.
+        """
         views = await self._ready()
+        return self._candidates(views, uri)
+
+    def _candidates(self, views: _Views, uri: str) -> Iterator[ResolvedResource]:
         if uri:
             ref = ElementRef(ElementKind.RESOURCE, uri)
             exact = self._runtime.get(ref) or self._base.by_ref.get(ref)
             if exact is not None:
-                return ResolvedResource(element=exact)
+                yield ResolvedResource(element=exact)
         for element, template in views.templates_by_specificity:
             variables = template.template.match(uri)
             if variables is not None:
-                return ResolvedResource(element=element, variables=variables)
-        return None
+                yield ResolvedResource(element=element, variables=variables)
 
     # -- runtime registration (ElementWriter) --------------------------------------------------
 

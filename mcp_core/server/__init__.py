@@ -26,7 +26,7 @@ from mcp_core.server._errors import (
     WireError,
     wire_error,
 )
-from mcp_core.server._events import InMemoryEventStore
+from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
@@ -47,6 +47,7 @@ __all__ = [
     "RequestHandlers",
     "ServableRegistry",
     "ServerGateway",
+    "SessionEventStore",
     "SessionHook",
     "WireError",
     "sample_through",

@@ -21,8 +21,12 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.streamable_http import EventStore
+from mcp.server.streamable_http_manager import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+)
 from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
     ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
@@ -36,10 +40,11 @@ from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.elements import ElementKind
+from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
-from mcp_core.server._errors import wire_error
-from mcp_core.server._events import InMemoryEventStore
+from mcp_core.server._errors import clip_json, wire_error
+from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
     Ctx,
     ServerGateway,
@@ -48,6 +53,7 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
+from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
@@ -63,6 +69,8 @@ __all__ = ["McpServer", "ServableRegistry"]
 _log = logging.getLogger("mcp_core.server")
 
 _STATE_KEY: Final = "mcp_core.session"
+# JSON-RPC codes of refusals of a client's request, whose text may quote it.
+_REFUSALS: Final = frozenset({types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS})
 _T = TypeVar("_T")
 
 # What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
@@ -129,17 +137,24 @@ class _Hub:
     One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
     """
 
-    __slots__ = ("_pending", "_tasks", "bus", "listen", "server", "sessions", "state")
+    __slots__ = ("_pending", "_readable", "_tasks", "bus", "listen", "server", "sessions", "state")
 
-    def __init__(self, tasks: anyio.abc.TaskGroup, server: McpServer, state: object) -> None:
+    def __init__(
+        self,
+        tasks: anyio.abc.TaskGroup,
+        server: McpServer,
+        state: object,
+        readable: Callable[[str, SessionInfo], Awaitable[bool]],
+    ) -> None:
         self._tasks = tasks
         # The server this run serves, and what its lifespan yielded (reachable by handlers).
         self.server = server
         self.state = state
+        self._readable = readable
         self._pending = ElementKind.NONE
         self.sessions: dict[Connection, SessionState] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
-        self.bus = InMemorySubscriptionBus()
+        self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
 
     def track(self, state: SessionState) -> None:
@@ -166,7 +181,12 @@ class _Hub:
 
     async def resource_updated(self, uri: str) -> None:
         for state in tuple(self.sessions.values()):
-            if uri in state.subscriptions:
+            # Re-checked now: what a session may read can change after it subscribed.
+            if (
+                uri in state.subscriptions
+                and state.info is not None
+                and await self._readable(uri, state.info)
+            ):
                 await state.connection.send_resource_updated(uri)
         await self.bus.publish(ResourceUpdated(uri=uri))
 
@@ -326,7 +346,7 @@ class McpServer:
             factory() if factory is not None else nullcontext({}) as state,
             anyio.create_task_group() as tasks,
         ):
-            hub = _Hub(tasks, self, state)
+            hub = _Hub(tasks, self, state, self._readable)
             self._hubs.add(hub)
             try:
                 yield hub
@@ -334,6 +354,17 @@ class McpServer:
                 self._hubs.discard(hub)
                 hub.listen.close()
                 tasks.cancel_scope.cancel()
+
+    async def _readable(self, uri: str, session: SessionInfo) -> bool:
+        """Whether ``session`` can read ``uri`` now: who may hear that it changed."""
+        try:
+            await self.handlers.resolve_resource(uri, session)
+        except ElementNotFoundError:
+            return False
+        except Exception:  # noqa: BLE001 -- a failing rule hides the update rather than break fan-out
+            _log.exception("deciding whether a session may hear about %s failed", uri[:200])
+            return False
+        return True
 
     def _capabilities(self, capabilities: types.ServerCapabilities) -> types.ServerCapabilities:
         kinds = self._registry.kinds()
@@ -442,7 +473,11 @@ class McpServer:
         self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
     ) -> HandlerResult:
         hub: _Hub = ctx.lifespan_context
-        return await hub.listen(ctx, params)
+        token = LISTENING_SESSION.set(self._session(ctx)[0])
+        try:
+            return await hub.listen(ctx, params)
+        finally:
+            LISTENING_SESSION.reset(token)
 
     async def _track_sessions(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
         # Seen on every message, `initialize` included, so a client is notified of changes even
@@ -452,7 +487,17 @@ class McpServer:
             fast = await self._list_directly(ctx)
             if fast is not None:
                 return fast
-        return await call_next(ctx)
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            # The SDK's own refusals may quote the request (an unknown method's name): clip them.
+            error = exc.error
+            if type(exc) is not MCPError or error.code not in _REFUSALS:
+                raise
+            clipped = MCPError(error.code, clip_json(error.message), clip_json(error.data))
+            if clipped.error == error:
+                raise
+            raise clipped from None
 
     async def _list_directly(self, ctx: Ctx) -> dict[str, Any] | None:
         """A list result built without the SDK's result model, or None to take the usual path.
@@ -528,8 +573,11 @@ class McpServer:
         host: str = "127.0.0.1",
         json_response: bool = False,
         stateless: bool = False,
-        event_store: EventStore | Literal["memory"] | None = "memory",
+        event_store: SessionEventStore | Literal["memory"] | None = "memory",
         retry_interval: int | None = 1000,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         transport_security: TransportSecuritySettings | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
@@ -539,22 +587,33 @@ class McpServer:
         Serving on a loopback ``host`` turns on DNS-rebinding protection (the ``Host`` and
         ``Origin`` headers must name loopback) unless ``transport_security`` says otherwise.
         Sessions are stateful unless ``stateless``; ``event_store`` (a bounded in-memory one by
-        default) lets clients resume SSE streams, reconnecting after ``retry_interval`` ms.
+        default; see :class:`~mcp_core.server.SessionEventStore`) lets each session resume its
+        own SSE streams, reconnecting after ``retry_interval`` ms. Memory bounds: a request body
+        over ``max_request_body_size`` bytes is refused with 413; a session with no request in
+        flight for ``session_idle_timeout`` seconds is closed (None: never); at most
+        ``max_sessions`` sessions are open at once (503 beyond; None: no limit).
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
         """
-        store = InMemoryEventStore() if event_store == "memory" else event_store
-        return self.lowlevel.streamable_http_app(
+        store = _session_event_store(event_store)
+        app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,
             json_response=json_response,
             stateless_http=stateless,
-            event_store=None if stateless else store,
+            # Never the manager's own: it would share one store between sessions (see _events).
+            event_store=None,
             retry_interval=retry_interval,
+            max_request_body_size=max_request_body_size,
+            session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions,
             transport_security=transport_security,
             host=host,
             auth=auth,
             token_verifier=token_verifier,
         )
+        if store is not None and not stateless:
+            bind_sessions(self.lowlevel.session_manager, store)
+        return app
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin and stdout until it disconnects."""
@@ -574,3 +633,21 @@ class McpServer:
         app = self.streamable_http_app(path=path, host=host, **options)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         await uvicorn.Server(config).serve()
+
+
+def _session_event_store(
+    event_store: SessionEventStore | Literal["memory"] | None,
+) -> SessionEventStore | None:
+    if event_store == "memory":
+        return InMemoryEventStore()
+    if event_store is None:
+        return None
+    if isinstance(event_store, EventStore) or not callable(
+        getattr(event_store, "end_session", None)
+    ):
+        raise TypeError(
+            f"event_store must be a SessionEventStore (e.g. InMemoryEventStore()), got "
+            f"{type(event_store).__name__}: an SDK EventStore keys streams by request id alone, "
+            "which every session shares, so one session could replay another's results"
+        )
+    return event_store

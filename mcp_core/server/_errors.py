@@ -17,6 +17,7 @@ from mcp_core.errors import (
     ElementNotFoundError,
     McpCoreError,
     SourceUnavailableError,
+    clip_input,
 )
 
 __all__ = [
@@ -71,7 +72,8 @@ def wire_error(exc: BaseException) -> WireError:
     identically: the difference must not be observable from the outside.
     """
     if isinstance(exc, ElementNotFoundError):
-        kind, key = exc.ref.kind, exc.ref.key
+        # The key is what the client asked for: echo no more of it than clip_input allows.
+        kind, key = exc.ref.kind, clip_input(exc.ref.key)
         if kind is ElementKind.RESOURCE:
             return WireError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": key})
         return WireError(INVALID_PARAMS, f"Unknown {_NOT_FOUND_NOUN[kind]}: {key}")
@@ -86,3 +88,21 @@ def wire_error(exc: BaseException) -> WireError:
         # it was written for clients (no addresses, no tracebacks).
         return WireError(INTERNAL_ERROR, str(exc), {"retryable": True}, retryable=True)
     return WireError(INTERNAL_ERROR, "Internal error")
+
+
+def clip_json(value: Any, *, depth: int = 8) -> Any:
+    """``value`` (error data in wire shape) with every string clipped by :func:`clip_input`.
+
+    For errors the SDK builds from what the client sent (an unknown method's name comes back as
+    the data of ``Method not found``), on their way out; structures deeper than ``depth`` are
+    replaced by a clipped rendering of themselves.
+    """
+    if isinstance(value, str):
+        return clip_input(value)
+    if depth <= 0 and isinstance(value, dict | list):
+        return clip_input(repr(value))
+    if isinstance(value, dict):
+        return {clip_input(str(k)): clip_json(v, depth=depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clip_json(item, depth=depth - 1) for item in value]
+    return value

@@ -11,7 +11,7 @@ their wire form.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final
 
 from mcp_core.elements import Definition, Element, ElementKind, ElementRef
@@ -19,7 +19,7 @@ from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
 from mcp_core.handlers import ClientGateway
 from mcp_core.registry import ElementCatalog, ElementResolver, ResolvedResource
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec, Page, SnapshotCache
-from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
+from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, visible_at
 
 __all__ = ["ElementInvoker", "RequestHandlers"]
 
@@ -177,11 +177,16 @@ class RequestHandlers:
         return await self._invoker.read_resource(resolved.element, uri, resolved.variables, gateway)
 
     async def resolve_resource(self, uri: str, session: SessionInfo) -> ResolvedResource:
-        """What ``uri`` resolves to for ``session`` (an exact resource, else a template)."""
-        resolved = await self._resolver.get_resource(uri) if uri else None
-        found = resolved.element if resolved is not None else None
-        await self._visible(_missing(ElementKind.RESOURCE, uri), found, session)
-        assert resolved is not None  # noqa: S101 -- _visible raised otherwise
+        """What ``uri`` resolves to for ``session``: its best candidate that session may see.
+
+        An exact resource, else the most specific template, among those visible to ``session``
+        (for a template, at this very URI): a hidden candidate makes way for the next one, so
+        the answer is the one a server without the hidden elements would give.
+        """
+        resolved = await self._first_visible(uri, session) if uri else None
+        if resolved is None:
+            ref = _missing(ElementKind.RESOURCE, uri)
+            raise ElementNotFoundError(f"{ref} not found", ref=ref)
         return resolved
 
     async def get_prompt(
@@ -234,11 +239,39 @@ class RequestHandlers:
         get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(
             self._resolver, "get", None
         )
-        found = await get(ref) if callable(get) and uri else None
-        if found is None and uri:
-            resolved = await self._resolver.get_resource(uri)
-            found = resolved.element if resolved is not None else None
-        return await self._visible(ref, found, session)
+        template = await get(ref) if callable(get) and uri else None
+        if template is not None and await visible_at(self.visibility, template.ref, session):
+            return template
+        resolved = await self._first_visible(uri, session) if uri else None
+        if resolved is None:
+            raise ElementNotFoundError(f"{ref} not found", ref=ref)
+        return resolved.element
+
+    async def _first_visible(self, uri: str, session: SessionInfo) -> ResolvedResource | None:
+        """The first of the resolver's candidates for ``uri`` that ``session`` may see, or None."""
+        for candidate in await self._candidates(uri):
+            element = candidate.element
+            templated = element.kind is ElementKind.RESOURCE_TEMPLATE
+            if self.visibility is ALWAYS or await visible_at(
+                self.visibility,
+                element.ref,
+                session,
+                uri=uri if templated else None,
+                variables=candidate.variables,
+            ):
+                return candidate
+        return None
+
+    async def _candidates(self, uri: str) -> Iterable[ResolvedResource]:
+        # A resolver with ResourceCandidates offers the runners-up a hidden winner makes way
+        # for; any other is asked for its winner alone.
+        candidates: Callable[[str], Awaitable[Iterable[ResolvedResource]]] | None = getattr(
+            self._resolver, "resource_candidates", None
+        )
+        if callable(candidates):
+            return await candidates(uri)
+        resolved = await self._resolver.get_resource(uri)
+        return () if resolved is None else (resolved,)
 
     async def _visible(
         self, ref: ElementRef, element: Element | None, session: SessionInfo

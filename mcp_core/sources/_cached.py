@@ -10,7 +10,6 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Final, final
 
 from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
@@ -21,14 +20,14 @@ from mcp_core.sources._diagnostics import (
     describe_source,
     diagnostics_of,
 )
+from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, Entry, EntryCodec
 from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._trust import foreign_targets, handler_targets_of
 from mcp_core.stores import CacheStore
 
 __all__ = ["CachedSource", "source_identity"]
 
 _log = logging.getLogger("mcp_core.sources")
-
-_ENTRY_FORMAT: Final = "mcp-core/cached-collection"
 
 
 def _mcp_core_version() -> str:
@@ -83,35 +82,6 @@ def _digest(text: str, length: int) -> str:
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    stored_at: float
-    body: bytes
-
-
-def _encode_entry(stored_at: float, collection_json: str) -> bytes:
-    header = json.dumps({"entry": _ENTRY_FORMAT, "stored_at": stored_at}, separators=(",", ":"))
-    # to_json() without indent is one line, so a newline cleanly ends the header.
-    return f"{header}\n{collection_json}".encode()
-
-
-def _decode_entry(raw: bytes) -> _Entry:
-    header, newline, body = raw.partition(b"\n")
-    try:
-        meta = json.loads(header) if newline else None
-    except ValueError as exc:
-        raise CollectionFormatError(f"cache entry header is not JSON: {exc}") from exc
-    if not isinstance(meta, dict) or meta.get("entry") != _ENTRY_FORMAT:
-        raise CollectionFormatError(f"not a {_ENTRY_FORMAT!r} cache entry")
-    stored_at = meta.get("stored_at")
-    if isinstance(stored_at, bool) or not isinstance(stored_at, int | float):
-        raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
-    if not math.isfinite(stored_at):
-        raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
-    return _Entry(float(stored_at), body)
-
-
-@final
 class CachedSource:
     """Serves ``inner``'s collection from ``store`` while it is fresh; re-provides when it is not.
 
@@ -121,7 +91,24 @@ class CachedSource:
 
     Entries are the collection's versioned JSON (never pickles) after a one-line header holding
     the wall-clock time it was stored (``clock``, seconds since the epoch: entries outlive the
-    process and are shared across hosts).
+    process and are shared across hosts) and an HMAC over key, time and body.
+
+    Trust. A handler reference is code, so an entry read back must be as trustworthy as the
+    code that wrote it (see ``docs/security.md``). An entry is used when it is *authentic*: its
+    HMAC verifies with ``secret`` (bytes shared by every process that shares the store) or,
+    without a secret, with a key this process drew at random (an entry it wrote itself).
+    Without a secret, an entry from another process or an earlier run is used only if every
+    handler and completion reference in it is one the inner source can produce
+    (``handler_targets()``: a ``DiscoverySource`` scans, without deriving, to say; wrappers pass
+    their inner's answer through); an inner source that cannot say has its foreign entries
+    refused. With a secret, only authentic entries are used. A refused entry is a miss with a
+    ``skipped`` diagnostic and is overwritten. Configure a secret for any store that anyone but
+    this program can write (a shared Redis, a SQLite file on a shared volume).
+
+    Bounds: an entry larger than ``max_entry_bytes`` is neither written (``unavailable``
+    diagnostic: served uncached) nor read; a header claiming to be stored in the future (beyond
+    a small clock skew) is corrupt; decoding bounds nesting depth, and a document too deep is
+    corrupt like any other, never a ``RecursionError``.
 
     Key: ``"{namespace}:{source hash}:{version hash}"``. The source hash covers the explicit
     ``key``, the inner source's qualified type name and, when it has one, its
@@ -156,9 +143,11 @@ class CachedSource:
     __slots__ = (  # noqa: RUF023 -- the inner source comes first, as in every wrapper
         "_inner",
         "_clock",
+        "_codec",
         "_diagnostics",
         "_key",
         "_namespace",
+        "_secret",
         "_serve_stale",
         "_store",
         "_ttl",
@@ -173,6 +162,8 @@ class CachedSource:
         ttl: float | None = None,
         serve_stale_on_error: bool = True,
         namespace: str = "mcp-core",
+        secret: bytes | None = None,
+        max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if ttl is not None and not (math.isfinite(ttl) and ttl > 0):
@@ -189,6 +180,8 @@ class CachedSource:
         self._ttl = ttl
         self._serve_stale = serve_stale_on_error
         self._namespace = namespace
+        self._secret = secret is not None
+        self._codec = EntryCodec(secret, max_bytes=max_entry_bytes)
         self._clock = clock
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
@@ -227,6 +220,10 @@ class CachedSource:
         """What the last ``provide()`` reported (stale, corrupt entry, store down), then the inner's."""
         return self._diagnostics + diagnostics_of(self._inner)
 
+    def handler_targets(self) -> frozenset[str] | None:
+        """The handlers the inner source can produce: a cache hands out only those."""
+        return handler_targets_of(self._inner)
+
     def cache_inputs(self) -> Mapping[str, object]:
         """A CachedSource provides what its inner source provides: its identity is the inner's."""
         return {"inner": source_identity(self._inner)}
@@ -261,8 +258,8 @@ class CachedSource:
 
     async def _lookup(
         self, key: str, notes: list[SourceDiagnostic]
-    ) -> tuple[_Entry | None, ElementCollection | None]:
-        """The entry at ``key`` (None if absent or corrupt) and its collection if it is fresh."""
+    ) -> tuple[Entry | None, ElementCollection | None]:
+        """The entry at ``key`` (None if absent, corrupt or refused) and its collection if fresh."""
         try:
             raw = await self._store.get(key)
         except CacheStoreError as exc:
@@ -271,27 +268,57 @@ class CachedSource:
         if raw is None:
             return None, None
         try:
-            entry = _decode_entry(raw)
+            entry = self._codec.decode(key, raw, now=self._clock())
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None, None
         if self._ttl is not None and self._clock() - entry.stored_at >= self._ttl:
-            return entry, None
+            return entry, None  # trusted or not, it is weighed only if it is ever served stale
+        collection = self._trusted(entry, key, notes)
+        return (entry if collection is not None else None), collection
+
+    def _trusted(
+        self, entry: Entry, key: str, notes: list[SourceDiagnostic]
+    ) -> ElementCollection | None:
+        """The entry's collection if it may be served (see Trust above), else None with a note."""
+        allowed: frozenset[str] | None = None
+        if not entry.authentic:
+            if self._secret:
+                self._refuse(notes, key, "is not authenticated by the configured secret")
+                return None
+            allowed = handler_targets_of(self._inner)
+            if allowed is None:
+                self._refuse(
+                    notes,
+                    key,
+                    f"was not written by this process, and {describe_source(self._inner)} cannot "
+                    "say which handlers it produces (handler_targets()); give CachedSource a "
+                    "secret shared by the processes that share the store",
+                )
+                return None
         try:
-            return entry, ElementCollection.from_json(entry.body)
+            collection = ElementCollection.from_json(entry.body, max_bytes=self._codec.max_bytes)
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
-            return None, None
+            return None
+        foreign = foreign_targets(collection, allowed) if allowed is not None else []
+        if foreign:
+            shown = ", ".join(f"{ref} -> {target!r}" for ref, target in foreign[:5])
+            self._refuse(
+                notes,
+                key,
+                f"names handlers {describe_source(self._inner)} cannot produce ({shown})",
+            )
+            return None
+        return collection
 
     def _stale(
-        self, entry: _Entry | None, key: str, error: Exception, notes: list[SourceDiagnostic]
+        self, entry: Entry | None, key: str, error: Exception, notes: list[SourceDiagnostic]
     ) -> ElementCollection | None:
         if entry is None:
             return None
-        try:
-            collection = ElementCollection.from_json(entry.body)
-        except CollectionFormatError as exc:
-            self._corrupt(notes, key, exc)
+        collection = self._trusted(entry, key, notes)
+        if collection is None:
             return None
         age = self._clock() - entry.stored_at
         self._note(
@@ -315,13 +342,25 @@ class CachedSource:
                 refs=exc.refs,
             ) from exc
         ttl = None if self._serve_stale else self._ttl
+        entry = self._codec.encode(key, self._clock(), text)
+        if len(entry) > self._codec.max_bytes:
+            self._note(
+                notes,
+                "unavailable",
+                f"not cached: the entry would be {len(entry)} bytes, more than "
+                f"max_entry_bytes={self._codec.max_bytes}; served uncached",
+            )
+            return
         try:
-            await self._store.set(key, _encode_entry(self._clock(), text), ttl=ttl)
+            await self._store.set(key, entry, ttl=ttl)
         except CacheStoreError as exc:
             self._note(notes, "unavailable", f"cache store write failed ({exc}); served uncached")
 
     def _corrupt(self, notes: list[SourceDiagnostic], key: str, error: Exception) -> None:
         self._note(notes, "skipped", f"cache entry {key!r} is corrupt ({error}); treated as a miss")
+
+    def _refuse(self, notes: list[SourceDiagnostic], key: str, why: str) -> None:
+        self._note(notes, "skipped", f"cache entry {key!r} {why}; treated as a miss")
 
     def _note(self, notes: list[SourceDiagnostic], kind: DiagnosticKind, message: str) -> None:
         diagnostic = SourceDiagnostic(source=describe_source(self), kind=kind, message=message)

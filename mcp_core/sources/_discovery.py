@@ -162,6 +162,17 @@ class DiscoverySource:
         """One ``skipped`` diagnostic per module that could not be imported (recorded at import)."""
         return self._scanned().diagnostics
 
+    def handler_targets(self) -> frozenset[str]:
+        """The references of the marked callables and completion providers of the modules.
+
+        Exactly what ``provide()`` can hand out, found by importing and scanning the modules
+        (once, as ``kinds()`` does) without deriving anything.
+        """
+        scan = self._scanned()
+        return frozenset(found.handler.target for found in scan.found) | frozenset(
+            handler.target for handler, _ in scan.providers
+        )
+
     def cache_inputs(self) -> Mapping[str, object]:
         """Everything besides the modules' code that decides the output, for ``CachedSource``.
 

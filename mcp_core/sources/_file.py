@@ -20,6 +20,12 @@ __all__ = ["CollectionFileSource"]
 class CollectionFileSource:
     """Provides the collection stored in a file written by ``ElementCollection.to_json()``.
 
+    Trust: a collection file is as trusted as code. Its handler references are import paths
+    and container ids that the server imports and runs, so whoever can write the file can run
+    code in the server: keep it where only whoever deploys the code can write it (it is a
+    build artefact, like the code itself), never on a volume that others can write. Unlike
+    ``CachedSource`` entries, nothing authenticates it.
+
     The compile-time case: a build step dumps the element set once (``mcp-core dump``) and the
     server loads it without importing or scanning anything. ``path`` is made absolute when the
     source is created. The file is read and parsed in a worker thread, off the event loop, on
@@ -118,7 +124,10 @@ def _recorded_kinds(data: bytes) -> ElementKind:
     """The union of the ``"kind"`` labels of a dumped collection; NONE if it is not a readable one."""
     try:
         document = json.loads(data)
-    except ValueError:  # includes UnicodeDecodeError
+    except (
+        ValueError,
+        RecursionError,
+    ):  # UnicodeDecodeError is a ValueError; RecursionError: nesting
         return ElementKind.NONE
     if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
         return ElementKind.NONE

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import final
 
 from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.sources._trust import collection_targets
 
 __all__ = ["StaticSource", "as_collection"]
 
@@ -57,6 +58,10 @@ class StaticSource:
     async def provide(self) -> ElementCollection:
         """The collection."""
         return self._collection
+
+    def handler_targets(self) -> frozenset[str]:
+        """The HandlerRef targets of the collection: all this source can ever provide."""
+        return collection_targets(self._collection)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What the output depends on, for ``CachedSource`` keys: the collection's content hash."""

@@ -18,6 +18,7 @@ from mcp_core.sources._diagnostics import (
     diagnostics_of,
 )
 from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._trust import handler_targets_of
 
 __all__ = ["ElementChecker", "ValidatedSource"]
 
@@ -106,6 +107,10 @@ class ValidatedSource:
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The elements the last ``provide()`` dropped, then the inner source's diagnostics."""
         return self._diagnostics + diagnostics_of(self._inner)
+
+    def handler_targets(self) -> frozenset[str] | None:
+        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
+        return handler_targets_of(self._inner)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """The inner source's identity and the invoker's type (what decides what is dropped)."""

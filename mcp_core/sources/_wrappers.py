@@ -33,6 +33,7 @@ from mcp_core.sources._diagnostics import (
     diagnostics_of,
 )
 from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._trust import handler_targets_of
 
 __all__ = ["FilteredSource", "IsolatedSource", "PrefixedSource"]
 
@@ -86,6 +87,10 @@ class IsolatedSource:
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The failure of the last ``provide()``, if it failed, then the inner source's own."""
         return self._diagnostics + diagnostics_of(self._inner)
+
+    def handler_targets(self) -> frozenset[str] | None:
+        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
+        return handler_targets_of(self._inner)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """The configuration that determines the output: the inner source's."""
@@ -166,6 +171,10 @@ class FilteredSource:
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The inner source's diagnostics (filtering records none of its own)."""
         return diagnostics_of(self._inner)
+
+    def handler_targets(self) -> frozenset[str] | None:
+        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
+        return handler_targets_of(self._inner)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """The inner source's identity, the predicate's qualified name and the declared kinds.
@@ -258,6 +267,10 @@ class PrefixedSource:
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The inner source's diagnostics (prefixing records none of its own)."""
         return diagnostics_of(self._inner)
+
+    def handler_targets(self) -> frozenset[str] | None:
+        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
+        return handler_targets_of(self._inner)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """The inner source's identity, the prefix and the separator."""

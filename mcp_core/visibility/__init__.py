@@ -8,11 +8,12 @@ from mcp_core.visibility._combinators import (
     any_of,
     by_tag,
     not_,
+    per_uri,
     predicate,
     requires_scopes,
     scoped_by_tag,
 )
-from mcp_core.visibility._protocol import ElementVisibility, SessionInfo
+from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, UriVisibility, visible_at
 
 __all__ = [
     "ALWAYS",
@@ -20,11 +21,14 @@ __all__ = [
     "ElementLookup",
     "ElementVisibility",
     "SessionInfo",
+    "UriVisibility",
     "all_of",
     "any_of",
     "by_tag",
     "not_",
+    "per_uri",
     "predicate",
     "requires_scopes",
     "scoped_by_tag",
+    "visible_at",
 ]

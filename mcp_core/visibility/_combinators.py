@@ -1,8 +1,11 @@
 """Visibility rules and the combinators that compose them.
 
-A rule is anything with ``async is_visible(ref, session) -> bool``. Combinators short-circuit in
-order, so put cheap rules first. Tag and scope rules look tags up through a :class:`TagLookup`
-(the reference Registry is one: ``registry.get(ref)`` gives the element and its tags).
+A rule is anything with ``async is_visible(ref, session) -> bool``; a rule that also decides on
+the concrete URI a template is read at adds ``is_uri_visible`` (:class:`UriVisibility`, e.g.
+:func:`per_uri`). Combinators short-circuit in order, so put cheap rules first, and combine both
+decisions: a URI is visible through ``all_of(a, b)`` when it is through ``a`` and through ``b``.
+Tag and scope rules look tags up through a :class:`TagLookup` (the reference Registry is one:
+``registry.get(ref)`` gives the element and its tags).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, final
 
 from mcp_core.elements import Element, ElementRef
-from mcp_core.visibility._protocol import ElementVisibility, SessionInfo
+from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, visible_at
 
 __all__ = [
     "ALWAYS",
@@ -22,6 +25,7 @@ __all__ = [
     "any_of",
     "by_tag",
     "not_",
+    "per_uri",
     "predicate",
     "requires_scopes",
     "scoped_by_tag",
@@ -63,6 +67,14 @@ class _AllOf:
                 return False
         return True
 
+    async def is_uri_visible(
+        self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+    ) -> bool:
+        for rule in self.rules:
+            if not await visible_at(rule, ref, session, uri=uri, variables=variables):
+                return False
+        return True
+
 
 @final
 @dataclass(frozen=True, slots=True)
@@ -75,6 +87,14 @@ class _AnyOf:
                 return True
         return False
 
+    async def is_uri_visible(
+        self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+    ) -> bool:
+        for rule in self.rules:
+            if await visible_at(rule, ref, session, uri=uri, variables=variables):
+                return True
+        return False
+
 
 @final
 @dataclass(frozen=True, slots=True)
@@ -83,6 +103,11 @@ class _Not:
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
         return not await self.rule.is_visible(ref, session)
+
+    async def is_uri_visible(
+        self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+    ) -> bool:
+        return not await visible_at(self.rule, ref, session, uri=uri, variables=variables)
 
 
 def all_of(*rules: ElementVisibility) -> ElementVisibility:
@@ -96,7 +121,12 @@ def any_of(*rules: ElementVisibility) -> ElementVisibility:
 
 
 def not_(rule: ElementVisibility) -> ElementVisibility:
-    """Visible exactly when ``rule`` hides."""
+    """Visible exactly when ``rule`` hides.
+
+    It negates what lists show; a URI decision can only narrow that (``visibility.uri-narrows``),
+    so ``not_`` of a :func:`per_uri` rule hides the element at every URI. To hide some URIs, write
+    the per-URI function that admits the others.
+    """
     return _Not(rule)
 
 
@@ -117,6 +147,42 @@ def predicate(
 ) -> ElementVisibility:
     """A rule from a plain (sync or async) function of ``(ref, session)``."""
     return _Predicate(function)
+
+
+UriPredicate = Callable[[ElementRef, str, Mapping[str, str], SessionInfo], bool | Awaitable[bool]]
+"""A sync or async function of ``(template ref, uri, variables, session)``."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _PerUri:
+    function: UriPredicate
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:  # noqa: ARG002 -- the protocol's signature
+        return True
+
+    async def is_uri_visible(
+        self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+    ) -> bool:
+        verdict = self.function(ref, uri, variables, session)
+        if isinstance(verdict, Awaitable):
+            verdict = await verdict
+        return bool(verdict)
+
+
+def per_uri(function: UriPredicate) -> ElementVisibility:
+    """A rule deciding on each concrete URI read through a template; lists are left as they are.
+
+    ``function(ref, uri, variables, session)`` is asked when ``session`` reads, subscribes to or
+    completes ``uri`` through the template at ``ref`` (``variables`` as the template extracted
+    them, percent-decoded). Combine it with list-time rules: ``all_of(scoped_by_tag(r), per_uri(f))``::
+
+        def own_nodes(ref, uri, variables, session):
+            return ref.key != "node://{id}" or variables["id"] == session.principal
+
+        server = McpServer(registry, visibility=per_uri(own_nodes))
+    """
+    return _PerUri(function)
 
 
 @final

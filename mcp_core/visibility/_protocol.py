@@ -9,7 +9,7 @@ from typing import Any, Protocol, final
 
 from mcp_core.elements import ElementRef
 
-__all__ = ["ElementVisibility", "SessionInfo"]
+__all__ = ["ElementVisibility", "SessionInfo", "UriVisibility", "visible_at"]
 
 
 @final
@@ -46,11 +46,64 @@ class ElementVisibility(Protocol):
     The server applies it to list results *and* to call/read/get/complete, so the registry stays
     a process-level catalogue while filtering is per session.
 
+    A rule that should also decide on the concrete URI a resource template is read at (user 2
+    may read ``node://2`` but not ``node://1``) implements :class:`UriVisibility` as well.
+
     Laws:
         1. ``server.visibility-agrees``: an element hidden from a session's lists is not callable,
            readable or gettable by that session, and answers exactly like a missing one.
+        2. ``server.hidden-is-missing``: resolution (reads, subscriptions, completion) considers
+           only what the session may see: a request that a hidden element would have answered
+           is answered by the next visible candidate, exactly as by a server without it.
     """
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
         """Whether ``session`` may see the element at ``ref``."""
         ...
+
+
+class UriVisibility(ElementVisibility, Protocol):
+    """A visibility rule that also decides on each concrete URI a resource template answers.
+
+    ``is_visible`` decides what lists show (a template is listed or not, whatever URI it may be
+    read at); ``is_uri_visible`` decides, for a read, subscription or completion of one concrete
+    URI through a template, whether that template may answer it for this session. The server
+    asks ``is_uri_visible`` only when ``is_visible`` already admitted the template, so a URI
+    decision can only narrow what lists promise, never reveal what they hide. A template that
+    may not answer a URI is, for that URI, missing: the next candidate (a less specific
+    template) answers, or the URI is not found.
+
+    Laws:
+        1. ``visibility.uri-narrows``: a template hidden by ``is_visible`` answers no URI; one
+           admitted answers a URI exactly when ``is_uri_visible`` says so.
+    """
+
+    async def is_uri_visible(
+        self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+    ) -> bool:
+        """Whether the template at ``ref`` may answer ``uri`` (matched as ``variables``) for ``session``."""
+        ...
+
+
+async def visible_at(
+    rule: ElementVisibility,
+    ref: ElementRef,
+    session: SessionInfo,
+    *,
+    uri: str | None = None,
+    variables: Mapping[str, str] | None = None,
+) -> bool:
+    """Whether ``rule`` lets the element at ``ref`` answer one request of ``session``.
+
+    ``rule.is_visible``, then, for a template asked about a concrete ``uri``,
+    ``rule.is_uri_visible`` when the rule has it. What the server asks before it lets an element
+    answer; combinators ask it of their parts.
+    """
+    if not await rule.is_visible(ref, session):
+        return False
+    if uri is None:
+        return True
+    decide = getattr(rule, "is_uri_visible", None)
+    if not callable(decide):
+        return True
+    return bool(await decide(ref, uri, variables if variables is not None else {}, session))

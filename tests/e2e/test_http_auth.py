@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.auth.provider import AccessToken
@@ -24,6 +20,8 @@ from mcp_core.registry import Registry
 from mcp_core.server import McpServer
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, scoped_by_tag
+from tests.e2e._http import serve
+from tests.e2e.conftest import free_port
 
 TOKENS = {
     name: AccessToken(token=name, client_id=f"{who}-app", scopes=scopes, subject=who)
@@ -77,28 +75,14 @@ def url() -> Iterator[str]:
         ]
     )
     server = McpServer(registry, visibility=scoped_by_tag(registry), session_hook=remember)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     resource = AnyHttpUrl(f"{base}/mcp")
     auth = AuthSettings(
         issuer_url=AnyHttpUrl(base), resource_server_url=resource, validate_token_resource=False
     )
-    app = server.streamable_http_app(token_verifier=StaticTokens(), auth=auth)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
-    thread = threading.Thread(target=web.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not web.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"{base}/mcp"
-    finally:
-        web.should_exit = True
-        thread.join(timeout=10)
+    with serve(server.streamable_http_app(token_verifier=StaticTokens(), auth=auth), port) as url:
+        yield url
 
 
 @asynccontextmanager

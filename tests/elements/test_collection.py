@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_core.elements import (
+    COLLECTION_FORMAT,
     COLLECTION_VERSION,
+    MAX_JSON_DEPTH,
     Element,
     ElementCollection,
     ElementKind,
@@ -20,6 +22,8 @@ from mcp_core.elements import (
     Resource,
     ResourceTemplate,
     Tool,
+    freeze,
+    thaw,
 )
 from mcp_core.errors import (
     CollectionFormatError,
@@ -196,3 +200,61 @@ class TestSerialization:
             [tool(names[0], description="changed"), *(tool(n) for n in names[1:])]
         )
         assert changed.fingerprint != a.fingerprint
+
+
+class TestBoundedDecoding:
+    """from_json is bounded: a hostile document fails like a corrupt one, never otherwise."""
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "[" * 200_000,
+            "{" * 100_000,
+            '{"format": "mcp-core/element-collection", "version": 1, "elements": ' + "[" * 5000,
+        ],
+    )
+    def test_deep_nesting_is_corrupt(self, text: str) -> None:
+        """Nesting deeper than the decoder allows is a CollectionFormatError, not a RecursionError."""
+        with pytest.raises(CollectionFormatError, match=r"nested too deeply|corrupt"):
+            ElementCollection.from_json(text)
+
+    def test_schema_depth_is_bounded(self) -> None:
+        """A schema nested beyond MAX_JSON_DEPTH is an invalid element; at the bound it decodes."""
+
+        def document(depth: int) -> str:
+            schema: dict[str, object] = {}
+            for _ in range(depth - 1):
+                schema = {"items": schema}
+            tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"a": schema}}}
+            record = {"kind": "tool", "definition": tool, "handler": "m:f"}
+            return json.dumps({"format": COLLECTION_FORMAT, "version": 1, "elements": [record]})
+
+        ElementCollection.from_json(document(MAX_JSON_DEPTH - 3))
+        with pytest.raises(CollectionFormatError, match="nested too deeply"):
+            ElementCollection.from_json(document(MAX_JSON_DEPTH + 1))
+
+    def test_size_is_bounded(self) -> None:
+        """With max_bytes, a longer document is refused before it is parsed."""
+        text = ElementCollection([tool("t")]).to_json()
+        assert ElementCollection.from_json(text, max_bytes=len(text)) == ElementCollection(
+            [tool("t")]
+        )
+        with pytest.raises(CollectionFormatError, match="more than the 10 allowed"):
+            ElementCollection.from_json(text, max_bytes=10)
+
+
+class TestFreezeDepth:
+    """freeze(max_depth=...) bounds nesting; without it, values nest freely."""
+
+    @given(st.integers(0, 10), st.integers(1, 10))
+    def test_bound(self, depth: int, limit: int) -> None:
+        """A value nested ``depth`` levels freezes under a bound of at least ``depth``."""
+        value: object = 1
+        for _ in range(depth):
+            value = [value]
+        if depth <= limit:
+            assert thaw(freeze(value, max_depth=limit)) == value
+        else:
+            with pytest.raises(ValueError, match="nested too deeply"):
+                freeze(value, max_depth=limit)
+        assert thaw(freeze(value)) == value

@@ -24,6 +24,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
 from mcp_core.registry import Priority, Registry
+from mcp_core.sources import StaticSource
 
 KINDS = (ElementKind.TOOL, ElementKind.RESOURCE, ElementKind.PROMPT)
 KEYS = ("a", "b", "c", "d")
@@ -677,3 +678,88 @@ class TestResolverAgrees:
                 )
 
         run(body)
+
+
+# -- registry.candidates (ResourceCandidates) -------------------------------------------------
+
+TEMPLATE_POOL = (
+    "files://{+path}",
+    "files://{name}",
+    "files://{name}/secret",
+    "files://docs/{name}",
+    "files://{dir}/{name}",
+    "other://{x}",
+)
+URI_POOL = ("files://readme", "files://docs/a", "files://x/secret", "files://a/b/c", "other://1")
+
+
+def template(pattern: str) -> Element:
+    """A template element for ``pattern``."""
+    definition = ResourceTemplate(uri_template=pattern, name=pattern)
+    return Element(definition=definition, handler=HandlerRef("tests.handlers:template"))
+
+
+def resource(uri: str) -> Element:
+    """An exact resource element at ``uri``."""
+    return Element(
+        definition=Resource(uri=uri, name=uri), handler=HandlerRef("tests.handlers:resource")
+    )
+
+
+class TestCandidates:
+    """registry.candidates: every element that could answer a URI, in the order that decides."""
+
+    @given(
+        st.sets(st.sampled_from(TEMPLATE_POOL)),
+        st.sets(st.sampled_from(URI_POOL)),
+        st.sampled_from(URI_POOL),
+    )
+    def test_candidates_are_the_successive_winners(
+        self, templates: set[str], resources: set[str], uri: str
+    ) -> None:
+        """The first candidate is get_resource's answer; removing it makes the next one win."""
+        elements = [template(t) for t in sorted(templates)] + [
+            resource(r) for r in sorted(resources)
+        ]
+
+        async def body() -> None:
+            registry = Registry([(StaticSource(ElementCollection(elements)), 0)])
+            candidates = list(await registry.resource_candidates(uri))
+            refs = [c.element.ref for c in candidates]
+            assert len(refs) == len(set(refs))
+            if uri in resources:
+                assert candidates[0].element.ref == ElementRef(ElementKind.RESOURCE, uri)
+            remaining = list(elements)
+            for candidate in candidates:
+                current = Registry([(StaticSource(ElementCollection(remaining)), 0)])
+                assert await current.get_resource(uri) == candidate
+                remaining.remove(candidate.element)
+            left = Registry([(StaticSource(ElementCollection(remaining)), 0)])
+            assert await left.get_resource(uri) is None
+
+        anyio.run(body)
+
+    def test_lazy(self) -> None:
+        """Candidates are produced on demand: taking the first matches no further template."""
+
+        async def body() -> None:
+            registry = Registry(
+                [
+                    (
+                        StaticSource(
+                            ElementCollection(
+                                [resource("files://readme"), template("files://{+path}")]
+                            )
+                        ),
+                        0,
+                    )
+                ]
+            )
+            candidates = iter(await registry.resource_candidates("files://readme"))
+            first = next(candidates)
+            assert first.element.kind is ElementKind.RESOURCE
+            second = next(candidates)
+            assert second.variables == {"path": "readme"}
+            assert next(candidates, None) is None
+
+        anyio.run(body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,7 @@ from mcp_core.elements import (
 from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
 from mcp_core.handlers import ClientGateway, Invoker
 from mcp_core.handlers.testing import RecordingGateway
-from mcp_core.registry import Registry
+from mcp_core.registry import Registry, ResolvedResource
 from mcp_core.server import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -30,8 +31,9 @@ from mcp_core.server import (
     RequestHandlers,
     wire_error,
 )
+from mcp_core.server._errors import clip_json
 from mcp_core.sources import StaticSource
-from mcp_core.visibility import SessionInfo, predicate
+from mcp_core.visibility import SessionInfo, per_uri, predicate
 
 
 async def echo(arguments: Mapping[str, Any], gateway: ClientGateway) -> str:
@@ -52,6 +54,11 @@ class _Read:
 class _ReadTemplate:
     async def read(self, uri: str, variables: Mapping[str, str], gateway: ClientGateway) -> str:
         return f"item {variables['id']}"
+
+
+class _ReadPath:
+    async def read(self, uri: str, variables: Mapping[str, str], gateway: ClientGateway) -> str:
+        return f"path {variables['path']}"
 
 
 class _Prompt:
@@ -231,3 +238,122 @@ class TestElementRequests:
         registry = Registry()
         with pytest.raises(ValueError, match="page_size"):
             RequestHandlers(registry, registry, invoker=Invoker(), page_size=0)
+
+
+class WinnerOnly:
+    """A third-party resolver without ResourceCandidates: it offers get_resource's winner only."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    async def get_tool(self, name: str) -> Element | None:
+        return await self._registry.get_tool(name)
+
+    async def get_prompt(self, name: str) -> Element | None:
+        return await self._registry.get_prompt(name)
+
+    async def get_resource(self, uri: str) -> ResolvedResource | None:
+        return await self._registry.get_resource(uri)
+
+
+class TestCandidates:
+    """A hidden candidate makes way for the next visible one; a winner-only resolver cannot."""
+
+    @staticmethod
+    def overlapping() -> Registry:
+        """An exact resource and a specific template, both under a generic template."""
+        generic = ResourceTemplate(uri_template="test://{+path}", name="generic")
+        specific = ResourceTemplate(uri_template="test://items/{id}", name="items")
+        return Registry(
+            [
+                (
+                    StaticSource(
+                        ElementCollection(
+                            [
+                                Element(
+                                    definition=Resource(uri="test://r", name="r"), handler=_Read()
+                                ),
+                                Element(definition=specific, handler=_ReadTemplate()),
+                                Element(definition=generic, handler=_ReadPath()),
+                            ]
+                        )
+                    ),
+                    0,
+                )
+            ]
+        )
+
+    async def test_hidden_candidates_make_way(self) -> None:
+        """Reads, subscriptions and completions of a hidden exact/specific match go to the generic one."""
+        registry = self.overlapping()
+        hide = predicate(lambda ref, session: ref.key not in {"test://r", "test://items/{id}"})
+        handlers = RequestHandlers(registry, registry, invoker=Invoker(), visibility=hide)
+        exact = await handlers.read_resource("test://r", USER)
+        templated = await handlers.read_resource("test://items/7", USER)
+        assert exact["contents"][0]["text"] == "path r"
+        assert templated["contents"][0]["text"] == "path items/7"
+        resolved = await handlers.resolve_resource("test://items/7", USER.session)
+        assert resolved.element.ref.key == "test://{+path}"
+        completion = await handlers.complete(
+            {"type": "ref/resource", "uri": "test://items/7"}, {"name": "path"}, None, USER
+        )
+        assert completion == {"completion": {"values": [], "hasMore": False}}
+
+    async def test_a_winner_only_resolver_hides_the_uri(self) -> None:
+        """Without resource_candidates a hidden winner hides the URI (documented degradation)."""
+        registry = self.overlapping()
+        hide = predicate(lambda ref, session: ref.key != "test://r")
+        handlers = RequestHandlers(
+            registry, WinnerOnly(registry), invoker=Invoker(), visibility=hide
+        )
+        with pytest.raises(ElementNotFoundError):
+            await handlers.read_resource("test://r", USER)
+        assert (await handlers.read_resource("test://items/7", USER))["contents"]
+
+    async def test_per_uri_rules_see_the_uri_and_variables(self) -> None:
+        """A per-URI rule is asked with the concrete URI and variables, for templates only."""
+        asked: list[tuple[str, str, dict[str, str]]] = []
+
+        def rule(
+            ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+        ) -> bool:
+            asked.append((ref.key, uri, dict(variables)))
+            return variables.get("id") != "1"
+
+        registry = self.overlapping()
+        handlers = RequestHandlers(registry, registry, invoker=Invoker(), visibility=per_uri(rule))
+        assert (await handlers.read_resource("test://items/2", USER))["contents"][0][
+            "text"
+        ] == "item 2"
+        assert (await handlers.read_resource("test://items/1", USER))["contents"][0][
+            "text"
+        ] == "path items/1"
+        await handlers.read_resource("test://r", USER)
+        assert asked == [
+            ("test://items/{id}", "test://items/2", {"id": "2"}),
+            ("test://items/{id}", "test://items/1", {"id": "1"}),
+            ("test://{+path}", "test://items/1", {"path": "items/1"}),
+        ]
+
+
+class TestClipJson:
+    """Error data on its way out: every string clipped, structure kept, depth bounded."""
+
+    def test_strings_anywhere(self) -> None:
+        """Strings in dicts and lists are clipped; other values pass through."""
+        data = {"method": "m" * 10_000, "items": ["i" * 10_000, 3, None], "k" * 10_000: True}
+        clipped = clip_json(data)
+        assert len(json.dumps(clipped)) < 2_000
+        assert clipped["items"][1:] == [3, None]
+        assert "characters elided" in clipped["method"]
+
+    def test_depth(self) -> None:
+        """Beyond the depth bound, a structure becomes its clipped rendering."""
+        deep: object = "leaf"
+        for _ in range(20):
+            deep = [deep]
+        clipped = clip_json(deep)
+        for _ in range(8):
+            assert isinstance(clipped, list)
+            (clipped,) = clipped
+        assert isinstance(clipped, str)  # the rest, rendered

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 
 import pytest
 
-from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.elements import ElementCollection, ElementKind, HandlerRef
 from mcp_core.errors import CacheStoreError, NotSerializableError, SourceUnavailableError
-from mcp_core.sources import CachedSource, StaticSource, ValidatedSource
+from mcp_core.sources import (
+    CachedSource,
+    FilteredSource,
+    IsolatedSource,
+    PrefixedSource,
+    StaticSource,
+    ValidatedSource,
+)
+from mcp_core.sources._entries import CLOCK_SKEW, DEFAULT_MAX_ENTRY_BYTES, EntryCodec
+from mcp_core.sources._trust import collection_targets, handler_targets_of
 from mcp_core.stores import MemoryStore
 from tests.strategies import CountingSource, tool_element
 
@@ -113,7 +123,9 @@ class TestCachedSource:
         raw = await store.get(source.cache_key)
         assert raw is not None
         header, _, body = raw.partition(b"\n")
-        assert json.loads(header) == {"entry": "mcp-core/cached-collection", "stored_at": 5.0}
+        meta = json.loads(header)
+        assert re.fullmatch(r"[0-9a-f]{64}", meta.pop("mac"))  # an HMAC-SHA256 (see TestTrust)
+        assert meta == {"entry": "mcp-core/cached-collection", "stored_at": 5.0}
         assert ElementCollection.from_json(body) == collection("a")
 
     def test_kinds_never_touch_the_store_or_the_inner_provide(self) -> None:
@@ -368,3 +380,190 @@ class TestCachedSourceFaults:
         """The repr reads like the expression, with non-default options."""
         source = CachedSource(ConfiguredSource("pkg"), MemoryStore(), key="v2", ttl=30)
         assert repr(source) == "CachedSource(ConfiguredSource(['pkg']), key='v2', ttl=30)"
+
+
+class FailingStatic:
+    """A source that could produce a collection's handlers, but is down."""
+
+    def __init__(self, collection: ElementCollection) -> None:
+        self.collection = collection
+
+    def kinds(self) -> ElementKind:
+        """The collection's kinds."""
+        return self.collection.kinds
+
+    def handler_targets(self) -> frozenset[str]:
+        """The collection's handlers."""
+        return collection_targets(self.collection)
+
+    async def provide(self) -> ElementCollection:
+        """Fails."""
+        raise SourceUnavailableError("down")
+
+
+def foreign_entry(source: CachedSource, collection: ElementCollection, stored_at: float) -> bytes:
+    """An entry for ``source``'s key as another process (another key) would write it."""
+    return EntryCodec(b"someone else", max_bytes=DEFAULT_MAX_ENTRY_BYTES).encode(
+        source.cache_key, stored_at, collection.to_json()
+    )
+
+
+def planted(handler: str, *, name: str = "a") -> ElementCollection:
+    """A one-tool collection whose handler is ``handler``."""
+    return ElementCollection([tool_element(name, handler=HandlerRef(handler))])
+
+
+class TestTrust:
+    """An entry is used only if it is authentic, or names only handlers the inner can produce."""
+
+    async def test_foreign_entry_in_scope_is_used(self) -> None:
+        """No secret: another process's entry whose handlers the inner source can produce is a hit."""
+        store = MemoryStore()
+        inner = FailingStatic(collection("a"))  # were it asked, it would fail
+        source = CachedSource(inner, store, clock=Clock())
+        assert source.handler_targets() == collection_targets(collection("a"))
+        await store.set(source.cache_key, foreign_entry(source, collection("a"), Clock().now))
+        assert await source.provide() == collection("a")
+        assert source.diagnostics() == ()
+
+    @pytest.mark.parametrize("handler", ["subprocess:getoutput", "tests.handlers:a.os.system"])
+    async def test_foreign_entry_out_of_scope_is_refused(self, handler: str) -> None:
+        """A handler the inner source cannot produce: a miss, a diagnostic naming it, overwritten."""
+        store = MemoryStore()
+        clock = Clock()
+        source = CachedSource(StaticSource(collection("a")), store, clock=clock)
+        await store.set(source.cache_key, foreign_entry(source, planted(handler), clock.now))
+        assert await source.provide() == collection("a")
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.kind == "skipped"
+        assert "cannot produce" in diagnostic.message
+        assert handler in diagnostic.message
+        raw = await store.get(source.cache_key)
+        assert raw is not None
+        assert handler.encode() not in raw
+
+    async def test_an_inner_that_cannot_say_trusts_only_its_own_entries(self) -> None:
+        """No handler_targets() and no secret: another process's entry is refused, saying why."""
+        store = MemoryStore()
+        inner = ConfiguredSource("a")
+        source = CachedSource(inner, store)
+        await store.set(source.cache_key, foreign_entry(source, collection("a"), 1.0))
+        assert await source.provide() == collection("a")
+        [diagnostic] = source.diagnostics()
+        assert "give CachedSource a secret" in diagnostic.message
+        assert inner.provides == 1
+        again = CachedSource(ConfiguredSource("a"), store)  # this process wrote it: authentic
+        assert await again.provide() == collection("a")
+        assert again.diagnostics() == ()
+
+    async def test_a_secret_makes_only_authentic_entries_count(self) -> None:
+        """With a secret, even an in-scope entry without the right MAC is refused."""
+        store = MemoryStore()
+        clock = Clock()
+        source = CachedSource(StaticSource(collection("a")), store, secret=b"k", clock=clock)
+        renamed = ElementCollection([tool_element("b", handler=HandlerRef("tests.handlers:a"))])
+        await store.set(source.cache_key, foreign_entry(source, renamed, clock.now))
+        assert await source.provide() == collection("a")
+        assert "not authenticated" in source.diagnostics()[0].message
+        writer = CachedSource(
+            StaticSource(collection("a")), store, secret=b"k", key="shared", clock=clock
+        )
+        await writer.provide()
+        reader = CachedSource(
+            StaticSource(collection("a")), store, secret=b"k", key="shared", clock=clock
+        )
+        assert await reader.provide() == collection("a")
+        assert reader.diagnostics() == ()
+
+    async def test_a_future_entry_is_corrupt(self) -> None:
+        """stored_at beyond a small clock skew would never go stale: it is corrupt, and replaced."""
+        store = MemoryStore()
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, store, ttl=60, clock=clock)
+        future = clock.now + CLOCK_SKEW + 1
+        await store.set(
+            source.cache_key,
+            EntryCodec(None, max_bytes=1024 * 1024).encode(
+                source.cache_key, future, collection("x").to_json()
+            ),
+        )
+        assert await source.provide() == collection("a")
+        assert "in the future" in source.diagnostics()[0].message
+        assert inner.provides == 1
+        near = clock.now + CLOCK_SKEW - 1  # within the skew: accepted
+        await store.set(
+            source.cache_key,
+            EntryCodec(None, max_bytes=1024 * 1024).encode(
+                source.cache_key, near, collection("a").to_json()
+            ),
+        )
+        assert await source.provide() == collection("a")
+        assert inner.provides == 1
+
+    async def test_a_refused_entry_is_never_served_stale(self) -> None:
+        """An expired entry out of scope does not stand in for a failing inner source."""
+        store = MemoryStore()
+        clock = Clock()
+        inner = FailingStatic(collection("a"))
+        source = CachedSource(inner, store, ttl=10, clock=clock)
+        stale = foreign_entry(source, planted("subprocess:getoutput"), clock.now - 100)
+        await store.set(source.cache_key, stale)
+        with pytest.raises(SourceUnavailableError):
+            await source.provide()
+        assert [d.kind for d in source.diagnostics()] == ["skipped"]
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            b"[" * 200_000,
+            b'{"format": "mcp-core/element-collection", "version": 1, "elements": ' + b"[" * 5000,
+        ],
+    )
+    async def test_a_deeply_nested_entry_is_a_miss(self, body: bytes) -> None:
+        """Regression: deep nesting is corrupt, never a RecursionError that fails the source."""
+        store = MemoryStore()
+        clock = Clock()
+        inner = CountingSource(collection("a"))
+        source = CachedSource(inner, store, clock=clock)
+        header = json.dumps({"entry": "mcp-core/cached-collection", "stored_at": clock.now})
+        await store.set(source.cache_key, header.encode() + b"\n" + body)
+        assert await source.provide() == collection("a")
+        assert [d.kind for d in source.diagnostics()] == ["skipped"]
+        assert await source.provide() == collection("a")
+        assert inner.provides == 1  # replaced by a good entry
+
+    async def test_entry_size_is_bounded_both_ways(self) -> None:
+        """Too large to read: corrupt. Too large to write: served uncached, with a diagnostic."""
+        store = MemoryStore()
+        big = ElementCollection(tool_element(f"t{n}") for n in range(50))
+        source = CachedSource(StaticSource(big), store, max_entry_bytes=1000)
+        assert await source.provide() == big
+        assert "max_entry_bytes" in source.diagnostics()[0].message
+        assert await store.get(source.cache_key) is None
+        await store.set(source.cache_key, b"x" * 2000)
+        assert await source.provide() == big
+        assert "more than max_entry_bytes" in source.diagnostics()[0].message
+
+    def test_bad_secrets_and_bounds_are_refused(self) -> None:
+        """A secret must be non-empty bytes; max_entry_bytes a positive int."""
+        static = StaticSource(collection("a"))
+        with pytest.raises(TypeError, match="non-empty bytes"):
+            CachedSource(static, MemoryStore(), secret="text")  # type: ignore[arg-type]  # noqa: S106 -- the slip under test
+        with pytest.raises(TypeError, match="non-empty bytes"):
+            CachedSource(static, MemoryStore(), secret=b"")
+        with pytest.raises(ValueError, match="max_entry_bytes"):
+            CachedSource(static, MemoryStore(), max_entry_bytes=0)
+
+    def test_wrappers_pass_the_scope_through(self) -> None:
+        """Handler-keeping wrappers answer their inner source's handler_targets()."""
+        static = StaticSource(planted("pkg.mod:f"))
+        for wrapper in (
+            IsolatedSource(static),
+            FilteredSource(static, lambda element: True),
+            PrefixedSource(static, "p"),
+            ValidatedSource(static),
+            CachedSource(static, MemoryStore()),
+        ):
+            assert handler_targets_of(wrapper) == frozenset({"pkg.mod:f"})
+        assert handler_targets_of(ConfiguredSource("a")) is None

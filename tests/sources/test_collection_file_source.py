@@ -114,3 +114,18 @@ class TestCollectionFileSource:
         assert repr(CollectionFileSource(path, kinds=ElementKind.TOOL)) == (
             f"CollectionFileSource({str(path)!r}, kinds=tool)"
         )
+
+
+class TestHostileFile:
+    """A file nested deeper than any decoder allows is an unusable file, never a crash."""
+
+    async def test_deep_nesting(self, tmp_path: Path) -> None:
+        """kinds() advertises nothing; provide() raises SourceError naming the file and the cause."""
+        path = tmp_path / "deep.json"
+        path.write_text("[" * 200_000, encoding="utf-8")
+        source = CollectionFileSource(path)
+        assert source.kinds() == ElementKind.NONE
+        with pytest.raises(SourceError, match="nested too deeply") as caught:
+            await source.provide()
+        assert str(path) in str(caught.value)
+        assert isinstance(caught.value.__cause__, CollectionFormatError)

@@ -15,6 +15,7 @@ from mcp_core.handlers import Invoker
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.sources import ElementSource
 from mcp_core.sources._discovery import DiscoverySource
+from mcp_core.sources._trust import collection_targets
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -207,3 +208,24 @@ class TestDiscoverySource:
             DiscoverySource([])
         with pytest.raises(ValueError, match="fnmatch"):
             DiscoverySource("discovery_pkg", exclude=[""])
+
+
+class TestHandlerTargets:
+    """handler_targets(): exactly the references provide() can hand out, without deriving."""
+
+    async def test_targets_are_what_provide_hands_out(self) -> None:
+        """Every handler and completion reference of the provided collection, and nothing else."""
+        source = DiscoverySource(["discovery_pkg"])
+        targets = source.handler_targets()
+        provided = collection_targets(await source.provide())
+        assert targets == provided
+        assert "discovery_pkg.alpha:names" in targets  # a completion provider
+        # A name a module imports (alpha imports beta's shared_helper) is not a second target.
+        assert "discovery_pkg.alpha:shared_helper" not in targets
+        assert not any(target.endswith(":annotations") for target in targets)
+
+    def test_targets_do_not_derive(self) -> None:
+        """Answering scans the modules but derives no element."""
+        source = DiscoverySource(["discovery_pkg"])
+        source.handler_targets()
+        assert source._collection is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import anyio
 import anyio.lowlevel
 from hypothesis import given
@@ -19,9 +21,11 @@ from mcp_core.visibility import (
     any_of,
     by_tag,
     not_,
+    per_uri,
     predicate,
     requires_scopes,
     scoped_by_tag,
+    visible_at,
 )
 
 REF = ElementRef.tool("t")
@@ -162,3 +166,82 @@ class TestSessionInfo:
 
         with pytest.raises(TypeError, match="set of strings"):
             SessionInfo(scopes="admin")  # type: ignore[arg-type]  # the bug under test
+
+
+TEMPLATE = ElementRef.resource_template("node://{id}")
+
+
+def at(rule: ElementVisibility, node: str, session: SessionInfo = SESSION) -> bool:
+    """The whole decision for reading ``node://<node>`` through the template."""
+
+    async def body() -> bool:
+        uri, variables = f"node://{node}", {"id": node}
+        return await visible_at(rule, TEMPLATE, session, uri=uri, variables=variables)
+
+    return anyio.run(body)
+
+
+def own(ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo) -> bool:
+    """Only the node whose id is the session's principal."""
+    return variables["id"] == session.principal
+
+
+def admitting(node: str) -> ElementVisibility:
+    """A per-URI rule admitting node ``node`` only."""
+    return per_uri(lambda ref, uri, variables, session: variables["id"] == node)
+
+
+# A rule tree: a constant (a list-time rule), a per-URI rule admitting one node, or a combination.
+trees = st.recursive(
+    st.one_of(st.sampled_from([ALWAYS, NEVER]), st.sampled_from(["1", "2"]).map(admitting)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3).map(lambda rs: all_of(*rs)),
+        st.lists(children, max_size=3).map(lambda rs: any_of(*rs)),
+        children.map(not_),
+    ),
+    max_leaves=8,
+)
+
+
+class TestUriVisibility:
+    """A rule may decide on the concrete URI a template is read at; lists are unaffected."""
+
+    def test_per_uri_decides_reads_not_lists(self) -> None:
+        """per_uri leaves the template listed and admits only the URIs its function admits."""
+        rule = per_uri(own)
+        user_1 = SessionInfo(principal="1")
+        assert verdict(rule, TEMPLATE, user_1)
+        assert at(rule, "1", user_1)
+        assert not at(rule, "2", user_1)
+
+    def test_async_functions(self) -> None:
+        """The function may be async."""
+
+        async def own_async(
+            ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
+        ) -> bool:
+            await anyio.lowlevel.checkpoint()
+            return own(ref, uri, variables, session)
+
+        assert at(per_uri(own_async), "1", SessionInfo(principal="1"))
+
+    def test_rules_without_uri_decisions_decide_by_ref(self) -> None:
+        """A plain rule's verdict on the template is its verdict on every URI."""
+        assert at(ALWAYS, "1")
+        assert not at(NEVER, "1")
+
+    @given(trees, st.sampled_from(["1", "2"]))
+    def test_uri_narrows(self, rule: ElementVisibility, node: str) -> None:
+        """visibility.uri-narrows: what lists hide, no URI reveals."""
+        if at(rule, node):
+            assert verdict(rule, TEMPLATE)
+
+    @given(st.lists(trees, min_size=1, max_size=3), st.sampled_from(["1", "2"]))
+    def test_combinators_combine_whole_decisions(
+        self, rules: list[ElementVisibility], node: str
+    ) -> None:
+        """all_of and any_of combine whole decisions; not_ negates the list-time decision."""
+        decisions = [at(rule, node) for rule in rules]
+        assert at(all_of(*rules), node) == all(decisions)
+        assert at(any_of(*rules), node) == any(decisions)
+        assert at(not_(rules[0]), node) == (not verdict(rules[0], TEMPLATE))
