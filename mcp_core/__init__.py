@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from mcp_core._version import VERSION
+
+__version__ = VERSION
 
 if TYPE_CHECKING:
     from mcp_core.app import App

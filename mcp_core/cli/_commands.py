@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
+import os
+import signal
 import sys
-from collections.abc import Sequence
-from typing import Any, Final, TextIO
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import anyio
 
 from mcp_core.cli._target import Target, TargetError, load_target
 from mcp_core.elements import Element, ElementCollection, ElementKind
-from mcp_core.errors import NotSerializableError
+from mcp_core.errors import ListenError, NotSerializableError
 from mcp_core.sources import SourceDiagnostic
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = ["main"]
 
+# Why a port cannot be listened on, when another port would do.
+_PORT_ERRORS: Final = frozenset({errno.EADDRINUSE, errno.EACCES})
 _KIND_TITLES: Final = (
     (ElementKind.TOOL, "Tools"),
     (ElementKind.RESOURCE, "Resources"),
@@ -78,11 +87,59 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``mcp-core`` console script; returns the exit status."""
+    """The ``mcp-core`` console script; returns the exit status.
+
+    Behaves as a Unix tool: SIGINT and SIGTERM end it with one line on stderr and the status
+    128 + the signal's number (130, 143); a closed stdout (``| head``) ends it quietly (141, as
+    SIGPIPE would); a user's mistake is one line naming the culprit and the fix (exit status 2
+    for a target that cannot be loaded, 1 for a server that cannot listen).
+    """
+    try:
+        with _terminate_raises():
+            return _main(argv)
+    except _Terminated:
+        _say(sys.stderr, "mcp-core: stopped (SIGTERM)")
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        _say(sys.stderr, "mcp-core: stopped (SIGINT)")
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        # Whoever read stdout has gone: nothing more can be said there, and Python's flush of
+        # stdout at exit must not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived outside the serving loop (which handles it itself).
+
+    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` (in the target's
+    own code while it is imported, say) takes the request to stop for an error.
+    """
+
+
+@contextmanager
+def _terminate_raises() -> Iterator[None]:
+    def on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+        raise _Terminated
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         target = load_target(args.target)
     except TargetError as exc:
+        if exc.details:
+            sys.stderr.write(exc.details)
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
     if args.command == "run":
@@ -102,18 +159,13 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
-    if args.transport == "stdio":
-        anyio.run(server.run_stdio)
-        return 0
-    _say(
-        sys.stderr, f"mcp-core: serving {target.spec} at http://{args.host}:{args.port}{args.path}"
-    )
-
-    async def serve() -> None:
-        await server.run_http(host=args.host, port=args.port, path=args.path)
-
-    anyio.run(serve)
-    return 0
+    try:
+        stopped = server.run(args.transport, host=args.host, port=args.port, path=args.path)
+    except ListenError as exc:
+        hint = " (--port 0 picks a free one)" if exc.errno in _PORT_ERRORS else ""
+        _say(sys.stderr, f"mcp-core: {exc}{hint}")
+        return 1
+    return 0 if stopped is None else 128 + stopped
 
 
 async def _report(target: Target) -> dict[str, Any]:
