@@ -57,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, default=8000, help="HTTP: port (default %(default)s)")
     run.add_argument("--path", default="/mcp", help="HTTP: endpoint path (default %(default)s)")
     run.add_argument(
-        "--page-size", type=int, help="elements per list page (default: the server's own)"
+        "--page-size",
+        type=_positive_int,
+        help="elements per list page (default: the server's own)",
     )
     run.add_argument(
         "--log-level",
@@ -84,6 +86,16 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("target", metavar="TARGET")
     dump.add_argument("-o", "--output", required=True, help="file to write ('-' for stdout)")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -148,7 +160,11 @@ def _main(argv: Sequence[str] | None) -> int:
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
     if args.command == "inspect":
         return anyio.run(_inspect, target, args.json, args.strict)
-    return anyio.run(_dump, target, args.output)
+    try:
+        return anyio.run(_dump, target, args.output)
+    except OSError as exc:
+        _say(sys.stderr, f"mcp-core: cannot write {args.output}: {exc.strerror or exc}")
+        return 1
 
 
 def _run(target: Target, args: argparse.Namespace) -> int:

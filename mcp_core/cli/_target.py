@@ -88,6 +88,11 @@ def _split(spec: str) -> tuple[str, str, str]:
 def _import(module_part: str) -> Any:
     path = Path(module_part)
     if module_part.endswith(".py") or path.exists():
+        if path.is_dir():
+            raise TargetError(
+                f"{module_part} is a folder; name a Python file in it ({path / 'server.py'}) "
+                "or a module (pkg.mod)"
+            )
         if not path.is_file():
             raise TargetError(f"no such file: {module_part}")
         name = f"_mcp_core_target_{path.stem}"

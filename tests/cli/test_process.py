@@ -374,3 +374,50 @@ class TestImportFailures:
             "mcp-core: cannot import failing_target_mod: RuntimeError at failing_target_mod.py, "
             "line 1: no config found; fix it and run again"
         )
+
+
+class TestMistakes:
+    """Other mistakes a user makes on the command line: one line each, with the fix."""
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``mcp-core *args``, finished."""
+        return subprocess.run(  # noqa: S603 -- our own console script
+            [MCP_CORE, *args], capture_output=True, text=True, timeout=60, check=False
+        )
+
+    def test_folder_target(self, tmp_path: Path) -> None:
+        """A folder is not a target: say which file or module to name instead."""
+        result = self.cli("inspect", str(tmp_path))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"mcp-core: {tmp_path} is a folder; name a Python file in it "
+            f"({tmp_path / 'server.py'}) or a module (pkg.mod)\n"
+        )
+
+    def test_page_size(self, server_file: Path) -> None:
+        """A page size below 1 is a usage error, before anything is imported."""
+        result = self.cli("run", str(server_file), "--page-size", "0")
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core run: error: argument --page-size: expected a whole number of at least 1, "
+            "got '0'"
+        )
+
+    def test_dump_to_a_missing_folder(self, tmp_path: Path) -> None:
+        """Dumping into a folder that does not exist names the file and the reason."""
+        source = """
+            from mcp_core.elements import Element, ElementCollection, HandlerRef, Tool
+            from mcp_core.registry import Registry
+            from mcp_core.sources import StaticSource
+
+            tool = Tool(name="cwd", description="The folder.", input_schema={"type": "object"})
+            element = Element(definition=tool, handler=HandlerRef("os:getcwd"))
+            server = Registry([(StaticSource(ElementCollection([element])), 0)])
+        """
+        target = write(tmp_path, "refs.py", source)
+        output = tmp_path / "missing" / "catalog.json"
+        result = self.cli("dump", str(target), "-o", str(output))
+        assert (result.returncode, result.stderr) == (
+            1,
+            f"mcp-core: cannot write {output}: No such file or directory\n",
+        )
