@@ -24,13 +24,16 @@ _GOOGLE_HEADER = re.compile(
 )
 _GOOGLE_ITEM = re.compile(r"^\*{0,2}(?P<name>[A-Za-z_]\w*)\s*(\([^)]*\))?\s*:\s*(?P<text>.*)$")
 _NUMPY_UNDERLINE = re.compile(r"^-{3,}\s*$")
-_NUMPY_PARAM_HEADERS = frozenset({"Parameters", "Other Parameters", "Keyword Arguments"})
+_NUMPY_PARAM_HEADERS = frozenset(
+    {"Parameters", "Arguments", "Other Parameters", "Keyword Arguments"}
+)
 _NUMPY_ITEM = re.compile(r"^\*{0,2}(?P<names>[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*)\s*(:.*)?$")
 _SPHINX_PARAM = re.compile(
     r"^:(param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<text>.*)$"
 )
 _SPHINX_TYPE = re.compile(r"^:type\s+[A-Za-z_]\w*\s*:")
-_SPHINX_FIELD = re.compile(r"^:\w[^:]*:")
+# A field list item starts a new field; a role (``:class:`x```) may start a continuation line.
+_SPHINX_FIELD = re.compile(r"^:\w[^:`]*:(?!`)")
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
 

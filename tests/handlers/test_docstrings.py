@@ -72,6 +72,39 @@ class TestParseDocstring:
         assert dict(parsed.params) == {"count": "How many, at most.", "name": "Who."}
         assert parsed.description == "Summary.\n\n:returns: Something."
 
+    def test_sphinx_continuation_starting_with_a_role(self) -> None:
+        """A continuation line may start with a role (``:class:``); it is not a new field."""
+        parsed = parse_docstring(
+            """Connect.
+
+            :param tls: ``True`` to do a TLS handshake and return a
+                :class:`~anyio.streams.tls.TLSStream` instead
+            :param host: Where.
+
+            .. versionadded:: 3.1
+            """
+        )
+        assert dict(parsed.params) == {
+            "tls": "``True`` to do a TLS handshake and return a "
+            ":class:`~anyio.streams.tls.TLSStream` instead",
+            "host": "Where.",
+        }
+        assert parsed.description == "Connect.\n\n.. versionadded:: 3.1"
+
+    def test_numpy_arguments_header(self) -> None:
+        """NumPy's ``Arguments`` header (as numpy itself writes it) is a parameter section."""
+        parsed = parse_docstring(
+            """Parse.
+
+            Arguments
+            ---------
+            signature : str
+                The signature.
+            """
+        )
+        assert dict(parsed.params) == {"signature": "The signature."}
+        assert parsed.description == "Parse."
+
     def test_nothing(self) -> None:
         """No docstring, no description."""
         assert parse_docstring(None).description is None
