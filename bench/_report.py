@@ -424,7 +424,7 @@ def _targets(results: Results, meta: Meta) -> list[str]:
     else:
         measured, scaled = "–", None
     add("100k tools work end to end (declare, list every page, call)", measured, scaled)
-    return _table(["target (bench.md)", "measured (median)", "verdict"], rows, "lll")
+    return _table(["target", "measured (median)", "verdict"], rows, "lll")
 
 
 # -- the document ------------------------------------------------------------------------------
@@ -518,7 +518,7 @@ def splice(existing: str | None, generated: str) -> str:
         _, _, tail = rest.partition(END)
         return head + generated.rstrip("\n") + tail
     title = "# Benchmarks\n\nHow mcp-core compares with the official SDK's `MCPServer` and fastmcp, measured by\n"
-    title += "`bench/` (see `bench/run.py --help`). The targets come from the project's design notes.\n\n"
+    title += "`bench/` (see `bench/run.py --help`). The targets are in the Targets table.\n\n"
     return title + generated
 
 

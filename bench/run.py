@@ -3,7 +3,7 @@
     python bench/run.py                      # default: 1k and 10k side by side, 100k for mcp-core
     python bench/run.py --sizes 1000 --runs 3
     python bench/run.py --smoke              # tiny sizes, one run, seconds; CI keeps it working
-    python bench/run.py --python fastmcp=/work/bench-venv-fastmcp/bin/python
+    python bench/run.py --python fastmcp=.venv-fastmcp/bin/python
 
 Every measurement is a fresh worker process (``bench/worker.py``) per library, size and run; the
 peers are optional (a library whose interpreter cannot import it is skipped and reported). The
@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="LIB=PATH",
-        help="interpreter for one library (default: this one), e.g. fastmcp=/work/bench-venv-fastmcp/bin/python",
+        help="interpreter for one library (default: this one), e.g. fastmcp=.venv-fastmcp/bin/python",
     )
     parser.add_argument(
         "--module-size",
