@@ -31,6 +31,11 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
 )  # handshake-era client APIs
 
+# Each stopping signal, and the exit status it gives: 128 + its number.
+STOPPING = pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
+)
+
 SERVER = """
     from mcp_core import App
 
@@ -113,9 +118,7 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
 class TestSignals:
     """SIGINT and SIGTERM end a server cleanly: one goodbye line, status 128 + the signal."""
 
-    @pytest.mark.parametrize(
-        ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
-    )
+    @STOPPING
     async def test_http(
         self,
         sig: signal.Signals,
@@ -137,9 +140,7 @@ class TestSignals:
         assert returncode == status
         assert err == f"mcp-core: stopped serving demo ({sig.name})\n"
 
-    @pytest.mark.parametrize(
-        ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
-    )
+    @STOPPING
     def test_stdio(
         self,
         sig: signal.Signals,
