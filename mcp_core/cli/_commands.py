@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, TextIO
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
+# The status of a tool killed by SIGPIPE (13 on every Unix; Windows has no such signal).
+_CLOSED_PIPE: Final = 128 + 13
 # Why a port cannot be listened on, when another port would do.
 _PORT_ERRORS: Final = frozenset({errno.EADDRINUSE, errno.EACCES})
 _KIND_TITLES: Final = (
@@ -119,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Whoever read stdout has gone: nothing more can be said there, and Python's flush of
         # stdout at exit must not complain either.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 128 + signal.SIGPIPE
+        return _CLOSED_PIPE
 
 
 class _Terminated(BaseException):
@@ -135,7 +138,10 @@ def _terminate_raises() -> Iterator[None]:
     def on_sigterm(_signum: int, _frame: FrameType | None) -> None:
         raise _Terminated
 
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    ):
         yield
         return
     previous = signal.signal(signal.SIGTERM, on_sigterm)
