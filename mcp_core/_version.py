@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 from typing import Final
 
-__all__ = ["VERSION"]
+__all__ = ["VERSION", "__version__"]
 
 
 def _installed_version() -> str:
@@ -18,3 +18,4 @@ def _installed_version() -> str:
 
 
 VERSION: Final = _installed_version()
+__version__: Final = VERSION

@@ -6,13 +6,9 @@ import argparse
 import errno
 import json
 import logging
-import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from collections.abc import Sequence
+from typing import Any, Final, TextIO
 
 import anyio
 
@@ -21,13 +17,8 @@ from mcp_core.elements import Element, ElementCollection, ElementKind
 from mcp_core.errors import ListenError, NotSerializableError
 from mcp_core.sources import SourceDiagnostic
 
-if TYPE_CHECKING:
-    from types import FrameType
+__all__ = ["run_command"]
 
-__all__ = ["main"]
-
-# The status of a tool killed by SIGPIPE (13 on every Unix; Windows has no such signal).
-_CLOSED_PIPE: Final = 128 + 13
 # Why a port cannot be listened on, when another port would do.
 _PORT_ERRORS: Final = frozenset({errno.EADDRINUSE, errno.EACCES})
 _KIND_TITLES: Final = (
@@ -101,57 +92,8 @@ def _positive_int(text: str) -> int:
     return number
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``mcp-core`` console script; returns the exit status.
-
-    Behaves as a Unix tool: SIGINT and SIGTERM end it with one line on stderr and the status
-    128 + the signal's number (130, 143); a closed stdout (``| head``) ends it quietly (141, as
-    SIGPIPE would); a user's mistake is one line naming the culprit and the fix (exit status 2
-    for a target that cannot be loaded, 1 for a server that cannot listen).
-    """
-    try:
-        with _terminate_raises():
-            return _main(argv)
-    except _Terminated:
-        _say(sys.stderr, "mcp-core: stopped (SIGTERM)")
-        return 128 + signal.SIGTERM
-    except KeyboardInterrupt:
-        _say(sys.stderr, "mcp-core: stopped (SIGINT)")
-        return 128 + signal.SIGINT
-    except BrokenPipeError:
-        # Whoever read stdout has gone: nothing more can be said there, and Python's flush of
-        # stdout at exit must not complain either.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return _CLOSED_PIPE
-
-
-class _Terminated(BaseException):
-    """SIGTERM arrived outside the serving loop (which handles it itself).
-
-    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` (in the target's
-    own code while it is imported, say) takes the request to stop for an error.
-    """
-
-
-@contextmanager
-def _terminate_raises() -> Iterator[None]:
-    def on_sigterm(_signum: int, _frame: FrameType | None) -> None:
-        raise _Terminated
-
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
-    ):
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _main(argv: Sequence[str] | None) -> int:
+def run_command(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
     args = _parser().parse_args(argv)
     try:
         target = load_target(args.target)

@@ -172,8 +172,13 @@ class TestSignals:
         assert returncode == status
         assert err == f"mcp-core: stopped serving demo ({sig.name})\n"
 
+    @STOPPING
     def test_inspect_interrupted(
-        self, tmp_path: Path, processes: list[subprocess.Popen[str]]
+        self,
+        sig: signal.Signals,
+        status: int,
+        tmp_path: Path,
+        processes: list[subprocess.Popen[str]],
     ) -> None:
         """A command stopped before it is done says so in one line (here: while importing)."""
         slow = write(
@@ -183,9 +188,9 @@ class TestSignals:
         processes.append(process)
         assert process.stdout is not None
         assert process.stdout.readline() == "importing\n"
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(sig)
         returncode, err = finish(process)
-        assert (returncode, err) == (143, "mcp-core: stopped (SIGTERM)\n")
+        assert (returncode, err) == (status, f"mcp-core: stopped ({sig.name})\n")
 
 
 class TestServingLine:
