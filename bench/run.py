@@ -3,7 +3,7 @@
     python bench/run.py                      # everything: black-box, then the in-process breakdown
     python bench/run.py --sizes 10,1000 --transports stdio --no-inprocess
     python bench/run.py --smoke              # tiny sizes, one run, seconds; CI keeps it working
-    python bench/run.py --python fastmcp=/work/bench-venv-fastmcp/bin/python
+    python bench/run.py --python fastmcp=.venv-fastmcp/bin/python
 
 The headline is black-box: each library's server in its own process (``bench/serve.py``), over
 stdio and over streamable HTTP, measured by a raw JSON-RPC client in another process
@@ -127,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="LIB=PATH",
-        help="interpreter for one library (default: this one), e.g. fastmcp=/work/bench-venv-fastmcp/bin/python",
+        help="interpreter for one library (default: this one), e.g. fastmcp=.venv-fastmcp/bin/python",
     )
     parser.add_argument(
         "--module-size",

@@ -10,9 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
+    from mcp_core._version import __version__
     from mcp_core.app import App
     from mcp_core.elements import (
         Element,
@@ -87,6 +86,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Priority", "Registry"), "mcp_core.registry"),
     **dict.fromkeys(("DiscoverySource", "FunctionSource", "StaticSource"), "mcp_core.sources"),
     "SessionInfo": "mcp_core.visibility",
+    # Read from the package metadata on first use: importlib.metadata is slow to import.
+    "__version__": "mcp_core._version",
 }
 
 __all__ = [

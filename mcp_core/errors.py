@@ -16,7 +16,8 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
     ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
     ├── ToolError                                 a tool failure whose message is meant for the model
-    └── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
+    ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
+    └── ListenError (OSError)                     a server cannot listen on its host and port
 
 Errors carry their culprit as attributes (``.ref``, ``.source``, ``.template``...) so that callers
 can act on them without parsing messages; messages say what is wrong and what to do about it.
@@ -41,6 +42,7 @@ __all__ = [
     "HandlerResolutionError",
     "InvalidElementError",
     "InvalidUriTemplateError",
+    "ListenError",
     "McpCoreError",
     "NotSerializableError",
     "SourceError",
@@ -186,3 +188,18 @@ class ElementNotFoundError(McpCoreError, LookupError):
     def __init__(self, message: str, *, ref: ElementRef) -> None:
         super().__init__(clip_input(message, _MESSAGE_ECHO_LIMIT))
         self.ref = ref
+
+
+class ListenError(McpCoreError, OSError):
+    """A server cannot listen on ``.host``:``.port`` (taken, privileged, not an address here).
+
+    ``.errno`` is the bind's error number when there was one (``errno.EADDRINUSE``...).
+    """
+
+    def __init__(
+        self, message: str, *, host: str, port: int, error_number: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.host = host
+        self.port = port
+        self.errno = error_number

@@ -1,4 +1,4 @@
-# ruff: noqa: INP001 -- a standalone script, run by path; scripts/ is not a package
+
 """Server memory under hostile load: the figures behind docs/security.md's memory bounds.
 
 Serves examples/everything.py over streamable HTTP in a subprocess and reads its resident set
@@ -157,7 +157,7 @@ def main() -> int:
             process.terminate()
             process.wait(timeout=10)
     for step, mib in figures:
-        print(f"{mib:8.1f} MiB  {step}")  # noqa: T201 -- the figures are the output
+        print(f"{mib:8.1f} MiB  {step}")
     return 0
 
 

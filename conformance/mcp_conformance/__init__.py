@@ -1,7 +1,7 @@
 """The mcp-core conformance kit: ``pytest --mcp-conformance`` certifies an implementation.
 
 It checks a registry, source or source wrapper against the laws of the contracts
-(architecture.md section 3; the Protocol docstrings' ``Laws:`` lists carry the same ids).
+(docs/architecture.md section 3; the Protocol docstrings' ``Laws:`` lists carry the same ids).
 
 Public API:
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
@@ -106,6 +107,14 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         # No paths given: the run is the certification, not testpaths or the current directory.
         config.args[:] = files
+        # None of the kit's checks uses pytest-asyncio (the kit runs its own event loops), so
+        # its warning that the project left the fixture loop scope unset is about nothing here.
+        # Filtered before its pytest_configure warns (this hook runs first), for this run only.
+        warnings.filterwarnings(
+            "ignore",
+            message='The configuration option "asyncio_default_fixture_loop_scope" is unset',
+            category=pytest.PytestDeprecationWarning,
+        )
     config.pluginmanager.register(_Certification(config, session), "mcp_conformance_certification")
 
 

@@ -8,8 +8,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
-import anyio
-
 from mcp_core import handlers
 from mcp_core.elements import (
     Definition,
@@ -159,7 +157,7 @@ class App:
         self,
         name: str = "mcp-core",
         *,
-        version: str = "",
+        version: str | None = None,
         title: str | None = None,
         instructions: str | None = None,
         container: Container | None = None,
@@ -322,16 +320,9 @@ class App:
     ) -> None:
         """Serve until interrupted: over stdin/stdout, or streamable HTTP on ``host:port`` at ``path``.
 
-        ``options`` go to :meth:`McpServer.streamable_http_app` (HTTP only).
+        Over HTTP, says ``mcp-core: serving NAME at URL`` on stderr once listening (a taken port
+        raises :class:`~mcp_core.errors.ListenError`). Ctrl-C or SIGTERM stops it cleanly with one
+        line on stderr, and ``run`` returns. ``options`` go to
+        :meth:`McpServer.streamable_http_app` (HTTP only); see :meth:`McpServer.run`.
         """
-        if transport == "stdio":
-            anyio.run(self.server.run_stdio)
-        elif transport == "http":
-            server = self.server
-
-            async def serve() -> None:
-                await server.run_http(host=host, port=port, path=path, **options)
-
-            anyio.run(serve)
-        else:
-            raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
+        self.server.run(transport, host=host, port=port, path=path, **options)

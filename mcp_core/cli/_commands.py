@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import sys
@@ -13,11 +14,13 @@ import anyio
 
 from mcp_core.cli._target import Target, TargetError, load_target
 from mcp_core.elements import Element, ElementCollection, ElementKind
-from mcp_core.errors import NotSerializableError
+from mcp_core.errors import ListenError, NotSerializableError
 from mcp_core.sources import SourceDiagnostic
 
-__all__ = ["main"]
+__all__ = ["run_command"]
 
+# Why a port cannot be listened on, when another port would do.
+_PORT_ERRORS: Final = frozenset({errno.EADDRINUSE, errno.EACCES})
 _KIND_TITLES: Final = (
     (ElementKind.TOOL, "Tools"),
     (ElementKind.RESOURCE, "Resources"),
@@ -48,7 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, default=8000, help="HTTP: port (default %(default)s)")
     run.add_argument("--path", default="/mcp", help="HTTP: endpoint path (default %(default)s)")
     run.add_argument(
-        "--page-size", type=int, help="elements per list page (default: the server's own)"
+        "--page-size",
+        type=_positive_int,
+        help="elements per list page (default: the server's own)",
     )
     run.add_argument(
         "--log-level",
@@ -77,12 +82,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``mcp-core`` console script; returns the exit status."""
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
+def run_command(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
     args = _parser().parse_args(argv)
     try:
         target = load_target(args.target)
     except TargetError as exc:
+        if exc.details:
+            sys.stderr.write(exc.details)
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
     if args.command == "run":
@@ -91,7 +108,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
     if args.command == "inspect":
         return anyio.run(_inspect, target, args.json, args.strict)
-    return anyio.run(_dump, target, args.output)
+    try:
+        return anyio.run(_dump, target, args.output)
+    except OSError as exc:
+        _say(sys.stderr, f"mcp-core: cannot write {args.output}: {exc.strerror or exc}")
+        return 1
 
 
 def _run(target: Target, args: argparse.Namespace) -> int:
@@ -102,18 +123,13 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
-    if args.transport == "stdio":
-        anyio.run(server.run_stdio)
-        return 0
-    _say(
-        sys.stderr, f"mcp-core: serving {target.spec} at http://{args.host}:{args.port}{args.path}"
-    )
-
-    async def serve() -> None:
-        await server.run_http(host=args.host, port=args.port, path=args.path)
-
-    anyio.run(serve)
-    return 0
+    try:
+        stopped = server.run(args.transport, host=args.host, port=args.port, path=args.path)
+    except ListenError as exc:
+        hint = " (--port 0 picks a free one)" if exc.errno in _PORT_ERRORS else ""
+        _say(sys.stderr, f"mcp-core: {exc}{hint}")
+        return 1
+    return 0 if stopped is None else 128 + stopped
 
 
 async def _report(target: Target) -> dict[str, Any]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
@@ -19,6 +21,8 @@ from mcp_core.server import McpServer, ServableRegistry
 __all__ = ["Target", "TargetError", "load_target"]
 
 _DEFAULT_NAMES: Final = ("app", "mcp", "server")
+# mcp-core's own files: left out of the traceback of a target that fails to import.
+_PACKAGE_DIR: Final = str(Path(__file__).resolve().parents[1]) + os.sep
 _ROLE_METHODS: Final = (
     *("tools", "resources", "resource_templates", "prompts"),
     *("get_tool", "get_prompt", "get_resource", "load", "kinds"),
@@ -26,7 +30,15 @@ _ROLE_METHODS: Final = (
 
 
 class TargetError(Exception):
-    """The target cannot be loaded or is not something mcp-core can serve; the message says why."""
+    """The target cannot be loaded or is not something mcp-core can serve; the message says why.
+
+    ``details`` is what to show above that one line: for a target that fails to import, the
+    traceback of the user's own code (mcp-core's and importlib's frames left out).
+    """
+
+    def __init__(self, message: str, *, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
 
 
 @final
@@ -79,6 +91,11 @@ def _split(spec: str) -> tuple[str, str, str]:
 def _import(module_part: str) -> Any:
     path = Path(module_part)
     if module_part.endswith(".py") or path.exists():
+        if path.is_dir():
+            raise TargetError(
+                f"{module_part} is a folder; name a Python file in it ({path / 'server.py'}) "
+                "or a module (pkg.mod)"
+            )
         if not path.is_file():
             raise TargetError(f"no such file: {module_part}")
         name = f"_mcp_core_target_{path.stem}"
@@ -89,14 +106,57 @@ def _import(module_part: str) -> Any:
         # The file's folder comes first on the path, as `python file.py` would have it.
         sys.path.insert(0, str(path.resolve().parent))
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[name]
+            raise _import_failed(module_part, exc) from exc
         return module
     try:
         return importlib.import_module(module_part)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and module_part.startswith(exc.name):
+        if exc.name is not None and (
+            module_part == exc.name or module_part.startswith(f"{exc.name}.")
+        ):
             raise TargetError(f"no module named {module_part!r} (and no such file)") from exc
-        raise
+        raise _import_failed(module_part, exc) from exc
+    except Exception as exc:
+        raise _import_failed(module_part, exc) from exc
+
+
+def _import_failed(module_part: str, exc: Exception) -> TargetError:
+    """The error for a target whose code raised: its own frames, and one line naming the spot."""
+    # The traceback starts at _import's frame; past it are importlib's frames and the user's
+    # code, which calls into libraries (mcp-core among them: a decorator refusing bad input).
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)[1:]
+        if not frame.filename.startswith(("<frozen importlib", _PACKAGE_DIR))
+    ]
+    details = "".join(
+        [
+            *(
+                ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+                if frames
+                else []
+            ),
+            *traceback.format_exception_only(exc),
+        ]
+    )
+    if isinstance(exc, SyntaxError) and exc.filename:
+        spot = f" at {Path(exc.filename).name}, line {exc.lineno}"
+    elif frames:
+        spot = f" at {Path(frames[-1].filename).name}, line {frames[-1].lineno}"
+    else:
+        spot = ""
+    message = str(exc.msg if isinstance(exc, SyntaxError) else exc) or "(no message)"
+    fix = "fix it and run again"
+    if isinstance(exc, ModuleNotFoundError):
+        fix = f"install it where mcp-core runs ({sys.executable}), or fix the import"
+    return TargetError(
+        f"cannot import {module_part}: {type(exc).__name__}{spot}: {message}; {fix}",
+        details=details,
+    )
 
 
 def _target(spec: str, obj: object) -> Target:

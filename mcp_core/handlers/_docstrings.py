@@ -22,15 +22,21 @@ __all__ = ["ParsedDocstring", "parse_docstring"]
 _GOOGLE_HEADER = re.compile(
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments):\s*$"
 )
-_GOOGLE_ITEM = re.compile(r"^\*{0,2}(?P<name>[A-Za-z_]\w*)\s*(\([^)]*\))?\s*:\s*(?P<text>.*)$")
+# The type in parentheses may hold parentheses of its own: ``children (Sequence(Layout)):``.
+_GOOGLE_ITEM = re.compile(
+    r"^\*{0,2}(?P<name>[A-Za-z_]\w*)\s*(\((?:[^()]|\([^()]*\))*\))?\s*:\s*(?P<text>.*)$"
+)
 _NUMPY_UNDERLINE = re.compile(r"^-{3,}\s*$")
-_NUMPY_PARAM_HEADERS = frozenset({"Parameters", "Other Parameters", "Keyword Arguments"})
+_NUMPY_PARAM_HEADERS = frozenset(
+    {"Parameters", "Arguments", "Other Parameters", "Keyword Arguments"}
+)
 _NUMPY_ITEM = re.compile(r"^\*{0,2}(?P<names>[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*)\s*(:.*)?$")
 _SPHINX_PARAM = re.compile(
-    r"^:(param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<text>.*)$"
+    r"^:(param|parameter|arg|argument|key|keyword)\s+(?:[^:]*\s)?\*{0,2}(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<text>.*)$"
 )
 _SPHINX_TYPE = re.compile(r"^:type\s+[A-Za-z_]\w*\s*:")
-_SPHINX_FIELD = re.compile(r"^:\w[^:]*:")
+# A field list item starts a new field; a role (``:class:`x```) may start a continuation line.
+_SPHINX_FIELD = re.compile(r"^:[^\s:`][^:`]*:(?!`)")
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
 
@@ -148,12 +154,22 @@ def _sphinx_field(lines: list[str], index: int, params: dict[str, str]) -> int:
     match = _SPHINX_PARAM.match(lines[index].strip())
     assert match is not None  # noqa: S101 -- the caller matched this line already
     parts = [match["text"]]
+    field_indent = _indent(lines[index])
     index += 1
     while index < len(lines):
-        line = lines[index]
-        if not line.strip() or _SPHINX_FIELD.match(line.strip()) or _indent(line) == 0:
+        line = lines[index].strip()
+        if not line:
+            # A blank line ends the field, unless the field's body goes on indented after it.
+            following = next((later for later in lines[index:] if later.strip()), "")
+            if _indent(following) <= field_indent:
+                break
+            index += 1
+            continue
+        # Continuation lines are meant to be indented, yet are often not; an unindented
+        # directive or doctest, or the next field, is not one of them.
+        if _SPHINX_FIELD.match(line) or line.startswith(("..", ">>>")):
             break
-        parts.append(line.strip())
+        parts.append(line)
         index += 1
     _store(params, match["name"], parts)
     return index

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, Final, final
 
 import anyio.to_thread
+from cachetools import LRUCache
 
 from mcp_core.elements import (
     Element,
@@ -47,7 +48,6 @@ from mcp_core.handlers._functions import (
 )
 from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._lru import LruCache
 from mcp_core.handlers._protocols import ClientGateway, Container
 from mcp_core.handlers._resolve import Resolver
 from mcp_core.handlers._results import (
@@ -206,9 +206,13 @@ class Invoker:
     __slots__ = ("_plans", "_resolver", "_validators")
 
     def __init__(self, *, container: Container | None = None, cache_size: int = 65_536) -> None:
+        if cache_size < 1:
+            raise ValueError(f"cache_size must be at least 1, got {cache_size}")
         self._resolver = Resolver(container)
-        self._plans: LruCache[Element, _Plan] = LruCache(cache_size)
-        self._validators: LruCache[Mapping[str, Any], CompiledSchema] = LruCache(cache_size)
+        # Not thread-safe, and need not be: only the event loop touches them (worker threads
+        # run handlers, never this code).
+        self._plans: LRUCache[Element, _Plan] = LRUCache(cache_size)
+        self._validators: LRUCache[Mapping[str, Any], CompiledSchema] = LRUCache(cache_size)
 
     # -- request path -----------------------------------------------------------------------------
 
@@ -384,7 +388,7 @@ class Invoker:
         plan = self._plans.get(element)
         if plan is None:
             plan = self._build_plan(element)
-            self._plans.put(element, plan)
+            self._plans[element] = plan
         return plan
 
     def _build_plan(self, element: Element) -> _Plan:
@@ -424,7 +428,7 @@ class Invoker:
                 raise InvalidElementError(
                     f"{ref}: {field_name} is {exc}", ref=ref, field=field_name
                 ) from exc
-            self._validators.put(schema, validator)
+            self._validators[schema] = validator
         return validator
 
     def _completion(self, element: Element, argument: str, provider: object) -> CompletionCall:

@@ -9,6 +9,7 @@ per-session state, change notifications, and the transports (stdio, streamable H
 from __future__ import annotations
 
 import logging
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
@@ -39,6 +40,7 @@ from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker
@@ -56,6 +58,7 @@ from mcp_core.server._gateway import (
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
+from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -236,6 +239,7 @@ class McpServer:
       cursors' integrity check (default: derived from ``name``; share a real secret between workers
       to make cursors unforgeable).
     - ``session_hook``: refines the transport's :class:`~mcp_core.visibility.SessionInfo`.
+    - ``version``: the ``serverInfo.version`` clients see; mcp-core's own version by default.
     - ``lifespan``: an async context manager factory entered once per server run (one stdio run,
       one streamable HTTP app, one in-memory client), before the first request and exited after
       the last, as the SDK's ``Server(lifespan=...)`` is; what it yields is the run's lifespan
@@ -260,7 +264,7 @@ class McpServer:
         registry: ServableRegistry,
         *,
         name: str = "mcp-core",
-        version: str = "",
+        version: str | None = None,
         title: str | None = None,
         instructions: str | None = None,
         visibility: ElementVisibility = ALWAYS,
@@ -290,7 +294,7 @@ class McpServer:
             subscribe(self._on_registry_change)
         self.lowlevel: Final = _LowLevelServer(
             name,
-            version=version,
+            version=VERSION if version is None else version,
             title=title,
             instructions=instructions,
             lifespan=self._lifespan,
@@ -625,14 +629,42 @@ class McpServer:
             )
 
     async def run_http(
-        self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", **options: Any
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        ready: Callable[[str], None] | None = None,
+        **options: Any,
     ) -> None:
-        """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`."""
-        import uvicorn  # noqa: PLC0415 -- only HTTP needs it
+        """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`.
 
+        The socket is bound first (a :class:`~mcp_core.errors.ListenError` says why it cannot
+        be); ``ready`` then gets the URL served (with the real port when ``port`` is 0) once
+        requests are accepted. Cancelling drains open requests and streams, then returns.
+        """
+        sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-        await uvicorn.Server(config).serve()
+        url = url_of(sock, path)
+        await serve_asgi(app, sock, ready=None if ready is None else lambda: ready(url))
+
+    def run(
+        self,
+        transport: Literal["stdio", "http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        **options: Any,
+    ) -> signal.Signals | None:
+        """Serve in this process until the client leaves (stdio) or SIGINT or SIGTERM arrives.
+
+        Over HTTP, says ``mcp-core: serving NAME at URL`` on stderr once the socket is bound,
+        and raises :class:`~mcp_core.errors.ListenError` when it cannot be. A signal ends the
+        serving cleanly (one ``stopped`` line on stderr) and is returned; None when the client
+        left. ``options`` go to :meth:`streamable_http_app` (HTTP only).
+        """
+        return run_server(self, transport, host=host, port=port, path=path, options=options)
 
 
 def _session_event_store(

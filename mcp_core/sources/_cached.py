@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Final, final
+from typing import final
 
+from mcp_core._version import VERSION
 from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
 from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializableError
 from mcp_core.sources._diagnostics import (
@@ -28,18 +28,6 @@ from mcp_core.stores import CacheStore
 __all__ = ["CachedSource", "source_identity"]
 
 _log = logging.getLogger("mcp_core.sources")
-
-
-def _mcp_core_version() -> str:
-    try:
-        return importlib.metadata.version("mcp-core")
-    except importlib.metadata.PackageNotFoundError:
-        # A source checkout that was never installed: entries still carry the collection format
-        # version, and an install (of any version) changes the key.
-        return "0+uninstalled"
-
-
-_MCP_CORE_VERSION: Final = _mcp_core_version()
 
 
 def source_identity(source: object) -> dict[str, object]:
@@ -208,7 +196,7 @@ class CachedSource:
         versions = {
             "format": COLLECTION_FORMAT,
             "format_version": COLLECTION_VERSION,
-            "mcp_core": _MCP_CORE_VERSION,
+            "mcp_core": VERSION,
         }
         return self.key_prefix + _digest(_canonical_json(versions, what="versions"), 16)
 

@@ -72,6 +72,88 @@ class TestParseDocstring:
         assert dict(parsed.params) == {"count": "How many, at most.", "name": "Who."}
         assert parsed.description == "Summary.\n\n:returns: Something."
 
+    def test_sphinx_continuation_starting_with_a_role(self) -> None:
+        """A continuation line may start with a role (``:class:``); it is not a new field."""
+        parsed = parse_docstring(
+            """Connect.
+
+            :param tls: ``True`` to do a TLS handshake and return a
+                :class:`~anyio.streams.tls.TLSStream` instead
+            :param host: Where.
+
+            .. versionadded:: 3.1
+            """
+        )
+        assert dict(parsed.params) == {
+            "tls": "``True`` to do a TLS handshake and return a "
+            ":class:`~anyio.streams.tls.TLSStream` instead",
+            "host": "Where.",
+        }
+        assert parsed.description == "Connect.\n\n.. versionadded:: 3.1"
+
+    def test_sphinx_unindented_continuation(self) -> None:
+        """Continuation lines written without an indent still belong to their field."""
+        parsed = parse_docstring(
+            """Kill clients.
+            :param skipme: If True, then the client calling the command
+            will not get killed.
+            :param addr: Kills a client by its address.
+            .. versionadded:: 2.0
+            """
+        )
+        assert dict(parsed.params) == {
+            "skipme": "If True, then the client calling the command will not get killed.",
+            "addr": "Kills a client by its address.",
+        }
+        assert parsed.description == "Kill clients.\n.. versionadded:: 2.0"
+
+    def test_sphinx_field_of_several_paragraphs(self) -> None:
+        """A field's body may go on, indented, after a blank line; an unindented one ends it."""
+        parsed = parse_docstring(
+            """Connect.
+
+            :param attempts:
+                Deprecated: configure ``retry`` instead.
+
+                Number of times to retry.
+            :param retry: The retry object.
+
+            For more information, see the manual.
+            """
+        )
+        assert dict(parsed.params) == {
+            "attempts": "Deprecated: configure ``retry`` instead. Number of times to retry.",
+            "retry": "The retry object.",
+        }
+        assert parsed.description == "Connect.\n\nFor more information, see the manual."
+
+    def test_nested_parentheses_and_stars(self) -> None:
+        """A Google type may nest parentheses; a Sphinx ``**kwargs`` field names ``kwargs``."""
+        google = parse_docstring(
+            """Divide.
+
+            Args:
+                children (Sequence(Layout)): The layouts.
+            """
+        )
+        sphinx = parse_docstring("Field.\n\n:param **extra: Added to the schema.\n")
+        assert dict(google.params) == {"children": "The layouts."}
+        assert dict(sphinx.params) == {"extra": "Added to the schema."}
+
+    def test_numpy_arguments_header(self) -> None:
+        """NumPy's ``Arguments`` header (as numpy itself writes it) is a parameter section."""
+        parsed = parse_docstring(
+            """Parse.
+
+            Arguments
+            ---------
+            signature : str
+                The signature.
+            """
+        )
+        assert dict(parsed.params) == {"signature": "The signature."}
+        assert parsed.description == "Parse."
+
     def test_nothing(self) -> None:
         """No docstring, no description."""
         assert parse_docstring(None).description is None

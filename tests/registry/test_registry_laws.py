@@ -1,4 +1,4 @@
-"""Hypothesis properties for every law of the reference Registry (architecture.md §3.3)."""
+"""Hypothesis properties for every law of the reference Registry (docs/architecture.md §3.3)."""
 
 from __future__ import annotations
 

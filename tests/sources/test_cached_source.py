@@ -175,7 +175,7 @@ class TestCachedSourceKeys:
         """Another mcp-core version reads another key under the same source prefix."""
         source = CachedSource(ConfiguredSource("pkg"), MemoryStore())
         before = source.cache_key
-        monkeypatch.setattr("mcp_core.sources._cached._MCP_CORE_VERSION", "99.0.0")
+        monkeypatch.setattr("mcp_core.sources._cached.VERSION", "99.0.0")
         assert source.cache_key != before
         assert source.cache_key.startswith(source.key_prefix)
         assert before.startswith(source.key_prefix)
@@ -222,7 +222,7 @@ class TestCachedSourceClear:
         store = MemoryStore()
         source = CachedSource(ConfiguredSource("pkg"), store)
         await source.provide()
-        monkeypatch.setattr("mcp_core.sources._cached._MCP_CORE_VERSION", "99.0.0")
+        monkeypatch.setattr("mcp_core.sources._cached.VERSION", "99.0.0")
         await source.provide()
         assert await source.clear() == 2
 

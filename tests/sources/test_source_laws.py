@@ -1,4 +1,4 @@
-"""The source and wrapper laws of kit.md, as hypothesis properties, for every built-in.
+"""The source and wrapper laws (docs/architecture.md §3.2), as hypothesis properties, for every built-in.
 
 Each ``Test<Unit>Laws`` class says how to build its unit over generated content; the law
 checks themselves are written once, in :class:`SourceLaws` and :class:`WrapperLaws`.

@@ -1,0 +1,80 @@
+"""The console script's entry: the process behaviour, set up before anything heavy is imported.
+
+The commands need the SDK and the whole server stack, which take a second or more to import; a
+Ctrl-C or a SIGTERM during that second must end the program as cleanly as one later on, so this
+module imports only the standard library and loads the commands inside :func:`main`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+__all__ = ["main"]
+
+# The status of a tool killed by SIGPIPE (13 on every Unix; Windows has no such signal).
+_CLOSED_PIPE: Final = 128 + 13
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``mcp-core`` console script; returns the exit status.
+
+    Behaves as a Unix tool: SIGINT and SIGTERM end it with one line on stderr and the status
+    128 + the signal's number (130, 143); a closed stdout (``| head``) ends it quietly (141, as
+    SIGPIPE would); a user's mistake is one line naming the culprit and the fix (exit status 2
+    for a target that cannot be loaded, 1 for a server that cannot listen).
+    """
+    try:
+        with _terminate_raises():
+            from mcp_core.cli._commands import run_command  # noqa: PLC0415 -- see the module docstring
+
+            return run_command(argv)
+    except _Terminated:
+        _goodbye("SIGTERM")
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        _goodbye("SIGINT")
+        return 128 + signal.SIGINT
+    except BrokenPipeError:
+        # Whoever read stdout has gone: nothing more can be said there, and Python's flush of
+        # stdout at exit must not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _CLOSED_PIPE
+
+
+def _goodbye(signal_name: str) -> None:
+    sys.stderr.write(f"mcp-core: stopped ({signal_name})\n")
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived outside the serving loop (which handles it itself).
+
+    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` (in the target's
+    own code while it is imported, say) takes the request to stop for an error.
+    """
+
+
+@contextmanager
+def _terminate_raises() -> Iterator[None]:
+    def on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+        raise _Terminated
+
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

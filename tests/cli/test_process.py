@@ -1,0 +1,429 @@
+"""mcp-core as a Unix tool: signals, closed pipes, one-line errors, "serving at" once bound.
+
+Every test runs the real console script (or ``python server.py``) as a subprocess, as a user's
+shell or process manager would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+import mcp_core
+
+ROOT = Path(__file__).resolve().parents[2]
+MCP_CORE = str(Path(sys.executable).with_name("mcp-core"))
+SERVING = re.compile(r"^mcp-core: serving (?P<name>\S+) at (?P<url>http://\S+)$")
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
+)  # handshake-era client APIs
+
+# Each stopping signal, and the exit status it gives: 128 + its number.
+STOPPING = pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
+)
+
+SERVER = """
+    from mcp_core import App
+
+    app = App("demo")
+
+
+    @app.tool
+    def add(a: int, b: int) -> int:
+        '''Add two numbers.'''
+        return a + b
+
+
+    if __name__ == "__main__":
+        app.run(transport="http", port=0)
+"""
+
+
+def write(folder: Path, name: str, source: str) -> Path:
+    """A module file in ``folder``."""
+    path = folder / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def _as_in_a_terminal() -> None:
+    # A test runner's worker may ignore SIGINT, and children inherit that: a command typed in a
+    # terminal has it at the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start(command: Sequence[str], *, ignore_sigint: bool = False) -> subprocess.Popen[str]:
+    """A subprocess with text pipes, its SIGINT as a shell's foreground (or background) job has it."""
+    return subprocess.Popen(  # noqa: S603 -- our own console script or interpreter
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=_as_in_a_terminal,  # noqa: PLW1509 -- only resets a signal disposition
+    )
+
+
+def read_line(process: subprocess.Popen[str], timeout: float = 60.0) -> str:
+    """The next line of the process's stderr; fails if none comes (the process died or hung)."""
+    assert process.stderr is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        if not selector.select(timeout):
+            pytest.fail(f"no line on stderr within {timeout} s")
+    line = process.stderr.readline()
+    if not line:
+        pytest.fail(f"stderr closed; exit status {process.wait(timeout=30)}")
+    return line.rstrip("\n")
+
+
+def finish(process: subprocess.Popen[str]) -> tuple[int, str]:
+    """Wait for the process; its exit status and the rest of its stderr."""
+    _, err = process.communicate(timeout=60)
+    return process.returncode, err
+
+
+@pytest.fixture
+def server_file(tmp_path: Path) -> Path:
+    """The README's first example, serving on any free port when run as a script."""
+    return write(tmp_path, "server.py", SERVER)
+
+
+@pytest.fixture
+def processes() -> Iterator[list[subprocess.Popen[str]]]:
+    """Processes a test started; any still running at its end is killed."""
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+class TestSignals:
+    """SIGINT and SIGTERM end a server cleanly: one goodbye line, status 128 + the signal."""
+
+    @STOPPING
+    async def test_http(
+        self,
+        sig: signal.Signals,
+        status: int,
+        server_file: Path,
+        processes: list[subprocess.Popen[str]],
+    ) -> None:
+        """Over HTTP, with a client connected (its SSE stream open), the server stops cleanly."""
+        process = start([MCP_CORE, "run", str(server_file), "--transport", "http", "--port", "0"])
+        processes.append(process)
+        serving = SERVING.match(read_line(process))
+        assert serving is not None
+        async with Client(serving["url"], mode="legacy") as client:
+            assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {
+                "result": 3
+            }
+            process.send_signal(sig)
+            returncode, err = finish(process)
+        assert returncode == status
+        assert err == f"mcp-core: stopped serving demo ({sig.name})\n"
+
+    @STOPPING
+    def test_stdio(
+        self,
+        sig: signal.Signals,
+        status: int,
+        server_file: Path,
+        processes: list[subprocess.Popen[str]],
+    ) -> None:
+        """Over stdio, in the middle of a session, the server stops cleanly."""
+        process = start([MCP_CORE, "run", str(server_file)])
+        processes.append(process)
+        assert process.stdin is not None
+        assert process.stdout is not None
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        process.stdin.write(json.dumps(initialize) + "\n")
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        assert answer["result"]["serverInfo"] == {"name": "demo", "version": mcp_core.__version__}
+        process.send_signal(sig)
+        returncode, err = finish(process)
+        assert returncode == status
+        assert err == f"mcp-core: stopped serving demo ({sig.name})\n"
+
+    @STOPPING
+    def test_inspect_interrupted(
+        self,
+        sig: signal.Signals,
+        status: int,
+        tmp_path: Path,
+        processes: list[subprocess.Popen[str]],
+    ) -> None:
+        """A command stopped before it is done says so in one line (here: while importing)."""
+        slow = write(
+            tmp_path, "slow.py", "import time\nprint('importing', flush=True)\ntime.sleep(60)\n"
+        )
+        process = start([MCP_CORE, "inspect", str(slow)])
+        processes.append(process)
+        assert process.stdout is not None
+        assert process.stdout.readline() == "importing\n"
+        process.send_signal(sig)
+        returncode, err = finish(process)
+        assert (returncode, err) == (status, f"mcp-core: stopped ({sig.name})\n")
+
+
+class TestServingLine:
+    """The "serving ... at" line comes once the socket is bound, from the CLI and app.run() alike."""
+
+    async def test_port_zero_names_the_real_port(
+        self, server_file: Path, processes: list[subprocess.Popen[str]]
+    ) -> None:
+        """With --port 0 the line carries the port the system chose, and it answers."""
+        process = start([MCP_CORE, "run", str(server_file), "--transport", "http", "--port", "0"])
+        processes.append(process)
+        serving = SERVING.match(read_line(process))
+        assert serving is not None
+        assert serving["name"] == "demo"
+        assert not serving["url"].endswith(":0/mcp")
+        async with Client(serving["url"]) as client:
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["add"]
+        process.send_signal(signal.SIGTERM)
+        assert finish(process)[0] == 143
+
+    def test_port_taken(self, server_file: Path) -> None:
+        """A taken port is one line naming it and the fix, and nothing claims to be serving."""
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            result = subprocess.run(  # noqa: S603 -- our own console script
+                [MCP_CORE, "run", str(server_file), "--transport", "http", "--port", str(port)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        assert result.returncode == 1
+        assert result.stderr == (
+            f"mcp-core: cannot listen on 127.0.0.1:{port}: the address is already in use; choose "
+            "another port, or stop the server using it (--port 0 picks a free one)\n"
+        )
+
+    async def test_app_run(self, server_file: Path, processes: list[subprocess.Popen[str]]) -> None:
+        """``python server.py`` (the README's ``app.run``) says the same line, and stops cleanly."""
+        process = start([sys.executable, str(server_file)])
+        processes.append(process)
+        serving = SERVING.match(read_line(process))
+        assert serving is not None
+        async with Client(serving["url"]) as client:
+            assert client.server_info is not None
+            assert client.server_info.version == mcp_core.__version__
+        process.send_signal(signal.SIGINT)
+        returncode, err = finish(process)
+        # app.run() returns after a signal, as uvicorn.run does: the script then ends normally.
+        assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT)\n")
+
+
+class TestClosedPipe:
+    """A reader that goes away (``| head -1``) ends the command quietly."""
+
+    def test_inspect_into_a_closed_pipe(self) -> None:
+        """Inspect, writing into a pipe nobody reads ends with 141 and says nothing."""
+        reader, writer = os.pipe()
+        os.close(reader)
+        try:
+            result = subprocess.run(  # noqa: S603 -- our own console script
+                [MCP_CORE, "inspect", str(ROOT / "examples" / "everything.py")],
+                stdout=writer,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            os.close(writer)
+        assert (result.returncode, result.stderr) == (141, "")
+
+    def test_head(self) -> None:
+        """``mcp-core inspect ... --json | head -1``: the first line, and no traceback."""
+        result = subprocess.run(  # noqa: S602 -- a fixed pipeline, as a user types it
+            f"{MCP_CORE} inspect {ROOT / 'examples' / 'everything.py'} --json | head -1",
+            shell=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert (result.returncode, result.stdout, result.stderr) == (0, "{\n", "")
+
+
+class TestImportFailures:
+    """A target whose code fails shows the user's own frames, then one line: where and why."""
+
+    def run(self, path: Path) -> subprocess.CompletedProcess[str]:
+        """``mcp-core inspect path``, finished."""
+        return subprocess.run(  # noqa: S603 -- our own console script
+            [MCP_CORE, "inspect", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    def test_missing_dependency(self, tmp_path: Path) -> None:
+        """An import the user's code makes fails: their line, and how to fix it."""
+        path = write(tmp_path, "needs.py", "import os\nimport no_such_dependency_xyz\n")
+        result = self.run(path)
+        assert result.returncode == 2
+        assert result.stderr == (
+            "Traceback (most recent call last):\n"
+            f'  File "{path}", line 2, in <module>\n'
+            "    import no_such_dependency_xyz\n"
+            "ModuleNotFoundError: No module named 'no_such_dependency_xyz'\n"
+            "mcp-core: cannot import "
+            f"{path}: ModuleNotFoundError at needs.py, line 2: No module named "
+            f"'no_such_dependency_xyz'; install it where mcp-core runs ({sys.executable}), or "
+            "fix the import\n"
+        )
+
+    def test_resource_without_uri(self, tmp_path: Path) -> None:
+        """``@app.resource`` without a URI: the user's decorator line, none of mcp-core's frames."""
+        source = """
+            from mcp_core import App
+
+            app = App("demo")
+
+
+            @app.resource
+            def config() -> str:
+                return "{}"
+        """
+        path = write(tmp_path, "nouri.py", source)
+        result = self.run(path)
+        assert result.returncode == 2
+        lines = result.stderr.splitlines()
+        assert lines[:3] == [
+            "Traceback (most recent call last):",
+            f'  File "{path}", line 7, in <module>',
+            "    @app.resource",
+        ]
+        assert "mcp_core" not in result.stderr.replace(f"{path}", "")
+        assert "importlib" not in result.stderr
+        assert lines[-1] == (
+            f"mcp-core: cannot import {path}: TypeError at nouri.py, line 7: @resource takes the "
+            "resource's URI: write @resource('scheme://...'); fix it and run again"
+        )
+
+    def test_error_in_an_imported_module(self, tmp_path: Path) -> None:
+        """A module the target imports fails: both of the user's frames, importlib's left out."""
+        write(tmp_path, "helper.py", "def broken():\n    return 1 / 0\n\nVALUE = broken()\n")
+        path = write(tmp_path, "uses.py", "import helper\n")
+        result = self.run(path)
+        assert result.returncode == 2
+        frames = [line for line in result.stderr.splitlines() if line.startswith("  File ")]
+        assert frames == [
+            f'  File "{path}", line 1, in <module>',
+            f'  File "{tmp_path / "helper.py"}", line 4, in <module>',
+            f'  File "{tmp_path / "helper.py"}", line 2, in broken',
+        ]
+        assert result.stderr.splitlines()[-1] == (
+            f"mcp-core: cannot import {path}: ZeroDivisionError at helper.py, line 2: division "
+            "by zero; fix it and run again"
+        )
+
+    def test_syntax_error(self, tmp_path: Path) -> None:
+        """A syntax error points at the line, with Python's own caret."""
+        path = write(tmp_path, "typo.py", "x = 1\ndef f(:\n    pass\n")
+        result = self.run(path)
+        assert result.returncode == 2
+        assert f'File "{path}", line 2' in result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stderr.splitlines()[-1] == (
+            f"mcp-core: cannot import {path}: SyntaxError at typo.py, line 2: invalid syntax; "
+            "fix it and run again"
+        )
+
+    def test_module_target(self, tmp_path: Path) -> None:
+        """A module target (``pkg.mod``) whose code fails is reported the same way."""
+        write(tmp_path, "failing_target_mod.py", "raise RuntimeError('no config found')\n")
+        result = subprocess.run(  # noqa: S603 -- our own console script
+            [MCP_CORE, "inspect", "failing_target_mod"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        )
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core: cannot import failing_target_mod: RuntimeError at failing_target_mod.py, "
+            "line 1: no config found; fix it and run again"
+        )
+
+
+class TestMistakes:
+    """Other mistakes a user makes on the command line: one line each, with the fix."""
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``mcp-core *args``, finished."""
+        return subprocess.run(  # noqa: S603 -- our own console script
+            [MCP_CORE, *args], capture_output=True, text=True, timeout=60, check=False
+        )
+
+    def test_folder_target(self, tmp_path: Path) -> None:
+        """A folder is not a target: say which file or module to name instead."""
+        result = self.cli("inspect", str(tmp_path))
+        assert result.returncode == 2
+        assert result.stderr == (
+            f"mcp-core: {tmp_path} is a folder; name a Python file in it "
+            f"({tmp_path / 'server.py'}) or a module (pkg.mod)\n"
+        )
+
+    def test_page_size(self, server_file: Path) -> None:
+        """A page size below 1 is a usage error, before anything is imported."""
+        result = self.cli("run", str(server_file), "--page-size", "0")
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core run: error: argument --page-size: expected a whole number of at least 1, "
+            "got '0'"
+        )
+
+    def test_dump_to_a_missing_folder(self, tmp_path: Path) -> None:
+        """Dumping into a folder that does not exist names the file and the reason."""
+        source = """
+            from mcp_core.elements import Element, ElementCollection, HandlerRef, Tool
+            from mcp_core.registry import Registry
+            from mcp_core.sources import StaticSource
+
+            tool = Tool(name="cwd", description="The folder.", input_schema={"type": "object"})
+            element = Element(definition=tool, handler=HandlerRef("os:getcwd"))
+            server = Registry([(StaticSource(ElementCollection([element])), 0)])
+        """
+        target = write(tmp_path, "refs.py", source)
+        output = tmp_path / "missing" / "catalog.json"
+        result = self.cli("dump", str(target), "-o", str(output))
+        assert (result.returncode, result.stderr) == (
+            1,
+            f"mcp-core: cannot write {output}: No such file or directory\n",
+        )
