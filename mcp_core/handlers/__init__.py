@@ -57,6 +57,7 @@ from mcp_core.handlers._protocols import (
     ResourceTemplateHandler,
     ToolHandler,
 )
+from mcp_core.handlers._serving import serving_element
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
@@ -100,6 +101,7 @@ __all__ = [
     "resource_template",
     "resource_template_from_function",
     "schema_problems",
+    "serving_element",
     "tool",
     "tool_from_function",
     "validate_handler",

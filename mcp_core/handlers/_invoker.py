@@ -30,6 +30,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import (
     ArgumentValidationError,
+    ClientCapabilityError,
     HandlerKindError,
     HandlerResolutionError,
     InvalidElementError,
@@ -48,6 +49,7 @@ from mcp_core.handlers._jsonschema import CompiledSchema
 from mcp_core.handlers._lru import LruCache
 from mcp_core.handlers._protocols import ClientGateway, Container
 from mcp_core.handlers._resolve import Resolver
+from mcp_core.handlers._serving import serving
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
@@ -196,6 +198,9 @@ class Invoker:
     and methods run in a worker thread; a sync handler that needs the gateway calls it with
     ``anyio.from_thread.run(gateway.log, ...)``.
 
+    While a handler (or completion provider) runs, ``gateway.element`` is the element it serves,
+    so one handler can stand behind many names.
+
     ``container`` is consulted first when resolving a :class:`~mcp_core.elements.HandlerRef`.
     ``cache_size`` bounds the per-element plans and the compiled validators kept (least recently
     used first out); the default holds every element of a large catalogue.
@@ -226,6 +231,7 @@ class Invoker:
                 match the input schema or the handler's parameters.
             HandlerResolutionError, HandlerKindError: the handler cannot be resolved or cannot
                 serve a tool (a server error, not a tool failure).
+            ClientCapabilityError: the tool asked the client for something it did not declare.
         """
         definition = element.definition
         if not isinstance(definition, Tool):
@@ -244,8 +250,8 @@ class Invoker:
                 plan.shape, args, element.ref, from_text=False, gateway=gateway
             )
         try:
-            value = await _run(plan, call_args, call_kwargs)
-        except ArgumentValidationError:
+            value = await _run(plan, call_args, call_kwargs, element)
+        except (ArgumentValidationError, ClientCapabilityError):
             raise
         except ToolError as exc:
             return {
@@ -289,7 +295,7 @@ class Invoker:
                 gateway=gateway,
                 uri=uri,
             )
-        value = await _run(plan, call_args, call_kwargs)
+        value = await _run(plan, call_args, call_kwargs, element)
         mime_type = getattr(element.definition, "mime_type", None)
         return {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)}
 
@@ -323,7 +329,7 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=True, gateway=gateway
             )
-        value = await _run(plan, call_args, call_kwargs)
+        value = await _run(plan, call_args, call_kwargs, element)
         result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
         if definition.description is not None:
             result["description"] = definition.description
@@ -350,7 +356,8 @@ class Invoker:
         if complete is None:
             complete = self._completion(element, argument, providers[argument])
             plan.completions[argument] = complete
-        return completion_result(await complete(value, context, gateway))
+        with serving(element):
+            return completion_result(await complete(value, context, gateway))
 
     # -- ahead of time ------------------------------------------------------------------------------
 
@@ -448,15 +455,17 @@ def _bind(
     return positional, keywords
 
 
-async def _run(plan: _Plan, args: list[Any], kwargs: dict[str, Any]) -> object:
-    if plan.is_async:
-        result = await plan.call(*args, **kwargs)
-    else:
-        # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
-        result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+async def _run(plan: _Plan, args: list[Any], kwargs: dict[str, Any], element: Element) -> object:
+    # The handler learns what it serves (gateway.element) from the context for the whole call.
+    with serving(element):
+        if plan.is_async:
+            result = await plan.call(*args, **kwargs)
+        else:
+            # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
+            result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
 
 def _validate_arguments(

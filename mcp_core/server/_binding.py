@@ -20,6 +20,7 @@ import mcp_types as types
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http import EventStore
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -50,6 +51,7 @@ from mcp_core.server._gateway import (
 )
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
+from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -102,7 +104,11 @@ def _enveloped(
 
     async def enveloped(ctx: Ctx, params: Any) -> HandlerResult:
         result = await handler(ctx, params)
-        if isinstance(result, dict) and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        if (
+            isinstance(result, dict)
+            and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            and result.get("resultType") != "input_required"  # an interim result has no hints
+        ):
             result.setdefault("resultType", "complete")
             if cacheable:
                 result.setdefault("ttlMs", 0)
@@ -213,6 +219,10 @@ class McpServer:
       cursors' integrity check (default: derived from ``name``; share a real secret between workers
       to make cursors unforgeable).
     - ``session_hook``: refines the transport's :class:`~mcp_core.visibility.SessionInfo`.
+    - ``request_state_security``: how the ``requestState`` of 2026-07-28 multi-round-trip
+      requests (a handler asking the client) is sealed: by default with a key made for this
+      process (fine for stdio and one HTTP worker); give every worker of one deployment the same
+      ``RequestStateSecurity(keys=[secret])``.
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -233,6 +243,7 @@ class McpServer:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
+        request_state_security: RequestStateSecurity | None = None,
     ) -> None:
         self._registry = registry
         self._hook = session_hook
@@ -260,6 +271,10 @@ class McpServer:
             capabilities=self._capabilities,
         )
         self._bind(self.lowlevel)
+        # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
+        # handler sees it (see mcp_core.server._rounds).
+        security = request_state_security or RequestStateSecurity.ephemeral()
+        self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))
 
     def __repr__(self) -> str:
         return f"McpServer({self.lowlevel.name!r}, {self._registry!r})"
@@ -377,19 +392,47 @@ class McpServer:
         return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.call_tool(params.name, params.arguments, self._gateway(ctx))
+        return await self._asking(
+            ctx, params, lambda g: self.handlers.call_tool(params.name, params.arguments, g)
         )
 
     async def _read_resource(
         self, ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> HandlerResult:
-        return await self._answer(self.handlers.read_resource(params.uri, self._gateway(ctx)))
+        return await self._asking(ctx, params, lambda g: self.handlers.read_resource(params.uri, g))
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.get_prompt(params.name, params.arguments, self._gateway(ctx))
+        return await self._asking(
+            ctx, params, lambda g: self.handlers.get_prompt(params.name, params.arguments, g)
         )
+
+    async def _asking(
+        self,
+        ctx: Ctx,
+        params: types.InputResponseRequestParams,
+        work: Callable[[ServerGateway], Awaitable[dict[str, Any]]],
+    ) -> HandlerResult:
+        """``work`` for a request whose handler may ask the client, in the negotiated era's way.
+
+        On 2026-07-28 the request runs in rounds (see :mod:`mcp_core.server._rounds`): it is run
+        again from the start with the client's answers until it asks nothing new.
+        """
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return await self._answer(work(self._gateway(ctx)))
+        info, state = self._session(ctx)
+
+        async def rounds() -> dict[str, Any]:
+            asking = InputRounds.resume(
+                owner=owner_of(info),
+                request_state=params.request_state,
+                input_responses=params.input_responses,
+            )
+            gateway = ServerGateway(
+                ctx, info, log_level=state.log_level if state else None, rounds=asking
+            )
+            return await asking.run(lambda: work(gateway))
+
+        return await self._answer(rounds())
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
