@@ -27,12 +27,17 @@ from mcp_core.elements import (
     Resource,
     ResourceTemplate,
     Tool,
-    most_specific_first,
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
 from mcp_core.handlers import validate_handler
 from mcp_core.registry._protocols import ResolvedResource
-from mcp_core.sources import DiagnosticKind, ElementSource, SourceDiagnostic, describe_source
+from mcp_core.sources import (
+    DiagnosticKind,
+    ElementSource,
+    SourceDiagnostic,
+    describe_source,
+    prefetch_kinds,
+)
 
 __all__ = ["ChangeListener", "Priority", "Registry"]
 
@@ -93,6 +98,18 @@ class Registry:
 
     Catalogue order: runtime registrations in registration order, then the sources' elements by
     precedence, each source's elements in its own order.
+
+    Per-name resolution: until every source has been provided, ``get_tool``, ``get_prompt``,
+    ``get`` and the exact-resource step of ``get_resource`` answer without a full load, asking
+    the sources in precedence order and stopping at the first that has the ref: a source with
+    ``lookup(ref)`` (:class:`~mcp_core.sources.ElementLookup`) is asked for that ref alone, any
+    other source is provided (once). An answer counts only after every source that outranks its
+    source had nothing there, and only if the full load would admit it (declared kind, the
+    validator), so a resolution gives exactly what the merged catalogue would hold.
+
+    Templates: ``get_resource`` tries the most specific matching template first; between equally
+    specific ones, the one first in catalogue order (runtime, then higher priority, then the
+    source added first) wins.
     """
 
     __slots__ = (
@@ -173,6 +190,24 @@ class Registry:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+    async def prefetch_kinds(self) -> None:
+        """Let every source read ahead what its ``kinds()`` needs (e.g. a cache entry's kinds).
+
+        A server calls this before it advertises capabilities, so a warm ``CachedSource`` keeps
+        its inner source's expensive ``kinds()`` (a discovery scan) off the path. Never provides;
+        a failure costs only that source's read-ahead.
+        """
+
+        async def one(entry: _Entry) -> None:
+            try:
+                await prefetch_kinds(entry.source)
+            except Exception:  # noqa: BLE001 -- isolation: kinds() then answers the slow way
+                _log.warning("source %s: prefetch_kinds() raised", entry.label, exc_info=True)
+
+        async with anyio.create_task_group() as group:
+            for entry in self._entries:
+                group.start_soon(one, entry)
 
     def kinds(self) -> ElementKind:
         """Union of the sources' ``kinds()`` and the runtime registrations' kinds; never provides."""
@@ -268,30 +303,27 @@ class Registry:
     # -- resolution (ElementResolver) ----------------------------------------------------------
 
     async def get(self, ref: ElementRef) -> Element | None:
-        """The effective element at ``ref``, or None."""
-        await self._ensure_loaded()
-        return self._runtime.get(ref) or self._base.by_ref.get(ref)
+        """The effective element at ``ref``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ref)
 
     async def get_tool(self, name: str) -> Element | None:
-        """The tool named ``name``, or None."""
-        await self._ensure_loaded()
-        ref = ElementRef(ElementKind.TOOL, name) if name else None
-        return (self._runtime.get(ref) or self._base.by_ref.get(ref)) if ref else None
+        """The tool named ``name``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ElementRef(ElementKind.TOOL, name)) if name else None
 
     async def get_prompt(self, name: str) -> Element | None:
-        """The prompt named ``name``, or None."""
-        await self._ensure_loaded()
-        ref = ElementRef(ElementKind.PROMPT, name) if name else None
-        return (self._runtime.get(ref) or self._base.by_ref.get(ref)) if ref else None
+        """The prompt named ``name``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ElementRef(ElementKind.PROMPT, name)) if name else None
 
     async def get_resource(self, uri: str) -> ResolvedResource | None:
-        """The resource at ``uri``: an exact resource first, else the most specific template."""
-        views = await self._ready()
+        """The resource at ``uri``: an exact resource first, else the most specific template.
+
+        The exact resource is resolved per name; matching templates needs every source's.
+        """
         if uri:
-            ref = ElementRef(ElementKind.RESOURCE, uri)
-            exact = self._runtime.get(ref) or self._base.by_ref.get(ref)
+            exact = await self._resolve(ElementRef(ElementKind.RESOURCE, uri))
             if exact is not None:
                 return ResolvedResource(element=exact)
+        views = await self._ready()
         for element, template in views.templates_by_specificity:
             variables = template.template.match(uri)
             if variables is not None:
@@ -358,6 +390,58 @@ class Registry:
                 )
         return tuple(found)
 
+    # -- per-name resolution -------------------------------------------------------------------
+
+    async def _resolve(self, ref: ElementRef) -> Element | None:
+        runtime = self._runtime.get(ref)
+        if runtime is not None:
+            return runtime
+        if self._current:
+            return self._base.by_ref.get(ref)
+        # Some source was never provided: ask the sources in precedence order, as the merge
+        # would rank them, and stop at the first admissible element.
+        for entry in sorted(self._entries, key=lambda e: (-e.priority, e.order)):
+            element = await self._element_of(entry, ref)
+            if element is not None and self._admits(entry, element):
+                return element
+        return None
+
+    async def _element_of(self, entry: _Entry, ref: ElementRef) -> Element | None:
+        """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
+        lookup = getattr(entry.source, "lookup", None)
+        if not entry.provided and callable(lookup):
+            try:
+                found = await lookup(ref)
+            except Exception:  # noqa: BLE001 -- isolation: a failing source contributes nothing
+                _log.warning("source %s: lookup(%s) failed", entry.label, ref, exc_info=True)
+                return None
+            if found is not None and (not isinstance(found, Element) or found.ref != ref):
+                _log.warning(
+                    "source %s: lookup(%s) answered %r, not the element at that ref; ignored",
+                    entry.label,
+                    ref,
+                    found,
+                )
+                return None
+            return found
+        if not entry.provided:
+            async with self._load_lock:  # shared with load(): each source provides once
+                if not entry.provided:
+                    await self._provide_one(entry)
+        return entry.last_good.get(ref) if entry.last_good is not None else None
+
+    def _admits(self, entry: _Entry, element: Element) -> bool:
+        """Whether the merge would keep ``element`` from ``entry`` (declared kind, validator)."""
+        if not element.kind & _declared_kinds(entry):
+            return False
+        if self._validator is not None:
+            try:
+                self._validator(element)
+            except (InvalidElementError, TypeError, ValueError) as exc:
+                _log.warning("source %s: %s skipped: %s", entry.label, element.ref, exc)
+                return False
+        return True
+
     # -- internals -----------------------------------------------------------------------------
 
     async def _ensure_loaded(self) -> None:
@@ -413,8 +497,9 @@ class _Views:
             merged = list(base.by_ref.values())
         collection = ElementCollection(merged)
         templates = collection.resource_templates
-        by_template = {t.template: t for t in templates}
-        ordered = most_specific_first(by_template)
+        # Most specific first; a stable sort keeps equally specific templates in catalogue order,
+        # which is precedence order: runtime, then higher priority, then the source added first.
+        ordered = sorted(templates, key=lambda t: tuple(-k for k in t.template.specificity))
         return cls(
             collection=collection,
             tools=collection.tools,
@@ -422,7 +507,7 @@ class _Views:
             resource_templates=templates,
             prompts=collection.prompts,
             templates_by_specificity=tuple(
-                (collection.get(by_template[t].ref), by_template[t])  # type: ignore[misc]  # every template came from the collection
+                (collection.get(t.ref), t)  # type: ignore[misc]  # every template came from the collection
                 for t in ordered
             ),
         )

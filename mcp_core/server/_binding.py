@@ -314,11 +314,26 @@ class McpServer:
         for hub in tuple(self._hubs):
             await hub.resource_updated(uri)
 
+    async def prefetch_kinds(self) -> None:
+        """Let the registry read ahead what its ``kinds()`` needs (run before serving starts).
+
+        Capabilities come from ``registry.kinds()``, synchronously, at ``initialize``; a registry
+        with ``prefetch_kinds()`` (the reference one) lets, e.g., a warm ``CachedSource`` answer
+        from its cache entry there instead of scanning the packages it caches.
+        """
+        prefetch = getattr(self._registry, "prefetch_kinds", None)
+        if callable(prefetch):
+            try:
+                await prefetch()
+            except Exception:  # noqa: BLE001 -- capabilities then come the slow way, never not at all
+                _log.warning("registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True)
+
     def _on_registry_change(self, kinds: ElementKind) -> None:
         self.notify_list_changed(kinds)
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
+        await self.prefetch_kinds()
         async with anyio.create_task_group() as tasks:
             hub = _Hub(tasks)
             self._hubs.add(hub)

@@ -13,7 +13,7 @@ from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
@@ -24,6 +24,7 @@ __all__ = [
     "DiagnosticKind",
     "DiscoverySource",
     "ElementChecker",
+    "ElementLookup",
     "ElementSource",
     "FilteredSource",
     "FunctionSource",
@@ -35,4 +36,6 @@ __all__ = [
     "StaticSource",
     "ValidatedSource",
     "describe_source",
+    "lookup_in",
+    "prefetch_kinds",
 ]

@@ -13,7 +13,15 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Final, final
 
-from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
+from mcp_core.elements import (
+    COLLECTION_FORMAT,
+    COLLECTION_VERSION,
+    SINGLE_KINDS,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+)
 from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializableError
 from mcp_core.sources._diagnostics import (
     DiagnosticKind,
@@ -21,7 +29,7 @@ from mcp_core.sources._diagnostics import (
     describe_source,
     diagnostics_of,
 )
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
 from mcp_core.stores import CacheStore
 
 __all__ = ["CachedSource", "source_identity"]
@@ -87,10 +95,14 @@ def _digest(text: str, length: int) -> str:
 class _Entry:
     stored_at: float
     body: bytes
+    kinds: ElementKind | None = None  # the inner source's kinds() when it was stored
 
 
-def _encode_entry(stored_at: float, collection_json: str) -> bytes:
-    header = json.dumps({"entry": _ENTRY_FORMAT, "stored_at": stored_at}, separators=(",", ":"))
+def _encode_entry(stored_at: float, collection_json: str, kinds: ElementKind | None = None) -> bytes:
+    meta: dict[str, object] = {"entry": _ENTRY_FORMAT, "stored_at": stored_at}
+    if kinds is not None:
+        meta["kinds"] = [k.label for k in SINGLE_KINDS if k in kinds]
+    header = json.dumps(meta, separators=(",", ":"))
     # to_json() without indent is one line, so a newline cleanly ends the header.
     return f"{header}\n{collection_json}".encode()
 
@@ -108,7 +120,22 @@ def _decode_entry(raw: bytes) -> _Entry:
         raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
     if not math.isfinite(stored_at):
         raise CollectionFormatError(f"cache entry has an invalid stored_at {stored_at!r}")
-    return _Entry(float(stored_at), body)
+    return _Entry(float(stored_at), body, _recorded_kinds(meta.get("kinds")))
+
+
+def _recorded_kinds(labels: object) -> ElementKind | None:
+    """The kinds a header records; None when it records none (an older entry) or is unreadable."""
+    if not isinstance(labels, list):
+        return None
+    kinds = ElementKind.NONE
+    for label in labels:
+        if not isinstance(label, str):
+            return None
+        try:
+            kinds |= ElementKind.from_label(label)
+        except ValueError:
+            return None
+    return kinds
 
 
 @final
@@ -156,8 +183,10 @@ class CachedSource:
     __slots__ = (  # noqa: RUF023 -- the inner source comes first, as in every wrapper
         "_inner",
         "_clock",
+        "_decoded",
         "_diagnostics",
         "_key",
+        "_known_kinds",
         "_namespace",
         "_serve_stale",
         "_store",
@@ -191,6 +220,13 @@ class CachedSource:
         self._namespace = namespace
         self._clock = clock
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        # The inner source's kinds() as recorded with the last entry read or written: answering
+        # kinds() from it keeps an expensive inner kinds() (a DiscoverySource's import scan) off
+        # the path of a warm cache.
+        self._known_kinds: ElementKind | None = None
+        # The last entry body decoded and its collection: lookups before a registry's full load
+        # decode a large entry once, not once per call.
+        self._decoded: tuple[bytes, ElementCollection] | None = None
 
     def __repr__(self) -> str:
         options = "" if self._key is None else f", key={self._key!r}"
@@ -220,8 +256,54 @@ class CachedSource:
         return self.key_prefix + _digest(_canonical_json(versions, what="versions"), 16)
 
     def kinds(self) -> ElementKind:
-        """The inner source's kinds (never provides, never reads the store)."""
-        return self._inner.kinds()
+        """The inner source's kinds, never provides, never reads the store.
+
+        Once an entry has been read or written (by ``provide()``, ``lookup()`` or
+        :meth:`prefetch_kinds`), the inner source's kinds recorded with it answer, so a warm cache
+        of a ``DiscoverySource`` imports nothing to advertise capabilities; before that, the
+        inner source is asked.
+        """
+        known = self._known_kinds
+        return known if known is not None else self._inner.kinds()
+
+    async def prefetch_kinds(self) -> None:
+        """Read the kinds recorded with the cache entry, so ``kinds()`` answers from them.
+
+        Without an entry that records them, the inner source is given the same chance. A store
+        failure or a corrupt entry only leaves ``kinds()`` asking the inner source. A server calls
+        this before answering ``initialize`` (see ``Registry.prefetch_kinds``).
+        """
+        try:
+            raw = await self._store.get(self.cache_key)
+            entry = _decode_entry(raw) if raw is not None else None
+        except (CacheStoreError, CollectionFormatError) as exc:
+            _log.info("%r: cannot read the cached kinds (%s); kinds() asks the inner source", self, exc)
+            entry = None
+        if entry is not None and entry.kinds is not None:
+            self._known_kinds = entry.kinds
+        else:
+            await prefetch_kinds(self._inner)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element ``provide()`` would hold at ``ref``, touching as little as it can.
+
+        A fresh entry answers from the cache; otherwise the inner source's ``lookup`` answers
+        when it has one (nothing is stored: one element is not the collection), falling back to
+        a stale entry on failure as ``provide()`` does; otherwise ``provide()`` runs and answers.
+        """
+        key = self.cache_key
+        entry, collection = await self._lookup(key, [])
+        if collection is not None:
+            return collection.get(ref)
+        if not callable(getattr(self._inner, "lookup", None)):
+            return (await self.provide()).get(ref)
+        try:
+            return await lookup_in(self._inner, ref)
+        except Exception as exc:
+            stale = self._stale(entry, key, exc, []) if self._serve_stale else None
+            if stale is None:
+                raise
+            return stale.get(ref)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """What the last ``provide()`` reported (stale, corrupt entry, store down), then the inner's."""
@@ -275,13 +357,23 @@ class CachedSource:
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None, None
+        if entry.kinds is not None:
+            self._known_kinds = entry.kinds
         if self._ttl is not None and self._clock() - entry.stored_at >= self._ttl:
             return entry, None
         try:
-            return entry, ElementCollection.from_json(entry.body)
+            return entry, self._decode(entry.body)
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None, None
+
+    def _decode(self, body: bytes) -> ElementCollection:
+        decoded = self._decoded
+        if decoded is not None and decoded[0] == body:
+            return decoded[1]
+        collection = ElementCollection.from_json(body)
+        self._decoded = (body, collection)
+        return collection
 
     def _stale(
         self, entry: _Entry | None, key: str, error: Exception, notes: list[SourceDiagnostic]
@@ -316,7 +408,13 @@ class CachedSource:
             ) from exc
         ttl = None if self._serve_stale else self._ttl
         try:
-            await self._store.set(key, _encode_entry(self._clock(), text), ttl=ttl)
+            kinds: ElementKind | None = self._inner.kinds()  # cheap now: the inner has provided
+        except Exception:  # noqa: BLE001 -- a broken kinds() only means none are recorded
+            _log.warning("%r: the inner source's kinds() raised; none recorded", self, exc_info=True)
+            kinds = None
+        self._known_kinds = kinds
+        try:
+            await self._store.set(key, _encode_entry(self._clock(), text, kinds), ttl=ttl)
         except CacheStoreError as exc:
             self._note(notes, "unavailable", f"cache store write failed ({exc}); served uncached")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import final
 
-from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 
 __all__ = ["StaticSource", "as_collection"]
 
@@ -57,6 +57,10 @@ class StaticSource:
     async def provide(self) -> ElementCollection:
         """The collection."""
         return self._collection
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The collection's element at ``ref``, or None."""
+        return self._collection.get(ref)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What the output depends on, for ``CachedSource`` keys: the collection's content hash."""

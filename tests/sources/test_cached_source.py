@@ -106,14 +106,18 @@ class TestCachedSource:
         assert inner.provides == 2
 
     async def test_entries_are_versioned_json_not_pickles(self) -> None:
-        """The stored bytes are a JSON header line and the collection's own JSON form."""
+        """The stored bytes are a JSON header line (with the inner kinds) and the collection's JSON."""
         store = MemoryStore()
         source = CachedSource(StaticSource(collection("a")), store, clock=Clock(5.0))
         await source.provide()
         raw = await store.get(source.cache_key)
         assert raw is not None
         header, _, body = raw.partition(b"\n")
-        assert json.loads(header) == {"entry": "mcp-core/cached-collection", "stored_at": 5.0}
+        assert json.loads(header) == {
+            "entry": "mcp-core/cached-collection",
+            "stored_at": 5.0,
+            "kinds": ["tool"],
+        }
         assert ElementCollection.from_json(body) == collection("a")
 
     def test_kinds_never_touch_the_store_or_the_inner_provide(self) -> None:
