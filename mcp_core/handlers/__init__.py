@@ -57,12 +57,12 @@ from mcp_core.handlers._protocols import (
     ResourceTemplateHandler,
     ToolHandler,
 )
-from mcp_core.handlers._serving import serving_element
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._serving import serving_element
 
 __all__ = [
     "MAX_COMPLETIONS",

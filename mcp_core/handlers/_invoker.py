@@ -49,12 +49,12 @@ from mcp_core.handlers._jsonschema import CompiledSchema
 from mcp_core.handlers._lru import LruCache
 from mcp_core.handlers._protocols import ClientGateway, Container
 from mcp_core.handlers._resolve import Resolver
-from mcp_core.handlers._serving import serving
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._serving import serving
 
 __all__ = ["Invoker"]
 

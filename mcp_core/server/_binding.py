@@ -326,7 +326,9 @@ class McpServer:
             try:
                 await prefetch()
             except Exception:  # noqa: BLE001 -- capabilities then come the slow way, never not at all
-                _log.warning("registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True)
+                _log.warning(
+                    "registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True
+                )
 
     def _on_registry_change(self, kinds: ElementKind) -> None:
         self.notify_list_changed(kinds)

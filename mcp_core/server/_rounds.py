@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, final
 
 import anyio
+import anyio.lowlevel
 import mcp_types as types
 from pydantic import BaseModel, ValidationError
 
@@ -148,7 +149,7 @@ class InputRounds:
         if len(self._pending) == 1 and self._scope is not None:
             # Let questions asked concurrently (in sibling tasks) join this round, then stop the
             # run: what follows the question needs its answer.
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             self._scope.cancel()
         await anyio.sleep_forever()
         raise AssertionError("unreachable: the run is cancelled at its first open question")

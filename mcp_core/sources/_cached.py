@@ -98,7 +98,9 @@ class _Entry:
     kinds: ElementKind | None = None  # the inner source's kinds() when it was stored
 
 
-def _encode_entry(stored_at: float, collection_json: str, kinds: ElementKind | None = None) -> bytes:
+def _encode_entry(
+    stored_at: float, collection_json: str, kinds: ElementKind | None = None
+) -> bytes:
     meta: dict[str, object] = {"entry": _ENTRY_FORMAT, "stored_at": stored_at}
     if kinds is not None:
         meta["kinds"] = [k.label for k in SINGLE_KINDS if k in kinds]
@@ -277,7 +279,9 @@ class CachedSource:
             raw = await self._store.get(self.cache_key)
             entry = _decode_entry(raw) if raw is not None else None
         except (CacheStoreError, CollectionFormatError) as exc:
-            _log.info("%r: cannot read the cached kinds (%s); kinds() asks the inner source", self, exc)
+            _log.info(
+                "%r: cannot read the cached kinds (%s); kinds() asks the inner source", self, exc
+            )
             entry = None
         if entry is not None and entry.kinds is not None:
             self._known_kinds = entry.kinds
@@ -410,7 +414,9 @@ class CachedSource:
         try:
             kinds: ElementKind | None = self._inner.kinds()  # cheap now: the inner has provided
         except Exception:  # noqa: BLE001 -- a broken kinds() only means none are recorded
-            _log.warning("%r: the inner source's kinds() raised; none recorded", self, exc_info=True)
+            _log.warning(
+                "%r: the inner source's kinds() raised; none recorded", self, exc_info=True
+            )
             kinds = None
         self._known_kinds = kinds
         try:

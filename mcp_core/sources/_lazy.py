@@ -18,7 +18,7 @@ __all__ = ["LazyFactory", "LazyLookup", "LazySource"]
 LazyResult: TypeAlias = ElementCollection | Iterable[Element]
 LazyFactory: TypeAlias = Callable[[], LazyResult | Awaitable[LazyResult]]
 """A sync or async callable returning an ElementCollection or an iterable of Elements."""
-LazyLookup: TypeAlias = Callable[[ElementRef], Element | None | Awaitable[Element | None]]
+LazyLookup: TypeAlias = Callable[[ElementRef], Element | Awaitable[Element | None] | None]
 """A sync or async callable answering one ref: the element the factory would return there, or None."""
 
 
