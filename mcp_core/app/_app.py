@@ -103,7 +103,9 @@ class _Declaring(Generic[D]):
         @functools.wraps(mark)
         def declaring(*args: Any, **options: Any) -> Any:
             marked = mark(*args, **options)
-            if args and marked is args[0]:  # given the function: it came back marked
+            # Given the function, it came back marked (itself, or a stand-in for a bound method);
+            # otherwise this is the decorator that will mark it.
+            if args and handlers.marks_of(marked):
                 return declare(marked)
             return lambda fn: declare(marked(fn))
 
