@@ -57,6 +57,7 @@ from mcp_core.handlers._protocols import (
     ResourceTemplateHandler,
     ToolHandler,
 )
+from mcp_core.handlers._references import by_reference, reference_to
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
@@ -89,6 +90,7 @@ __all__ = [
     "Text",
     "ToolHandler",
     "ToolResult",
+    "by_reference",
     "completion",
     "marks_of",
     "normalize_prompt_messages",
@@ -96,6 +98,7 @@ __all__ = [
     "normalize_tool_result",
     "prompt",
     "prompt_from_function",
+    "reference_to",
     "resource",
     "resource_from_function",
     "resource_template",

@@ -1,5 +1,6 @@
 """The registry: four role protocols and the reference Registry implementing all of them."""
 
+from mcp_core.registry._collect import collect
 from mcp_core.registry._protocols import (
     DeferredRegistry,
     ElementCatalog,
@@ -18,4 +19,5 @@ __all__ = [
     "Priority",
     "Registry",
     "ResolvedResource",
+    "collect",
 ]

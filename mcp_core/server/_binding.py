@@ -228,7 +228,7 @@ class McpServer:
     transport the SDK offers.
     """
 
-    __slots__ = ("_hook", "_hubs", "_notifies", "_registry", "handlers", "lowlevel")
+    __slots__ = ("_hook", "_hubs", "_invoker", "_notifies", "_registry", "handlers", "lowlevel")
 
     def __init__(
         self,
@@ -248,10 +248,11 @@ class McpServer:
         self._registry = registry
         self._hook = session_hook
         self._hubs: set[_Hub] = set()
+        self._invoker: ElementInvoker = invoker if invoker is not None else Invoker()
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
-            invoker=invoker if invoker is not None else Invoker(),
+            invoker=self._invoker,
             visibility=visibility,
             page_size=page_size,
             cursor_secret=cursor_secret
@@ -283,6 +284,11 @@ class McpServer:
     def registry(self) -> ServableRegistry:
         """The registry served."""
         return self._registry
+
+    @property
+    def invoker(self) -> ElementInvoker:
+        """What runs the elements (its container resolves their handler references)."""
+        return self._invoker
 
     @property
     def visibility(self) -> ElementVisibility:
