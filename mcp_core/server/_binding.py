@@ -605,6 +605,7 @@ class McpServer:
         """Serve one client over this process's stdin and stdout until it disconnects."""
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
+        await self.prefetch_kinds()  # the initialization options below advertise the kinds
         async with stdio_server() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
