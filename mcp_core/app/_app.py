@@ -17,7 +17,7 @@ from mcp_core.elements import (
     ElementKind,
 )
 from mcp_core.registry import Priority, Registry
-from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
+from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, RequestStateSecurity, SessionHook
 from mcp_core.sources import ElementSource, FunctionSource, StaticSource
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
@@ -160,6 +160,7 @@ class App:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
+        request_state_security: RequestStateSecurity | None = None,
     ) -> None:
         self.name = name
         self.invoker = handlers.Invoker(container=container)
@@ -180,6 +181,7 @@ class App:
             "page_size": page_size,
             "cursor_secret": cursor_secret,
             "session_hook": session_hook,
+            "request_state_security": request_state_security,
         }
 
     def __repr__(self) -> str:

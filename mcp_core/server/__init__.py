@@ -6,6 +6,8 @@ the transport-free core it binds: pure functions from a registry role and reques
 wire dicts, usable and testable without the SDK.
 """
 
+from mcp.server.request_state import RequestStateSecurity
+
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._errors import (
     INTERNAL_ERROR,
@@ -31,6 +33,7 @@ __all__ = [
     "InvalidCursorError",
     "McpServer",
     "RequestHandlers",
+    "RequestStateSecurity",
     "ServableRegistry",
     "ServerGateway",
     "SessionHook",
