@@ -120,6 +120,17 @@ async def call(
     return result
 
 
+async def two(
+    client: Client,
+    *,
+    responses: types.InputResponses | None = None,
+    state: str | None = None,
+    topic: str = "x",
+) -> types.CallToolResult | types.InputRequiredResult:
+    """One round of ``two_questions`` about ``topic``."""
+    return await call(client, "two_questions", {"topic": topic}, responses=responses, state=state)
+
+
 def asked(result: object) -> types.InputRequiredResult:
     """``result`` as an InputRequiredResult."""
     assert isinstance(result, types.InputRequiredResult), result
@@ -148,28 +159,16 @@ class TestRounds:
     async def test_one_question_per_round_then_the_result(self) -> None:
         """Each round asks the next open question; answers are replayed from the sealed state."""
         async with connect(server()) as client:
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
             [(sample_key, request)] = first.input_requests.items()  # type: ignore[union-attr]  # checked
             assert isinstance(request, types.CreateMessageRequest)
             assert first.request_state.startswith("v1.")  # type: ignore[union-attr]  # sealed, opaque
             second = asked(
-                await call(
-                    client,
-                    "two_questions",
-                    {"topic": "x"},
-                    responses={sample_key: SEVEN},
-                    state=first.request_state,
-                )
+                await two(client, responses={sample_key: SEVEN}, state=first.request_state)
             )
             [(elicit_key, request)] = second.input_requests.items()  # type: ignore[union-attr]  # checked
             assert isinstance(request, types.ElicitRequest)
-            done = await call(
-                client,
-                "two_questions",
-                {"topic": "x"},
-                responses={elicit_key: YES},
-                state=second.request_state,
-            )
+            done = await two(client, responses={elicit_key: YES}, state=second.request_state)
         assert text_of(done) == "7 accept {'ok': True}"
 
     async def test_questions_asked_together_travel_together(self) -> None:
@@ -196,65 +195,45 @@ class TestHostileClients:
     async def test_forged_or_tampered_state_is_refused(self) -> None:
         """State the server did not seal, or altered by one character, is -32602."""
         async with connect(server()) as client:
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
             assert first.request_state is not None
             flipped = first.request_state[:-2] + ("A" if first.request_state[-2] != "A" else "B")
             for state in ("{}", "v1.forged", flipped):
                 with pytest.raises(MCPError) as refused:
-                    await call(client, "two_questions", {"topic": "x"}, state=state)
+                    await two(client, state=state)
                 assert refused.value.code == -32602
 
     async def test_state_is_bound_to_the_arguments(self) -> None:
         """A state minted for one call cannot answer a call with other arguments."""
         async with connect(server()) as client:
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
             [key] = first.input_requests or {}
             with pytest.raises(MCPError) as refused:
-                await call(
-                    client,
-                    "two_questions",
-                    {"topic": "y"},
-                    responses={key: SEVEN},
-                    state=first.request_state,
-                )
+                await two(client, responses={key: SEVEN}, state=first.request_state, topic="y")
         assert refused.value.code == -32602
 
     async def test_a_question_cannot_be_skipped_by_answering_ahead(self) -> None:
         """An answer to a question not yet asked is not taken: the question is asked anyway."""
         async with connect(server()) as client:
             # Learn the key of the second question (it is derived from the question's text).
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
             [sample_key] = first.input_requests or {}
             second = asked(
-                await call(
-                    client,
-                    "two_questions",
-                    {"topic": "x"},
-                    responses={sample_key: SEVEN},
-                    state=first.request_state,
-                )
+                await two(client, responses={sample_key: SEVEN}, state=first.request_state)
             )
             [elicit_key] = second.input_requests or {}
             # A fresh call answering both at once, the second never having been asked.
-            fresh = asked(await call(client, "two_questions", {"topic": "x"}))
+            fresh = asked(await two(client))
             forged = types.ElicitResult(action="decline")
             again = asked(
-                await call(
+                await two(
                     client,
-                    "two_questions",
-                    {"topic": "x"},
                     responses={sample_key: SEVEN, elicit_key: forged},
                     state=fresh.request_state,
                 )
             )
             assert list(again.input_requests or {}) == [elicit_key]
-            done = await call(
-                client,
-                "two_questions",
-                {"topic": "x"},
-                responses={elicit_key: YES},
-                state=again.request_state,
-            )
+            done = await two(client, responses={elicit_key: YES}, state=again.request_state)
         assert text_of(done) == "7 accept {'ok': True}"
 
     async def test_state_of_another_caller_is_refused(self) -> None:
@@ -268,33 +247,21 @@ class TestHostileClients:
         alice = types.Implementation(name="alice", version="1")
         mallory = types.Implementation(name="mallory", version="1")
         async with connect(target, client_info=alice) as client:
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
         [key] = first.input_requests or {}
         async with connect(target, client_info=mallory) as client:
             with pytest.raises(MCPError) as refused:
-                await call(
-                    client,
-                    "two_questions",
-                    {"topic": "x"},
-                    responses={key: SEVEN},
-                    state=first.request_state,
-                )
+                await two(client, responses={key: SEVEN}, state=first.request_state)
         assert refused.value.code == -32602
         assert "another caller" in refused.value.message
 
     async def test_an_answer_of_the_wrong_shape_is_refused(self) -> None:
         """An elicitation result sent for a sampling question is -32602, naming the question."""
         async with connect(server()) as client:
-            first = asked(await call(client, "two_questions", {"topic": "x"}))
+            first = asked(await two(client))
             [key] = first.input_requests or {}
             with pytest.raises(MCPError) as refused:
-                await call(
-                    client,
-                    "two_questions",
-                    {"topic": "x"},
-                    responses={key: YES},
-                    state=first.request_state,
-                )
+                await two(client, responses={key: YES}, state=first.request_state)
         assert refused.value.code == -32602
         assert "sampling/createMessage" in refused.value.message
 

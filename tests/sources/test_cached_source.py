@@ -12,7 +12,7 @@ from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.errors import CacheStoreError, NotSerializableError, SourceUnavailableError
 from mcp_core.sources import CachedSource, StaticSource, ValidatedSource
 from mcp_core.stores import MemoryStore
-from tests.strategies import CountingSource, tool_element
+from tests.strategies import BrokenStore, CountingSource, tool_element
 
 
 class Clock:
@@ -47,26 +47,6 @@ class ConfiguredSource:
     def cache_inputs(self) -> Mapping[str, object]:
         """The packages, which decide the output."""
         return {"packages": list(self.packages)}
-
-
-class BrokenStore:
-    """A store whose backend is down."""
-
-    async def get(self, key: str) -> bytes | None:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def delete(self, key: str) -> bool:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def delete_prefix(self, prefix: str) -> int:
-        """Fails."""
-        raise CacheStoreError("connection refused")
 
 
 def collection(*names: str) -> ElementCollection:

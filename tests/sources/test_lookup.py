@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.errors import CacheStoreError, SourceError, SourceUnavailableError
+from mcp_core.errors import SourceError, SourceUnavailableError
 from mcp_core.sources import (
     CachedSource,
     FilteredSource,
@@ -18,7 +18,7 @@ from mcp_core.sources import (
     prefetch_kinds,
 )
 from mcp_core.stores import MemoryStore
-from tests.strategies import CountingSource, tool_element
+from tests.strategies import BrokenStore, CountingSource, tool_element
 
 
 class LookingUp:
@@ -198,7 +198,7 @@ class TestCachedSourceLookupAndKinds:
     async def test_without_an_entry_kinds_ask_the_inner_source(self) -> None:
         """No entry (or a store that fails): the inner source answers kinds() as before."""
         inner = CountingSource(tools("a"))
-        cached = CachedSource(inner, _FailingStore())
+        cached = CachedSource(inner, BrokenStore())
         await cached.prefetch_kinds()
         assert cached.kinds() == ElementKind.TOOL
         assert inner.kinds_calls == 1
@@ -213,19 +213,3 @@ class TestCachedSourceLookupAndKinds:
         assert wrapped.kinds() == ElementKind.TOOL
         assert reader.kinds_calls == 0
         await prefetch_kinds(StaticSource(tools("a")))  # nothing to read ahead: a no-op
-
-
-class _FailingStore:
-    """A store that cannot be read."""
-
-    async def get(self, key: str) -> bytes | None:
-        raise CacheStoreError("down", key=key)
-
-    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
-        raise CacheStoreError("down", key=key)
-
-    async def delete(self, key: str) -> bool:
-        raise CacheStoreError("down", key=key)
-
-    async def delete_prefix(self, prefix: str) -> int:
-        raise CacheStoreError("down")
