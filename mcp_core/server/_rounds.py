@@ -145,8 +145,10 @@ class InputRounds:
         if answer is not None:
             self._used[key] = answer
             return answer
+        if self._scope is None:
+            raise RuntimeError("InputRounds.ask() is only meaningful inside InputRounds.run()")
         self._pending[key] = wire
-        if len(self._pending) == 1 and self._scope is not None:
+        if len(self._pending) == 1:
             # Let questions asked concurrently (in sibling tasks) join this round, then stop the
             # run: what follows the question needs its answer.
             await anyio.lowlevel.checkpoint()
