@@ -400,7 +400,7 @@ class Registry:
             return self._base.by_ref.get(ref)
         # Some source was never provided: ask the sources in precedence order, as the merge
         # would rank them, and stop at the first admissible element.
-        for entry in sorted(self._entries, key=lambda e: (-e.priority, e.order)):
+        for entry in sorted(self._entries, key=_precedence):
             element = await self._element_of(entry, ref)
             if element is not None and self._admits(entry, element):
                 return element
@@ -431,16 +431,13 @@ class Registry:
         return entry.last_good.get(ref) if entry.last_good is not None else None
 
     def _admits(self, entry: _Entry, element: Element) -> bool:
-        """Whether the merge would keep ``element`` from ``entry`` (declared kind, validator)."""
-        if not element.kind & _declared_kinds(entry):
-            return False
-        if self._validator is not None:
-            try:
-                self._validator(element)
-            except (InvalidElementError, TypeError, ValueError) as exc:
-                _log.warning("source %s: %s skipped: %s", entry.label, element.ref, exc)
-                return False
-        return True
+        """Whether the merge would keep ``element`` from ``entry`` (the same two refusals)."""
+        refusal = _undeclared(element.ref, _declared_kinds(entry)) or _invalid(
+            element, self._validator
+        )
+        if refusal is not None:
+            _log.warning("source %s: %s %s", entry.label, element.ref, refusal)
+        return refusal is None
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -552,28 +549,47 @@ def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
     return "<unknown source>"
 
 
+def _undeclared(ref: ElementRef, declared: ElementKind) -> str | None:
+    """Why an element of an undeclared kind is skipped (None: its kind is declared)."""
+    if ref.kind & declared:
+        return None
+    return (
+        f"skipped: the source declares kinds() = {declared.label or 'none'}; "
+        "make kinds() cover every kind provide() returns"
+    )
+
+
+def _invalid(element: Element, validator: Callable[[Element], None] | None) -> str | None:
+    """Why the validator refuses ``element`` (None: it admits it, or there is none)."""
+    if validator is None:
+        return None
+    try:
+        validator(element)
+    except (InvalidElementError, TypeError, ValueError) as exc:
+        return f"skipped: {_without_ref(exc, element.ref)}"
+    return None
+
+
+def _precedence(entry: _Entry) -> tuple[int, int]:
+    """The merge's ranking: higher priority first, then the source added first."""
+    return (-entry.priority, entry.order)
+
+
 def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | None) -> _Layer:
     """The one precedence rule: higher priority first, then the source added first."""
     by_ref: dict[ElementRef, Element] = {}
     winner: dict[ElementRef, _Entry] = {}
     diagnostics: list[SourceDiagnostic] = []
-    for entry in sorted(entries, key=lambda e: (-e.priority, e.order)):
+    for entry in sorted(entries, key=_precedence):
         collection = entry.last_good
         if not collection:
             continue
         declared = _declared_kinds(entry)
         for element in collection:
             ref = element.ref
-            if not ref.kind & declared:
-                diagnostics.append(
-                    _diagnostic(
-                        entry,
-                        "skipped",
-                        f"skipped: the source declares kinds() = {declared.label or 'none'}; "
-                        "make kinds() cover every kind provide() returns",
-                        ref,
-                    )
-                )
+            undeclared = _undeclared(ref, declared)
+            if undeclared is not None:
+                diagnostics.append(_diagnostic(entry, "skipped", undeclared, ref))
                 continue
             if ref in by_ref:
                 diagnostics.append(
@@ -586,15 +602,11 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                     )
                 )
                 continue
-            if validator is not None:
-                try:
-                    validator(element)
-                except (InvalidElementError, TypeError, ValueError) as exc:
-                    diagnostics.append(
-                        _diagnostic(entry, "skipped", f"skipped: {_without_ref(exc, ref)}", ref)
-                    )
-                    _log.warning("source %s: %s skipped: %s", entry.label, ref, exc)
-                    continue
+            invalid = _invalid(element, validator)
+            if invalid is not None:
+                diagnostics.append(_diagnostic(entry, "skipped", invalid, ref))
+                _log.warning("source %s: %s %s", entry.label, ref, invalid)
+                continue
             by_ref[ref] = element
             winner[ref] = entry
     return _Layer(by_ref, tuple(diagnostics))
