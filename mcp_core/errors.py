@@ -16,6 +16,7 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
     ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
     ├── ToolError                                 a tool failure whose message is meant for the model
+    ├── ClientCapabilityError                     the client did not declare what a handler asks of it
     ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
     └── ListenError (OSError)                     a server cannot listen on its host and port
 
@@ -25,8 +26,8 @@ can act on them without parsing messages; messages say what is wrong and what to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from mcp_core.elements import ElementRef
@@ -35,6 +36,7 @@ __all__ = [
     "INPUT_ECHO_LIMIT",
     "ArgumentValidationError",
     "CacheStoreError",
+    "ClientCapabilityError",
     "CollectionFormatError",
     "DuplicateElementError",
     "ElementNotFoundError",
@@ -177,6 +179,22 @@ class ToolError(McpCoreError):
 
     Any other exception from a tool becomes a generic error result; its text is only logged.
     """
+
+
+class ClientCapabilityError(McpCoreError):
+    """A handler asked the client for something it did not declare it can do.
+
+    Raised by the gateway's ``sample``, ``elicit``, ``elicit_url`` and ``list_roots`` when the
+    client's capabilities lack ``.capability`` (``"sampling"``, ``"elicitation.form"``,
+    ``"elicitation.url"`` or ``"roots"``); ``.required`` is the capabilities object in wire shape
+    that the client would have to declare. The request fails with the protocol's "missing
+    required client capability" error rather than a tool error, so the client can tell.
+    """
+
+    def __init__(self, message: str, *, capability: str, required: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.capability = capability
+        self.required = required
 
 
 class ElementNotFoundError(McpCoreError, LookupError):

@@ -1,4 +1,3 @@
-
 """Server memory under hostile load: the figures behind docs/security.md's memory bounds.
 
 Serves examples/everything.py over streamable HTTP in a subprocess and reads its resident set

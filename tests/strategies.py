@@ -30,6 +30,7 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
+from mcp_core.errors import CacheStoreError
 
 __all__ = [
     "CountingSource",
@@ -76,6 +77,26 @@ class CountingSource:
         if self.fail_with is not None:
             raise self.fail_with
         return self.collection
+
+
+class BrokenStore:
+    """A cache store whose backend is down: every call raises CacheStoreError."""
+
+    async def get(self, key: str) -> bytes | None:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def delete(self, key: str) -> bool:
+        """Fails."""
+        raise CacheStoreError("connection refused", key=key)
+
+    async def delete_prefix(self, prefix: str) -> int:
+        """Fails."""
+        raise CacheStoreError("connection refused")
 
 
 @st.composite

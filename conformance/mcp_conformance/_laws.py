@@ -57,6 +57,11 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="where the collection is serializable, from_json(to_json(c)) == c",
     ),
     Law(
+        id="source.lookup-agrees",
+        about="source",
+        statement="where the source has lookup(ref), it answers exactly provide().get(ref)",
+    ),
+    Law(
         id="wrapper.transparent",
         about="wrapper",
         statement="over a healthy source s, wrap(s) provides what s provides (or the declared relation)",
@@ -119,7 +124,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="registry.templates",
         about="registry",
-        statement="exact resource beats template; most specific template wins; variables decoded",
+        statement="exact resource beats template; most specific template wins (ties: precedence); "
+        "variables decoded",
     ),
     Law(
         id="registry.honest-kinds",

@@ -34,9 +34,9 @@ __all__: list[str] = []
 
 _CHECKS_DIR: Final = Path(__file__).resolve().parent / "_checks"
 _CHECK_FILES: Final[dict[TargetKind, tuple[str, ...]]] = {
-    "source": ("source_laws.py",),
-    "wrapper": ("source_laws.py", "wrapper_laws.py"),
-    "registry": ("registry_laws.py",),
+    "source": ("source_laws.py", "lookup_laws.py"),
+    "wrapper": ("source_laws.py", "wrapper_laws.py", "lookup_laws.py"),
+    "registry": ("registry_laws.py", "template_tie_laws.py"),
 }
 _TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str]]] = {
     # kind: (command-line flag, ini key)

@@ -19,8 +19,10 @@ import pytest
 # An in-process run re-imports every module the calling process has not imported yet (and pytest
 # assertion-rewrites the kit's modules again each time, hypothesis's too): importing the checks
 # here, once, keeps each in-process run down to the checks themselves.
+import mcp_conformance._checks.lookup_laws
 import mcp_conformance._checks.registry_laws
 import mcp_conformance._checks.source_laws
+import mcp_conformance._checks.template_tie_laws
 import mcp_conformance._checks.wrapper_laws  # noqa: F401 -- imported for the side effect above
 from mcp_conformance.report import Report, load_report
 

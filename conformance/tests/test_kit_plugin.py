@@ -23,6 +23,7 @@ SOURCE_LAWS = {
     "source.kinds-cover",
     "source.kinds-without-provide",
     "source.json-roundtrip",
+    "source.lookup-agrees",
 }
 
 
@@ -170,13 +171,13 @@ class TestCollection:
             test_mine="def test_mine():\n    raise AssertionError('not collected')\n"
         )
         result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC)
-        result.assert_outcomes(passed=5)
+        result.assert_outcomes(passed=6)
 
     def test_explicit_paths_run_alongside(self, pytester: pytest.Pytester) -> None:
         """Paths given on the command line run with the kit."""
         pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
         result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC, "test_mine.py")
-        result.assert_outcomes(passed=6)
+        result.assert_outcomes(passed=7)
 
     def test_deselected_laws_are_not_run(self, pytester: pytest.Pytester) -> None:
         """-k leaves the other laws NOT RUN, which is not certified."""
@@ -209,7 +210,7 @@ class TestReport:
             "stateful_step_count": 30,
             "derandomize": True,
         }
-        assert document["counts"] == {"PASS": 5, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
+        assert document["counts"] == {"PASS": 6, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
         assert [row["law"] for row in document["laws"]] == sorted(
             SOURCE_LAWS,
             key=[
@@ -218,6 +219,7 @@ class TestReport:
                 "source.kinds-cover",
                 "source.kinds-without-provide",
                 "source.json-roundtrip",
+                "source.lookup-agrees",
             ].index,
         )
 

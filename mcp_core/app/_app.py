@@ -16,7 +16,7 @@ from mcp_core.elements import (
     ElementKind,
 )
 from mcp_core.registry import Priority, Registry
-from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
+from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, RequestStateSecurity, SessionHook
 from mcp_core.sources import ElementSource, FunctionSource, StaticSource, running_sources
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
@@ -102,7 +102,9 @@ class _Declaring(Generic[D]):
         @functools.wraps(mark)
         def declaring(*args: Any, **options: Any) -> Any:
             marked = mark(*args, **options)
-            if args and marked is args[0]:  # given the function: it came back marked
+            # Given the function, it came back marked (itself, or a stand-in for a bound method);
+            # otherwise this is the decorator that will mark it.
+            if args and handlers.marks_of(marked):
                 return declare(marked)
             return lambda fn: declare(marked(fn))
 
@@ -165,6 +167,7 @@ class App:
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
         lifespan: Callable[[App], AbstractAsyncContextManager[Any]] | None = None,
+        request_state_security: RequestStateSecurity | None = None,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -191,6 +194,7 @@ class App:
             "page_size": page_size,
             "cursor_secret": cursor_secret,
             "session_hook": session_hook,
+            "request_state_security": request_state_security,
         }
 
     def __repr__(self) -> str:

@@ -13,8 +13,10 @@ from typing import Any, Final, TextIO
 import anyio
 
 from mcp_core.cli._target import Target, TargetError, load_target
-from mcp_core.elements import Element, ElementCollection, ElementKind
-from mcp_core.errors import ListenError, NotSerializableError
+from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef
+from mcp_core.errors import ElementNotFoundError, ListenError, NotSerializableError
+from mcp_core.handlers import by_reference
+from mcp_core.registry import collect
 from mcp_core.sources import SourceDiagnostic
 
 __all__ = ["run_command"]
@@ -134,8 +136,13 @@ def _run(target: Target, args: argparse.Namespace) -> int:
 
 async def _report(target: Target) -> dict[str, Any]:
     registry = target.registry
-    elements = getattr(registry, "elements", None)
-    collection: ElementCollection | None = await elements() if callable(elements) else None
+    problems: list[dict[str, str]] = []
+    unchecked: list[dict[str, str]] = []
+    try:
+        collection: ElementCollection | None = await collect(registry, registry)
+    except ElementNotFoundError as exc:
+        collection = None
+        problems.append({"ref": str(exc.ref), "problem": str(exc)})
     if collection is None:
         definitions: list[Any] = [
             *await registry.tools(),
@@ -143,29 +150,25 @@ async def _report(target: Target) -> dict[str, Any]:
             *await registry.resource_templates(),
             *await registry.prompts(),
         ]
-        catalogue = {
-            label: [d.to_wire() for d in definitions if d.ref.kind is kind]
-            for kind, label in _KIND_TITLES
-        }
-        problems: list[dict[str, str]] = []
     else:
-        origin = getattr(registry, "origin", None)
-        catalogue = {
-            label: [
-                _with_origin(e.definition.to_wire(), origin(e.ref) if callable(origin) else None)
-                for e in collection
-                if e.kind is kind
-            ]
-            for kind, label in _KIND_TITLES
-        }
-        problems = [
-            {"ref": str(element.ref), "problem": problem}
-            for element in collection
-            for problem in _check(target, element)
+        definitions = [element.definition for element in collection]
+        for element in collection:
+            found, reason = _check(target, element)
+            problems.extend({"ref": str(element.ref), "problem": problem} for problem in found)
+            if reason is not None:
+                unchecked.append({"ref": str(element.ref), "reason": reason})
+    origin = getattr(registry, "origin", None)
+    catalogue = {
+        label: [
+            _with_origin(d.to_wire(), origin(d.ref) if callable(origin) else None)
+            for d in definitions
+            if d.ref.kind is kind
         ]
+        for kind, label in _KIND_TITLES
+    }
     lowlevel = target.server.lowlevel
     diagnostics = getattr(registry, "diagnostics", None)
-    found: Sequence[SourceDiagnostic] = diagnostics() if callable(diagnostics) else ()
+    found_diagnostics: Sequence[SourceDiagnostic] = diagnostics() if callable(diagnostics) else ()
     sources = getattr(registry, "sources", ())
     return {
         "target": target.spec,
@@ -180,9 +183,10 @@ async def _report(target: Target) -> dict[str, Any]:
                 "ref": str(d.ref) if d.ref else None,
                 "message": d.message,
             }
-            for d in found
+            for d in found_diagnostics
         ],
         "problems": problems,
+        "unchecked": unchecked,
     }
 
 
@@ -193,11 +197,28 @@ def _with_origin(wire: dict[str, Any], origin: str | None) -> dict[str, Any]:
     return wire
 
 
-def _check(target: Target, element: Element) -> list[str]:
+def _check(target: Target, element: Element) -> tuple[list[str], str | None]:
+    """The element's problems found ahead of time, and why it was not checked (None: it was).
+
+    Checked with the invoker that serves the target (an App's or McpServer's own, with its
+    container). A bare registry is served by a plain Invoker that knows no container, so a
+    handler reference that is not an import path (a container id) is left unchecked rather
+    than reported as unresolvable.
+    """
+    check = getattr(target.invoker, "check", None)
+    if not callable(check):
+        return [], f"the server's invoker ({type(target.invoker).__qualname__}) has no check()"
+    if not target.own_invoker and _needs_container(element):
+        return [], "its handler is a container id; the registry alone brings no container"
     try:
-        return target.invoker.check(element)
+        return list(check(element)), None
     except Exception as exc:  # noqa: BLE001 -- inspect reports a crashing check as the element's problem
-        return [f"checking it raised {type(exc).__name__}: {exc}"]
+        return [f"checking it raised {type(exc).__name__}: {exc}"], None
+
+
+def _needs_container(element: Element) -> bool:
+    handlers = [element.handler, *(element.completions or {}).values()]
+    return any(isinstance(h, HandlerRef) and not h.is_import_path for h in handlers)
 
 
 async def _inspect(target: Target, as_json: bool, strict: bool) -> int:
@@ -248,21 +269,31 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
         head = f"{p['ref']}: "
         text = p["problem"].removeprefix(head)
         _say(out, f"  {head}{text}")
+    unchecked = report["unchecked"]
+    if unchecked:
+        _say(out, f"not checked ahead of time ({len(unchecked)}):")
+        for u in unchecked:
+            _say(out, f"  {u['ref']}: {u['reason']}")
 
 
 async def _dump(target: Target, output: str) -> int:
-    elements = getattr(target.registry, "elements", None)
-    if not callable(elements):
-        _say(
-            sys.stderr,
-            f"mcp-core: {target.spec}'s registry cannot list its elements (it has no elements())",
-        )
-        return 2
-    collection: ElementCollection = await elements()
+    try:
+        found = await collect(target.registry, target.registry)
+    except ElementNotFoundError as exc:
+        _say(sys.stderr, f"mcp-core: cannot dump {target.spec}: {exc}")
+        return 1
+    # Module-level functions and classes are written as their import paths, so the file loads
+    # back (CollectionFileSource) wherever those modules import.
+    collection = ElementCollection(by_reference(element) for element in found)
     try:
         text = collection.to_json(indent=2)
     except NotSerializableError as exc:
-        _say(sys.stderr, f"mcp-core: cannot dump {target.spec}: {exc}")
+        _say(
+            sys.stderr,
+            f"mcp-core: cannot dump {target.spec}: {exc} Only module-level functions and classes "
+            "can be written as references (pkg.mod:name); define these handlers at module level, "
+            "or declare them as HandlerRef",
+        )
         return 1
     if output == "-":
         sys.stdout.write(text + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -16,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_core.app import App
 from mcp_core.bridges import MCPServerSource
 from mcp_core.handlers import Invoker
-from mcp_core.server import McpServer, ServableRegistry
+from mcp_core.server import ElementInvoker, McpServer, ServableRegistry
 
 __all__ = ["Target", "TargetError", "load_target"]
 
@@ -44,12 +45,18 @@ class TargetError(Exception):
 @final
 @dataclass(frozen=True, slots=True)
 class Target:
-    """What a target resolved to: the object named, and its server, registry and invoker."""
+    """What a target resolved to: the object named, and its server, registry and invoker.
+
+    ``invoker`` is the one that serves the target (an App's or McpServer's own, with its
+    container); ``own_invoker`` is False for a bare registry, which the CLI serves with a plain
+    ``Invoker()`` that knows no container.
+    """
 
     spec: str
     obj: object
     server: McpServer
-    invoker: Invoker
+    invoker: ElementInvoker
+    own_invoker: bool = True
 
     @property
     def registry(self) -> ServableRegistry:
@@ -91,27 +98,7 @@ def _split(spec: str) -> tuple[str, str, str]:
 def _import(module_part: str) -> Any:
     path = Path(module_part)
     if module_part.endswith(".py") or path.exists():
-        if path.is_dir():
-            raise TargetError(
-                f"{module_part} is a folder; name a Python file in it ({path / 'server.py'}) "
-                "or a module (pkg.mod)"
-            )
-        if not path.is_file():
-            raise TargetError(f"no such file: {module_part}")
-        name = f"_mcp_core_target_{path.stem}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise TargetError(f"cannot import {module_part} as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        # The file's folder comes first on the path, as `python file.py` would have it.
-        sys.path.insert(0, str(path.resolve().parent))
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            del sys.modules[name]
-            raise _import_failed(module_part, exc) from exc
-        return module
+        return _import_file(module_part, path)
     try:
         return importlib.import_module(module_part)
     except ModuleNotFoundError as exc:
@@ -122,6 +109,41 @@ def _import(module_part: str) -> Any:
         raise _import_failed(module_part, exc) from exc
     except Exception as exc:
         raise _import_failed(module_part, exc) from exc
+
+
+def _import_file(module_part: str, path: Path) -> Any:
+    if path.is_dir():
+        raise TargetError(
+            f"{module_part} is a folder; name a Python file in it ({path / 'server.py'}) "
+            "or a module (pkg.mod)"
+        )
+    if not path.is_file():
+        raise TargetError(f"no such file: {module_part}")
+    folder = str(path.resolve().parent)
+    # The file's folder comes first on the path, as `python file.py` would have it.
+    sys.path.insert(0, folder)
+    loaded = sys.modules.get(path.stem)
+    if _is_file(getattr(loaded, "__file__", None), path):
+        return loaded  # imported before, under its own name (as any import would reuse it)
+    if _importable_as(path.stem, path, folder):
+        # Imported under its own name, its functions have import paths ("server:add") that
+        # another process can resolve, so `dump` can write them as references.
+        try:
+            return importlib.import_module(path.stem)
+        except Exception as exc:
+            raise _import_failed(module_part, exc) from exc
+    name = f"_mcp_core_target_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import {module_part} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise _import_failed(module_part, exc) from exc
+    return module
 
 
 def _import_failed(module_part: str, exc: Exception) -> TargetError:
@@ -159,6 +181,18 @@ def _import_failed(module_part: str, exc: Exception) -> TargetError:
     )
 
 
+def _importable_as(name: str, path: Path, folder: str) -> bool:
+    """Whether ``import name`` from ``folder`` finds ``path`` itself, and nothing has that name yet."""
+    if not name.isidentifier() or name in sys.modules:
+        return False
+    found = importlib.machinery.PathFinder.find_spec(name, [folder])
+    return _is_file(getattr(found, "origin", None), path)
+
+
+def _is_file(origin: object, path: Path) -> bool:
+    return isinstance(origin, str) and Path(origin).resolve() == path.resolve()
+
+
 def _target(spec: str, obj: object) -> Target:
     if isinstance(obj, MCPServer):
         # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
@@ -168,11 +202,11 @@ def _target(spec: str, obj: object) -> Target:
     if isinstance(obj, App):
         return Target(spec, obj, obj.server, obj.invoker)
     if isinstance(obj, McpServer):
-        invoker = Invoker()
-        return Target(spec, obj, obj, invoker)
+        return Target(spec, obj, obj, obj.invoker)
     if all(callable(getattr(obj, method, None)) for method in _ROLE_METHODS):
         invoker = Invoker()
-        return Target(spec, obj, McpServer(obj, invoker=invoker), invoker)  # type: ignore[arg-type]  # checked structurally above
+        server = McpServer(obj, invoker=invoker)  # type: ignore[arg-type]  # checked structurally above
+        return Target(spec, obj, server, invoker, own_invoker=False)
     raise TargetError(
         f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or a registry "
         "(an object with the catalogue and resolver roles, load() and kinds())"

@@ -61,11 +61,13 @@ from mcp_core.handlers._protocols import (
     ResourceTemplateHandler,
     ToolHandler,
 )
+from mcp_core.handlers._references import by_reference, reference_to
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._serving import serving_element
 from mcp_core.handlers._wire import (
     content_from_wire,
     resource_contents_from_wire,
@@ -99,6 +101,7 @@ __all__ = [
     "Text",
     "ToolHandler",
     "ToolResult",
+    "by_reference",
     "completion",
     "content_from_wire",
     "marks_of",
@@ -107,6 +110,7 @@ __all__ = [
     "normalize_tool_result",
     "prompt",
     "prompt_from_function",
+    "reference_to",
     "register_injection",
     "resource",
     "resource_contents_from_wire",
@@ -114,6 +118,7 @@ __all__ = [
     "resource_template",
     "resource_template_from_function",
     "schema_problems",
+    "serving_element",
     "tool",
     "tool_from_function",
     "tool_result_from_wire",

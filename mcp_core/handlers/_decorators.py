@@ -19,12 +19,13 @@ the source that collects it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import EllipsisType, MappingProxyType
-from typing import Any, Final, TypeVar, Unpack, final, overload
+from typing import Any, Final, TypeVar, Unpack, cast, final, overload
 
 from mcp_core.elements import (
     Annotations,
@@ -120,12 +121,18 @@ class CompletionMark:
 
 
 def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
-    """The marks on ``obj`` (a function, method, static/class method, or callable object)."""
+    """The marks on ``obj`` (a function, method, static/class method, class or callable object).
+
+    Only marks put on ``obj`` itself count (its own ``__dict__``; a method's function's): an
+    instance does not carry its class's marks, nor a subclass its base's.
+    """
+    target = obj.__func__ if isinstance(obj, staticmethod | classmethod) else obj
+    if inspect.ismethod(target):
+        target = target.__func__
     try:
-        marks = getattr(obj, MARKS_ATTRIBUTE, None)
-        if marks is None and isinstance(obj, staticmethod | classmethod):
-            marks = getattr(obj.__func__, MARKS_ATTRIBUTE, None)
-    except Exception:  # noqa: BLE001 -- scanning meets proxies that fail on any attribute: unmarked
+        namespace = vars(target)
+        marks = namespace.get(MARKS_ATTRIBUTE) if isinstance(namespace, Mapping) else None
+    except Exception:  # noqa: BLE001 -- no namespace, or a proxy failing on any attribute: unmarked
         return ()
     # Only tuples of marks count: a proxy that answers every attribute is not marked.
     if not isinstance(marks, tuple) or not all(
@@ -186,13 +193,14 @@ def _where() -> CallSite:
 
 
 def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
-    if isinstance(fn, type):
-        raise TypeError(
-            f"mark a function or method, not the class {fn.__qualname__}; a handler class is "
-            "declared as Element(definition=..., handler=HandlerRef('module:Class'))"
-        )
+    if inspect.ismethod(fn):
+        # A bound method takes no attributes: mark a stand-in that calls it (one per call site,
+        # so two instances' methods are two elements).
+        return _attach(cast("F", _calling(fn)), mark)
     if not callable(fn) and not isinstance(fn, staticmethod | classmethod):
         raise TypeError(f"only functions and callables can be marked, got {type(fn).__name__}")
+    if isinstance(fn, type) and isinstance(mark, CompletionMark):
+        raise TypeError(f"a completion provider is a function, not the class {fn.__qualname__}")
     try:
         setattr(fn, MARKS_ATTRIBUTE, (*marks_of(fn), mark))
     except (AttributeError, TypeError) as exc:
@@ -201,6 +209,23 @@ def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
             "is defined (a method in its class body)"
         ) from exc
     return fn
+
+
+def _calling(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that calls the bound ``method``, looks like it, and can carry a mark."""
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def calling_async(*args: Any, **kwargs: Any) -> Any:
+            return await method(*args, **kwargs)
+
+        return calling_async
+
+    @functools.wraps(method)
+    def calling(*args: Any, **kwargs: Any) -> Any:
+        return method(*args, **kwargs)
+
+    return calling
 
 
 def _given(kind: ElementKind, options: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -5,11 +5,25 @@ function itself. The name defaults to ``__name__``; the description to the docst
 parameter section, whose entries describe the parameters in the schema or prompt arguments).
 Derivation is eager when called; the decorators and sources defer calling it until elements are
 first provided, so declaring many functions costs only marking them.
+
+What may be given, besides a plain function:
+
+- a bound method (``service.add``) or a callable object: the handler is the object given;
+- an unbound method (``Service.add``, a function defined in a module-level class): ``self`` is
+  not published, and the handler is ``HandlerRef("module:Service.add")``, so the class is
+  instantiated on first use, through the Invoker's container when it knows it;
+- a module-level class with ``__call__``: the element is published from ``__call__`` (name: the
+  class's, description: ``__call__``'s docstring or the class's), and the handler is
+  ``HandlerRef("module:Class")``, instantiated the same way;
+- a lambda or a ``functools.partial`` has no name of its own: pass ``name=...``.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import mimetypes
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Annotated, Any, Required, TypedDict, get_args, get_origin
@@ -19,6 +33,7 @@ from pydantic.fields import FieldInfo
 from mcp_core.elements import (
     Annotations,
     Element,
+    HandlerRef,
     Icon,
     Prompt,
     PromptArgument,
@@ -28,10 +43,12 @@ from mcp_core.elements import (
     ToolAnnotations,
 )
 from mcp_core.errors import InvalidElementError
+from mcp_core.handlers._docstrings import parse_docstring
 from mcp_core.handlers._functions import (
     EMPTY,
     FunctionShape,
     Param,
+    describe,
     shape_of,
     template_binding_problems,
 )
@@ -145,7 +162,7 @@ def tool_from_function(
         tags=tags,
         output_schema=output_schema,
     )
-    return _tool(fn, shape_of(fn), options)
+    return _tool(*_handler_and_shape(fn, options))
 
 
 def resource_from_function(
@@ -180,7 +197,7 @@ def resource_from_function(
         meta=meta,
         tags=tags,
     )
-    return _resource(fn, shape_of(fn), options)
+    return _resource(*_handler_and_shape(fn, options))
 
 
 def resource_template_from_function(
@@ -217,7 +234,7 @@ def resource_template_from_function(
         tags=tags,
         completions=completions,
     )
-    return _resource_template(fn, shape_of(fn), options)
+    return _resource_template(*_handler_and_shape(fn, options))
 
 
 def prompt_from_function(
@@ -244,7 +261,7 @@ def prompt_from_function(
         tags=tags,
         completions=completions,
     )
-    return _prompt(fn, shape_of(fn), options)
+    return _prompt(*_handler_and_shape(fn, options))
 
 
 # -- shared by the public functions and by marks (which may derive from unbound methods) -------
@@ -254,7 +271,7 @@ def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) ->
     _refuse_requested_uri(shape)
     output_schema = options.get("output_schema", ...)
     definition = Tool(
-        name=options.get("name") or shape.name,
+        name=_name(options, shape),
         input_schema=shape.input_schema(),
         title=options.get("title"),
         description=_description(options, shape),
@@ -279,7 +296,7 @@ def _resource(fn: Callable[..., Any], shape: FunctionShape, options: ResourceOpt
     uri = options["uri"]
     definition = Resource(
         uri=uri,
-        name=options.get("name") or shape.name,
+        name=_name(options, shape),
         title=options.get("title"),
         description=_description(options, shape),
         mime_type=options.get("mime_type")
@@ -297,7 +314,7 @@ def _resource_template(
 ) -> Element:
     definition = ResourceTemplate(
         uri_template=options["uri_template"],
-        name=options.get("name") or shape.name,
+        name=_name(options, shape),
         title=options.get("title"),
         description=_description(options, shape),
         mime_type=options.get("mime_type"),
@@ -319,7 +336,7 @@ def _resource_template(
 def _prompt(fn: Callable[..., Any], shape: FunctionShape, options: PromptOptions) -> Element:
     _refuse_requested_uri(shape)
     definition = Prompt(
-        name=options.get("name") or shape.name,
+        name=_name(options, shape),
         title=options.get("title"),
         description=_description(options, shape),
         arguments=tuple(_prompt_argument(param) for param in shape.params),
@@ -332,6 +349,100 @@ def _prompt(fn: Callable[..., Any], shape: FunctionShape, options: PromptOptions
         completions=options.get("completions"),
         tags=frozenset(options.get("tags", ())),
     )
+
+
+_AnyOptions = ToolOptions | ResourceOptions | ResourceTemplateOptions | PromptOptions
+
+
+def _name(options: _AnyOptions, shape: FunctionShape) -> str:
+    name = options.get("name")
+    if name:
+        return name
+    if shape.name in ("<lambda>", functools.partial.__name__):
+        what = "a lambda" if shape.name == "<lambda>" else "a functools.partial"
+        raise InvalidElementError(
+            f"{shape.where} is {what}, which has no name to publish; pass name='...' (or "
+            "define the handler with def)"
+        )
+    return shape.name
+
+
+def _handler_and_shape(fn: Callable[..., Any], options: Any) -> tuple[Any, FunctionShape, Any]:
+    """What to store as the handler, the shape to publish from, and the options with defaults.
+
+    Classes and unbound methods are published without ``self`` and served by reference (see
+    the module docstring); everything else is its own handler.
+    """
+    if inspect.isclass(fn):
+        call = _own_call(fn)
+        static = isinstance(inspect.getattr_static(fn, "__call__"), staticmethod)
+        shape = shape_of(call, drop_first=not static)
+        defaults: dict[str, str | None] = {"name": fn.__name__}
+        if shape.description is None:
+            defaults["description"] = parse_docstring(inspect.getdoc(fn)).description
+        given = {key for key, value in options.items() if value is not None}
+        defaulted = {key: value for key, value in defaults.items() if key not in given}
+        return _reference(fn, "class"), shape, {**options, **defaulted}
+    if _is_unbound_method(fn):
+        return _reference(fn, "method"), shape_of(fn, drop_first=True), options
+    if isinstance(fn, functools.partial) and not options.get("name"):
+        # shape_of names it after its type; refuse that name with the fix.
+        raise InvalidElementError(
+            f"functools.partial({describe(fn)}) has no name of its own to publish; pass name='...'"
+        )
+    return fn, shape_of(fn), options
+
+
+def _own_call(cls: type) -> Callable[..., Any]:
+    """The ``__call__`` a class defines (itself or a base other than ``object``)."""
+    for base in cls.__mro__[:-1]:
+        member = vars(base).get("__call__")
+        if member is not None:
+            return member.__func__ if isinstance(member, staticmethod | classmethod) else member
+    raise InvalidElementError(
+        f"{cls.__module__}:{cls.__qualname__} is a class without __call__, so there is no "
+        "signature to publish; give it `def __call__(self, ...)`, or keep it a handler object "
+        "(execute/read/get) and declare it as app.add(Tool(...), HandlerRef('"
+        f"{cls.__module__}:{cls.__qualname__}'))"
+    )
+
+
+def _is_unbound_method(fn: object) -> bool:
+    """Whether ``fn`` is a plain function that a class defines as an instance method."""
+    if not inspect.isfunction(fn) or "." not in fn.__qualname__:
+        return False
+    owner_path, _, name = fn.__qualname__.rpartition(".")
+    if owner_path.endswith("<locals>"):
+        return False  # a function nested in a function, not a method
+    if "<locals>" in owner_path:
+        raise InvalidElementError(
+            f"{describe(fn)} is a method of a class defined inside a function, which cannot be "
+            "instantiated by reference; pass a bound method (instance.method) instead"
+        )
+    owner = _attribute_path(fn.__module__, owner_path)
+    return inspect.isclass(owner) and inspect.getattr_static(owner, name, None) is fn
+
+
+def _attribute_path(module_name: str, path: str) -> object:
+    obj: object = sys.modules.get(module_name)
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def _reference(obj: Any, what: str) -> HandlerRef:
+    """The import-path reference to a module-level class or method, checked to lead back to it."""
+    path = f"{obj.__module__}:{obj.__qualname__}"
+    if (
+        "<locals>" in obj.__qualname__
+        or _attribute_path(obj.__module__, obj.__qualname__) is not obj
+    ):
+        raise InvalidElementError(
+            f"{path} is a {what} that cannot be found again by its import path (it is defined "
+            "inside a function, or replaced in its module); define it at module level, or pass an "
+            "instance (a bound method or a callable object)"
+        )
+    return HandlerRef(path)
 
 
 def _description(
@@ -410,5 +521,7 @@ def derive(
     something else (a reference to it).
     """
     check_options(kind_label, options)
+    if shape_from is None and not drop_first:
+        return _DERIVERS[kind_label](*_handler_and_shape(fn, options))
     shape = shape_of(shape_from if shape_from is not None else fn, drop_first=drop_first)
     return _DERIVERS[kind_label](fn, shape, options)

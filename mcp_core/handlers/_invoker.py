@@ -32,6 +32,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import (
     ArgumentValidationError,
+    ClientCapabilityError,
     HandlerKindError,
     HandlerResolutionError,
     InvalidElementError,
@@ -55,6 +56,7 @@ from mcp_core.handlers._results import (
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._serving import serving
 
 __all__ = ["Invoker"]
 
@@ -198,6 +200,9 @@ class Invoker:
     and methods run in a worker thread; a sync handler that needs the gateway calls it with
     ``anyio.from_thread.run(gateway.log, ...)``.
 
+    While a handler (or completion provider) runs, ``gateway.element`` is the element it serves,
+    so one handler can stand behind many names.
+
     ``container`` is consulted first when resolving a :class:`~mcp_core.elements.HandlerRef`.
     ``cache_size`` bounds the per-element plans and the compiled validators kept (least recently
     used first out); the default holds every element of a large catalogue.
@@ -232,6 +237,7 @@ class Invoker:
                 match the input schema or the handler's parameters.
             HandlerResolutionError, HandlerKindError: the handler cannot be resolved or cannot
                 serve a tool (a server error, not a tool failure).
+            ClientCapabilityError: the tool asked the client for something it did not declare.
         """
         definition = element.definition
         if not isinstance(definition, Tool):
@@ -250,8 +256,8 @@ class Invoker:
                 plan.shape, args, element.ref, from_text=False, gateway=gateway
             )
         try:
-            value = await _run(plan, call_args, call_kwargs, gateway)
-        except ArgumentValidationError:
+            value = await _run(plan, call_args, call_kwargs, gateway, element)
+        except (ArgumentValidationError, ClientCapabilityError):
             raise
         except ToolError as exc:
             return {
@@ -295,7 +301,7 @@ class Invoker:
                 gateway=gateway,
                 uri=uri,
             )
-        value = await _run(plan, call_args, call_kwargs, gateway)
+        value = await _run(plan, call_args, call_kwargs, gateway, element)
         mime_type = getattr(element.definition, "mime_type", None)
         return {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)}
 
@@ -329,7 +335,7 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=True, gateway=gateway
             )
-        value = await _run(plan, call_args, call_kwargs, gateway)
+        value = await _run(plan, call_args, call_kwargs, gateway, element)
         result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
         if definition.description is not None:
             result["description"] = definition.description
@@ -356,7 +362,8 @@ class Invoker:
         if complete is None:
             complete = self._completion(element, argument, providers[argument])
             plan.completions[argument] = complete
-        return completion_result(await complete(value, context, gateway))
+        with serving(element):
+            return completion_result(await complete(value, context, gateway))
 
     # -- ahead of time ------------------------------------------------------------------------------
 
@@ -482,20 +489,27 @@ async def _inject(
 
 
 async def _run(
-    plan: _Plan, args: list[Any], kwargs: dict[str, Any], gateway: ClientGateway
+    plan: _Plan,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    gateway: ClientGateway,
+    element: Element,
 ) -> object:
-    if plan.shape is not None and plan.shape.injected:
-        # Injected here, inside the caller's error handling: an injector's failure (a declined
-        # elicitation, say) is the call's failure, reported the way the handler's own would be.
-        kwargs.update(await _inject(plan.call, plan.shape, kwargs, gateway))
-    if plan.is_async:
-        result = await plan.call(*args, **kwargs)
-    else:
-        # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
-        result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+    # The handler (and its injectors) learn what it serves (gateway.element) from the context
+    # for the whole call.
+    with serving(element):
+        if plan.shape is not None and plan.shape.injected:
+            # Injected here, inside the caller's error handling: an injector's failure (a declined
+            # elicitation, say) is the call's failure, reported the way the handler's own would be.
+            kwargs.update(await _inject(plan.call, plan.shape, kwargs, gateway))
+        if plan.is_async:
+            result = await plan.call(*args, **kwargs)
+        else:
+            # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
+            result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
 
 def _validate_arguments(

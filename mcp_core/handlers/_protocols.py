@@ -9,9 +9,12 @@ and executes with a gateway).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from mcp_core.visibility import SessionInfo
+
+if TYPE_CHECKING:
+    from mcp_core.elements import Element
 
 __all__ = [
     "ArgumentFilter",
@@ -33,7 +36,24 @@ class ClientGateway(Protocol):
 
     Every method is tied to the current request (notifications carry its ``related_request_id``;
     progress uses its progress token), so clients can route them.
+
+    ``sample``, ``elicit``, ``elicit_url`` and ``list_roots`` ask the client and return its
+    answer, in both protocol eras: as a standalone server-to-client request on 2025-11-25 and
+    earlier, through an ``InputRequiredResult`` (multi-round-trip request) on 2026-07-28. On the
+    latter the handler runs again from the start on each round and earlier answers are replayed
+    to it, so the code before a question must be safe to run more than once (see
+    ``docs/serving.md``, "Asking the client").
     """
+
+    @property
+    def element(self) -> Element:
+        """The element being served: its ``ref``, ``definition`` and ``tags``.
+
+        One handler object or service behind many tools, prompts or resources tells them apart
+        by ``gateway.element.ref`` (per-name dispatch). Raises ``LookupError`` outside a handler
+        call made by the Invoker.
+        """
+        ...
 
     @property
     def session(self) -> SessionInfo:
@@ -74,7 +94,21 @@ class ClientGateway(Protocol):
         ...
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Ask the user for input (``elicitation/create``); returns ``{"action", "content"?}``."""
+        """Ask the user for input in a form (``elicitation/create``, form mode).
+
+        Returns ``{"action": "accept" | "decline" | "cancel", "content"?: {...}}``.
+        """
+        ...
+
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None
+    ) -> Mapping[str, Any]:
+        """Send the user to ``url`` for an out-of-band interaction (``elicitation/create``, URL mode).
+
+        Returns ``{"action": ...}``: ``accept`` means the user agreed to open the URL, not that the
+        interaction there finished. ``elicitation_id`` identifies it on 2025-11-25 (a fresh one is
+        made when omitted); 2026-07-28 has no such id.
+        """
         ...
 
     async def list_roots(self) -> Sequence[Mapping[str, Any]]:

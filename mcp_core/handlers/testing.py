@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias, final
 
+from mcp_core.elements import Element
 from mcp_core.handlers._protocols import LogLevel
+from mcp_core.handlers._serving import serving_element
 from mcp_core.visibility import SessionInfo
 
 __all__ = [
     "ElicitCall",
+    "ElicitUrlCall",
     "GatewayCall",
     "ListRootsCall",
     "LogCall",
@@ -80,14 +83,28 @@ class ElicitCall:
 
 @final
 @dataclass(frozen=True, slots=True)
+class ElicitUrlCall:
+    """An ``elicit_url(message, url, elicitation_id=...)`` call."""
+
+    message: str
+    url: str
+    elicitation_id: str | None
+
+
+@final
+@dataclass(frozen=True, slots=True)
 class ListRootsCall:
     """A ``list_roots()`` call."""
 
 
-GatewayCall: TypeAlias = LogCall | ProgressCall | SampleCall | ElicitCall | ListRootsCall
+GatewayCall: TypeAlias = (
+    LogCall | ProgressCall | SampleCall | ElicitCall | ElicitUrlCall | ListRootsCall
+)
 
 SampleAnswer: TypeAlias = Mapping[str, Any] | Callable[[SampleCall], Mapping[str, Any]]
-ElicitAnswer: TypeAlias = Mapping[str, Any] | Callable[[ElicitCall], Mapping[str, Any]]
+ElicitAnswer: TypeAlias = (
+    Mapping[str, Any] | Callable[[ElicitCall | ElicitUrlCall], Mapping[str, Any]]
+)
 
 
 @final
@@ -95,12 +112,23 @@ class RecordingGateway:
     """A :class:`~mcp_core.handlers.ClientGateway` that records every call, in order.
 
     ``sample_result`` and ``elicit_result`` are the canned answers: a wire-shaped mapping, or a
-    function of the recorded call (to answer by content). ``roots`` is what ``list_roots``
-    returns. Defaults: an empty assistant text for sampling, ``{"action": "decline"}`` for
-    elicitation, no roots.
+    function of the recorded call (to answer by content; ``elicit_result`` answers form and URL
+    elicitations alike). ``roots`` is what ``list_roots`` returns. Defaults: an empty assistant
+    text for sampling, ``{"action": "decline"}`` for elicitation, no roots.
+
+    ``element`` is what ``gateway.element`` answers when a test calls a handler directly; through
+    the Invoker it is the element being served, as in a server.
     """
 
-    __slots__ = ("_elicit_result", "_request_id", "_roots", "_sample_result", "_session", "calls")
+    __slots__ = (
+        "_element",
+        "_elicit_result",
+        "_request_id",
+        "_roots",
+        "_sample_result",
+        "_session",
+        "calls",
+    )
 
     def __init__(
         self,
@@ -110,8 +138,10 @@ class RecordingGateway:
         sample_result: SampleAnswer = DEFAULT_SAMPLE_RESULT,
         elicit_result: ElicitAnswer = DEFAULT_ELICIT_RESULT,
         roots: Sequence[Mapping[str, Any]] = (),
+        element: Element | None = None,
     ) -> None:
         self._session = session if session is not None else SessionInfo(session_id="recording")
+        self._element = element
         self._request_id = request_id
         self._sample_result = sample_result
         self._elicit_result = elicit_result
@@ -130,6 +160,16 @@ class RecordingGateway:
         return self._request_id
 
     @property
+    def element(self) -> Element:
+        """The element being served (through the Invoker), else the one given to the constructor."""
+        try:
+            return serving_element()
+        except LookupError:
+            if self._element is None:
+                raise
+            return self._element
+
+    @property
     def logs(self) -> list[LogCall]:
         """The ``log`` calls, in order."""
         return [c for c in self.calls if isinstance(c, LogCall)]
@@ -145,9 +185,9 @@ class RecordingGateway:
         return [c for c in self.calls if isinstance(c, SampleCall)]
 
     @property
-    def elicitations(self) -> list[ElicitCall]:
-        """The ``elicit`` calls, in order."""
-        return [c for c in self.calls if isinstance(c, ElicitCall)]
+    def elicitations(self) -> list[ElicitCall | ElicitUrlCall]:
+        """The ``elicit`` and ``elicit_url`` calls, in order."""
+        return [c for c in self.calls if isinstance(c, ElicitCall | ElicitUrlCall)]
 
     async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
         """Record a log notification."""
@@ -192,6 +232,15 @@ class RecordingGateway:
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Record an elicitation request and answer with the canned result."""
         call = ElicitCall(message, requested_schema)
+        self.calls.append(call)
+        answer = self._elicit_result
+        return answer(call) if callable(answer) else answer
+
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None
+    ) -> Mapping[str, Any]:
+        """Record a URL elicitation request and answer with the canned result."""
+        call = ElicitUrlCall(message, url, elicitation_id)
         self.calls.append(call)
         answer = self._elicit_result
         return answer(call) if callable(answer) else answer

@@ -1,5 +1,6 @@
 """The registry: four role protocols and the reference Registry implementing all of them."""
 
+from mcp_core.registry._collect import collect
 from mcp_core.registry._protocols import (
     DeferredRegistry,
     ElementCatalog,
@@ -20,4 +21,5 @@ __all__ = [
     "Registry",
     "ResolvedResource",
     "ResourceCandidates",
+    "collect",
 ]

@@ -40,7 +40,8 @@ class ElementCatalog(Protocol):
     Laws:
         1. ``registry.model``: the catalogue equals the merge of its inputs after every change.
         2. ``registry.lazy``: nothing is provided before the first catalogue or resolver call.
-        3. ``registry.single-flight``: concurrent first reads provide each source once.
+        3. ``registry.single-flight``: concurrent first reads provide each source at most once
+           (a per-name read may provide only the sources it needs; a load completes the rest).
         4. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
            first added wins; independent of the order registrations happen in.
         5. ``registry.element-isolation``: an invalid element costs only itself.
@@ -74,7 +75,8 @@ class ElementResolver(Protocol):
         1. ``registry.resolver-agrees``: everything listed resolves to the same definition; what
            is not listed does not resolve.
         2. ``registry.templates``: an exact resource beats a template; the most specific template
-           wins; variables are extracted and percent-decoded.
+           wins, and between equally specific ones the one of the higher-precedence source;
+           variables are extracted and percent-decoded.
     """
 
     async def get_tool(self, name: str) -> Element | None:

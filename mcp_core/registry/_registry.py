@@ -27,12 +27,17 @@ from mcp_core.elements import (
     Resource,
     ResourceTemplate,
     Tool,
-    most_specific_first,
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
 from mcp_core.handlers import validate_handler
 from mcp_core.registry._protocols import ResolvedResource
-from mcp_core.sources import DiagnosticKind, ElementSource, SourceDiagnostic, describe_source
+from mcp_core.sources import (
+    DiagnosticKind,
+    ElementSource,
+    SourceDiagnostic,
+    describe_source,
+    prefetch_kinds,
+)
 
 __all__ = ["ChangeListener", "Priority", "Registry"]
 
@@ -93,6 +98,18 @@ class Registry:
 
     Catalogue order: runtime registrations in registration order, then the sources' elements by
     precedence, each source's elements in its own order.
+
+    Per-name resolution: until every source has been provided, ``get_tool``, ``get_prompt``,
+    ``get`` and the exact-resource step of ``get_resource`` answer without a full load, asking
+    the sources in precedence order and stopping at the first that has the ref: a source with
+    ``lookup(ref)`` (:class:`~mcp_core.sources.ElementLookup`) is asked for that ref alone, any
+    other source is provided (once). An answer counts only after every source that outranks its
+    source had nothing there, and only if the full load would admit it (declared kind, the
+    validator), so a resolution gives exactly what the merged catalogue would hold.
+
+    Templates: ``get_resource`` tries the most specific matching template first; between equally
+    specific ones, the one first in catalogue order (runtime, then higher priority, then the
+    source added first) wins.
     """
 
     __slots__ = (
@@ -173,6 +190,24 @@ class Registry:
                 self._listeners.remove(listener)
 
         return unsubscribe
+
+    async def prefetch_kinds(self) -> None:
+        """Let every source read ahead what its ``kinds()`` needs (e.g. a cache entry's kinds).
+
+        A server calls this before it advertises capabilities, so a warm ``CachedSource`` keeps
+        its inner source's expensive ``kinds()`` (a discovery scan) off the path. Never provides;
+        a failure costs only that source's read-ahead.
+        """
+
+        async def one(entry: _Entry) -> None:
+            try:
+                await prefetch_kinds(entry.source)
+            except Exception:  # noqa: BLE001 -- isolation: kinds() then answers the slow way
+                _log.warning("source %s: prefetch_kinds() raised", entry.label, exc_info=True)
+
+        async with anyio.create_task_group() as group:
+            for entry in self._entries:
+                group.start_soon(one, entry)
 
     def kinds(self) -> ElementKind:
         """Union of the sources' ``kinds()`` and the runtime registrations' kinds; never provides."""
@@ -268,41 +303,45 @@ class Registry:
     # -- resolution (ElementResolver) ----------------------------------------------------------
 
     async def get(self, ref: ElementRef) -> Element | None:
-        """The effective element at ``ref``, or None."""
-        await self._ensure_loaded()
-        return self._runtime.get(ref) or self._base.by_ref.get(ref)
+        """The effective element at ``ref``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ref)
 
     async def get_tool(self, name: str) -> Element | None:
-        """The tool named ``name``, or None."""
-        await self._ensure_loaded()
-        ref = ElementRef(ElementKind.TOOL, name) if name else None
-        return (self._runtime.get(ref) or self._base.by_ref.get(ref)) if ref else None
+        """The tool named ``name``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ElementRef(ElementKind.TOOL, name)) if name else None
 
     async def get_prompt(self, name: str) -> Element | None:
-        """The prompt named ``name``, or None."""
-        await self._ensure_loaded()
-        ref = ElementRef(ElementKind.PROMPT, name) if name else None
-        return (self._runtime.get(ref) or self._base.by_ref.get(ref)) if ref else None
+        """The prompt named ``name``, or None (per-name, before or without a full load)."""
+        return await self._resolve(ElementRef(ElementKind.PROMPT, name)) if name else None
 
     async def get_resource(self, uri: str) -> ResolvedResource | None:
-        """The resource at ``uri``: an exact resource first, else the most specific template."""
-        return next(iter(await self.resource_candidates(uri)), None)
+        """The resource at ``uri``: an exact resource first, else the most specific template.
+
+        The exact resource is resolved per name; matching templates needs every source's.
+        """
+        exact = await self._resolve(ElementRef(ElementKind.RESOURCE, uri)) if uri else None
+        if exact is not None:
+            return ResolvedResource(element=exact)
+        return next(self._template_matches(await self._ready(), uri), None)
 
     async def resource_candidates(self, uri: str) -> Iterator[ResolvedResource]:
         """Every element that could answer ``uri``, best first (see ``ResourceCandidates``).
 
-        The exact resource, then each matching template, most specific first; lazily, so a
-        caller that stops at the first acceptable candidate matches no further template.
+        The exact resource, then each matching template, most specific first; the templates
+        lazily, so a caller that stops at the first acceptable candidate matches no further one.
         """
-        views = await self._ready()
-        return self._candidates(views, uri)
+        exact = await self._resolve(ElementRef(ElementKind.RESOURCE, uri)) if uri else None
+        return self._candidates(exact, await self._ready(), uri)
 
-    def _candidates(self, views: _Views, uri: str) -> Iterator[ResolvedResource]:
-        if uri:
-            ref = ElementRef(ElementKind.RESOURCE, uri)
-            exact = self._runtime.get(ref) or self._base.by_ref.get(ref)
-            if exact is not None:
-                yield ResolvedResource(element=exact)
+    def _candidates(
+        self, exact: Element | None, views: _Views, uri: str
+    ) -> Iterator[ResolvedResource]:
+        if exact is not None:
+            yield ResolvedResource(element=exact)
+        yield from self._template_matches(views, uri)
+
+    @staticmethod
+    def _template_matches(views: _Views, uri: str) -> Iterator[ResolvedResource]:
         for element, template in views.templates_by_specificity:
             variables = template.template.match(uri)
             if variables is not None:
@@ -378,6 +417,55 @@ class Registry:
                 )
         return tuple(found)
 
+    # -- per-name resolution -------------------------------------------------------------------
+
+    async def _resolve(self, ref: ElementRef) -> Element | None:
+        runtime = self._runtime.get(ref)
+        if runtime is not None:
+            return runtime
+        if self._current:
+            return self._base.by_ref.get(ref)
+        # Some source was never provided: ask the sources in precedence order, as the merge
+        # would rank them, and stop at the first admissible element.
+        for entry in sorted(self._entries, key=_precedence):
+            element = await self._element_of(entry, ref)
+            if element is not None and self._admits(entry, element):
+                return element
+        return None
+
+    async def _element_of(self, entry: _Entry, ref: ElementRef) -> Element | None:
+        """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
+        lookup = getattr(entry.source, "lookup", None)
+        if not entry.provided and callable(lookup):
+            try:
+                found = await lookup(ref)
+            except Exception:  # noqa: BLE001 -- isolation: a failing source contributes nothing
+                _log.warning("source %s: lookup(%s) failed", entry.label, ref, exc_info=True)
+                return None
+            if found is not None and (not isinstance(found, Element) or found.ref != ref):
+                _log.warning(
+                    "source %s: lookup(%s) answered %r, not the element at that ref; ignored",
+                    entry.label,
+                    ref,
+                    found,
+                )
+                return None
+            return found
+        if not entry.provided:
+            async with self._load_lock:  # shared with load(): each source provides once
+                if not entry.provided:
+                    await self._provide_one(entry)
+        return entry.last_good.get(ref) if entry.last_good is not None else None
+
+    def _admits(self, entry: _Entry, element: Element) -> bool:
+        """Whether the merge would keep ``element`` from ``entry`` (the same two refusals)."""
+        refusal = _undeclared(element.ref, _declared_kinds(entry)) or _invalid(
+            element, self._validator
+        )
+        if refusal is not None:
+            _log.warning("source %s: %s %s", entry.label, element.ref, refusal)
+        return refusal is None
+
     # -- internals -----------------------------------------------------------------------------
 
     async def _ensure_loaded(self) -> None:
@@ -433,8 +521,9 @@ class _Views:
             merged = list(base.by_ref.values())
         collection = ElementCollection(merged)
         templates = collection.resource_templates
-        by_template = {t.template: t for t in templates}
-        ordered = most_specific_first(by_template)
+        # Most specific first; a stable sort keeps equally specific templates in catalogue order,
+        # which is precedence order: runtime, then higher priority, then the source added first.
+        ordered = sorted(templates, key=lambda t: tuple(-k for k in t.template.specificity))
         return cls(
             collection=collection,
             tools=collection.tools,
@@ -442,7 +531,7 @@ class _Views:
             resource_templates=templates,
             prompts=collection.prompts,
             templates_by_specificity=tuple(
-                (collection.get(by_template[t].ref), by_template[t])  # type: ignore[misc]  # every template came from the collection
+                (collection.get(t.ref), t)  # type: ignore[misc]  # every template came from the collection
                 for t in ordered
             ),
         )
@@ -487,28 +576,47 @@ def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
     return "<unknown source>"
 
 
+def _undeclared(ref: ElementRef, declared: ElementKind) -> str | None:
+    """Why an element of an undeclared kind is skipped (None: its kind is declared)."""
+    if ref.kind & declared:
+        return None
+    return (
+        f"skipped: the source declares kinds() = {declared.label or 'none'}; "
+        "make kinds() cover every kind provide() returns"
+    )
+
+
+def _invalid(element: Element, validator: Callable[[Element], None] | None) -> str | None:
+    """Why the validator refuses ``element`` (None: it admits it, or there is none)."""
+    if validator is None:
+        return None
+    try:
+        validator(element)
+    except (InvalidElementError, TypeError, ValueError) as exc:
+        return f"skipped: {_without_ref(exc, element.ref)}"
+    return None
+
+
+def _precedence(entry: _Entry) -> tuple[int, int]:
+    """The merge's ranking: higher priority first, then the source added first."""
+    return (-entry.priority, entry.order)
+
+
 def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | None) -> _Layer:
     """The one precedence rule: higher priority first, then the source added first."""
     by_ref: dict[ElementRef, Element] = {}
     winner: dict[ElementRef, _Entry] = {}
     diagnostics: list[SourceDiagnostic] = []
-    for entry in sorted(entries, key=lambda e: (-e.priority, e.order)):
+    for entry in sorted(entries, key=_precedence):
         collection = entry.last_good
         if not collection:
             continue
         declared = _declared_kinds(entry)
         for element in collection:
             ref = element.ref
-            if not ref.kind & declared:
-                diagnostics.append(
-                    _diagnostic(
-                        entry,
-                        "skipped",
-                        f"skipped: the source declares kinds() = {declared.label or 'none'}; "
-                        "make kinds() cover every kind provide() returns",
-                        ref,
-                    )
-                )
+            undeclared = _undeclared(ref, declared)
+            if undeclared is not None:
+                diagnostics.append(_diagnostic(entry, "skipped", undeclared, ref))
                 continue
             if ref in by_ref:
                 diagnostics.append(
@@ -521,15 +629,11 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                     )
                 )
                 continue
-            if validator is not None:
-                try:
-                    validator(element)
-                except (InvalidElementError, TypeError, ValueError) as exc:
-                    diagnostics.append(
-                        _diagnostic(entry, "skipped", f"skipped: {_without_ref(exc, ref)}", ref)
-                    )
-                    _log.warning("source %s: %s skipped: %s", entry.label, ref, exc)
-                    continue
+            invalid = _invalid(element, validator)
+            if invalid is not None:
+                diagnostics.append(_diagnostic(entry, "skipped", invalid, ref))
+                _log.warning("source %s: %s %s", entry.label, ref, invalid)
+                continue
             by_ref[ref] = element
             winner[ref] = entry
     return _Layer(by_ref, tuple(diagnostics))

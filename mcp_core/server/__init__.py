@@ -10,6 +10,8 @@ Importing this package also teaches handler derivation the official SDK's ``Cont
 ``MCPServer`` are served unchanged.
 """
 
+from mcp.server.request_state import RequestStateSecurity
+
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import (
     GatewayContext,
@@ -45,6 +47,7 @@ __all__ = [
     "Lifespan",
     "McpServer",
     "RequestHandlers",
+    "RequestStateSecurity",
     "ServableRegistry",
     "ServerGateway",
     "SessionEventStore",

@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -58,6 +59,7 @@ from mcp_core.server._gateway import (
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
+from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
@@ -113,7 +115,11 @@ def _enveloped(
 
     async def enveloped(ctx: Ctx, params: Any) -> HandlerResult:
         result = await handler(ctx, params)
-        if isinstance(result, dict) and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        if (
+            isinstance(result, dict)
+            and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            and result.get("resultType") != "input_required"  # an interim result has no hints
+        ):
             result.setdefault("resultType", "complete")
             if cacheable:
                 result.setdefault("ttlMs", 0)
@@ -244,6 +250,10 @@ class McpServer:
       one streamable HTTP app, one in-memory client), before the first request and exited after
       the last, as the SDK's ``Server(lifespan=...)`` is; what it yields is the run's lifespan
       state, which handlers reach (see :data:`~mcp_core.server.Lifespan`).
+    - ``request_state_security``: how the ``requestState`` of 2026-07-28 multi-round-trip
+      requests (a handler asking the client) is sealed: by default with a key made for this
+      process (fine for stdio and one HTTP worker); give every worker of one deployment the same
+      ``RequestStateSecurity(keys=[secret])``.
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -252,6 +262,7 @@ class McpServer:
     __slots__ = (
         "_hook",
         "_hubs",
+        "_invoker",
         "_lifespan_factory",
         "_notifies",
         "_registry",
@@ -273,15 +284,17 @@ class McpServer:
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
         lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
+        request_state_security: RequestStateSecurity | None = None,
     ) -> None:
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
         self._hubs: set[_Hub] = set()
+        self._invoker: ElementInvoker = invoker if invoker is not None else Invoker()
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
-            invoker=invoker if invoker is not None else Invoker(),
+            invoker=self._invoker,
             visibility=visibility,
             page_size=page_size,
             cursor_secret=cursor_secret
@@ -301,6 +314,10 @@ class McpServer:
             capabilities=self._capabilities,
         )
         self._bind(self.lowlevel)
+        # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
+        # handler sees it (see mcp_core.server._rounds).
+        security = request_state_security or RequestStateSecurity.ephemeral()
+        self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))
 
     def __repr__(self) -> str:
         return f"McpServer({self.lowlevel.name!r}, {self._registry!r})"
@@ -309,6 +326,11 @@ class McpServer:
     def registry(self) -> ServableRegistry:
         """The registry served."""
         return self._registry
+
+    @property
+    def invoker(self) -> ElementInvoker:
+        """What runs the elements (its container resolves their handler references)."""
+        return self._invoker
 
     @property
     def visibility(self) -> ElementVisibility:
@@ -340,11 +362,28 @@ class McpServer:
         for hub in tuple(self._hubs):
             await hub.resource_updated(uri)
 
+    async def prefetch_kinds(self) -> None:
+        """Let the registry read ahead what its ``kinds()`` needs (run before serving starts).
+
+        Capabilities come from ``registry.kinds()``, synchronously, at ``initialize``; a registry
+        with ``prefetch_kinds()`` (the reference one) lets, e.g., a warm ``CachedSource`` answer
+        from its cache entry there instead of scanning the packages it caches.
+        """
+        prefetch = getattr(self._registry, "prefetch_kinds", None)
+        if callable(prefetch):
+            try:
+                await prefetch()
+            except Exception:  # noqa: BLE001 -- capabilities then come the slow way, never not at all
+                _log.warning(
+                    "registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True
+                )
+
     def _on_registry_change(self, kinds: ElementKind) -> None:
         self.notify_list_changed(kinds)
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
+        await self.prefetch_kinds()
         factory = self._lifespan_factory
         async with (
             factory() if factory is not None else nullcontext({}) as state,
@@ -433,19 +472,47 @@ class McpServer:
         return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.call_tool(params.name, params.arguments, self._gateway(ctx))
+        return await self._asking(
+            ctx, params, lambda g: self.handlers.call_tool(params.name, params.arguments, g)
         )
 
     async def _read_resource(
         self, ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> HandlerResult:
-        return await self._answer(self.handlers.read_resource(params.uri, self._gateway(ctx)))
+        return await self._asking(ctx, params, lambda g: self.handlers.read_resource(params.uri, g))
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.get_prompt(params.name, params.arguments, self._gateway(ctx))
+        return await self._asking(
+            ctx, params, lambda g: self.handlers.get_prompt(params.name, params.arguments, g)
         )
+
+    async def _asking(
+        self,
+        ctx: Ctx,
+        params: types.InputResponseRequestParams,
+        work: Callable[[ServerGateway], Awaitable[dict[str, Any]]],
+    ) -> HandlerResult:
+        """``work`` for a request whose handler may ask the client, in the negotiated era's way.
+
+        On 2026-07-28 the request runs in rounds (see :mod:`mcp_core.server._rounds`): it is run
+        again from the start with the client's answers until it asks nothing new.
+        """
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return await self._answer(work(self._gateway(ctx)))
+        info, state = self._session(ctx)
+
+        async def rounds() -> dict[str, Any]:
+            asking = InputRounds.resume(
+                owner=owner_of(info),
+                request_state=params.request_state,
+                input_responses=params.input_responses,
+            )
+            gateway = ServerGateway(
+                ctx, info, log_level=state.log_level if state else None, rounds=asking
+            )
+            return await asking.run(lambda: work(gateway))
+
+        return await self._answer(rounds())
 
     async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -623,6 +690,7 @@ class McpServer:
         """Serve one client over this process's stdin and stdout until it disconnects."""
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
+        await self.prefetch_kinds()  # the initialization options below advertise the kinds
         async with stdio_server() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()

@@ -14,6 +14,7 @@ from typing import Any, Final, final
 from mcp_core.elements import ElementKind
 from mcp_core.errors import (
     ArgumentValidationError,
+    ClientCapabilityError,
     ElementNotFoundError,
     McpCoreError,
     SourceUnavailableError,
@@ -23,8 +24,10 @@ from mcp_core.errors import (
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "RESOURCE_NOT_FOUND",
     "InvalidCursorError",
+    "InvalidRequestStateError",
     "WireError",
     "wire_error",
 ]
@@ -33,10 +36,16 @@ INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
 RESOURCE_NOT_FOUND: Final = -32002
 """The MCP-specific code for a ``resources/read`` (or subscribe) of an unknown URI."""
+MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
+"""A handler asked the client for something its capabilities do not declare."""
 
 
 class InvalidCursorError(McpCoreError, ValueError):
     """A pagination cursor is malformed, tampered with, or was issued for another list or server."""
+
+
+class InvalidRequestStateError(McpCoreError, ValueError):
+    """A 2026-07-28 retry carries state issued to another caller, or answers of the wrong shape."""
 
 
 @final
@@ -65,7 +74,7 @@ _NOT_FOUND_NOUN: Final = {
 }
 
 
-def wire_error(exc: BaseException) -> WireError:
+def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return per error kind
     """The error a client sees for ``exc`` raised while serving its request.
 
     A hidden element raises the same ``ElementNotFoundError`` as a missing one, so both answer
@@ -81,12 +90,18 @@ def wire_error(exc: BaseException) -> WireError:
         # The message describes the client's own arguments against the published schema.
         errors = [{"path": path, "message": message} for path, message in exc.errors]
         return WireError(INVALID_PARAMS, str(exc), {"errors": errors} if errors else None)
-    if isinstance(exc, InvalidCursorError):
+    if isinstance(exc, InvalidCursorError | InvalidRequestStateError):
         return WireError(INVALID_PARAMS, str(exc))
     if isinstance(exc, SourceUnavailableError):
         # A backend that is down (a remote server, say): the message names it and says to retry;
         # it was written for clients (no addresses, no tracebacks).
         return WireError(INTERNAL_ERROR, str(exc), {"retryable": True}, retryable=True)
+    if isinstance(exc, ClientCapabilityError):
+        return WireError(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            str(exc),
+            {"requiredCapabilities": dict(exc.required)},
+        )
     return WireError(INTERNAL_ERROR, "Internal error")
 
 

@@ -6,7 +6,7 @@ import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeAlias, cast, final, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast, final, get_args
 
 import mcp_types as types
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -15,9 +15,15 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_core.handlers import LogLevel
+from mcp_core.errors import ClientCapabilityError
+from mcp_core.handlers import LogLevel, serving_element
 from mcp_core.visibility import SessionInfo
+
+if TYPE_CHECKING:
+    from mcp_core.elements import Element
+    from mcp_core.server._rounds import InputRounds
 
 __all__ = ["LOG_LEVELS", "ServerGateway", "SessionHook", "SessionState", "session_info_of"]
 
@@ -101,19 +107,31 @@ class ServerGateway:
     """The :class:`~mcp_core.handlers.ClientGateway` of one request, over the SDK's request context.
 
     Everything it sends is tied to the request: log messages and progress ride the request's own
-    stream (on streamable HTTP, the POST's SSE response) and server-to-client requests carry its
-    id as ``related_request_id``. On 2026-07-28 connections the protocol forbids server-to-client
-    requests, so ``sample``, ``elicit`` and ``list_roots`` raise there (the tool call then reports
-    an error), and log messages are sent only when the request opted in via ``_meta``.
+    stream (on streamable HTTP, the POST's SSE response), and log messages are sent on
+    2026-07-28 only when the request opted in via ``_meta``.
+
+    Questions to the client (``sample``, ``elicit``, ``elicit_url``, ``list_roots``) take the
+    negotiated era's route with one code path for handlers: a standalone server-to-client request
+    carrying the request's id as ``related_request_id`` on 2025-11-25 and earlier; on 2026-07-28,
+    ``rounds`` (the request's :class:`~mcp_core.server._rounds.InputRounds`) answers from an
+    earlier round or stops the handler and asks through an ``InputRequiredResult``. Each first
+    checks that the client declared the capability, raising
+    :class:`~mcp_core.errors.ClientCapabilityError` otherwise.
     """
 
-    __slots__ = ("_ctx", "_levels", "_session")
+    __slots__ = ("_ctx", "_levels", "_rounds", "_session")
 
     def __init__(
-        self, ctx: Ctx, session: SessionInfo, *, log_level: LogLevel | None = None
+        self,
+        ctx: Ctx,
+        session: SessionInfo,
+        *,
+        log_level: LogLevel | None = None,
+        rounds: InputRounds | None = None,
     ) -> None:
         self._ctx = ctx
         self._session = session
+        self._rounds = rounds
         allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
         threshold = LOG_LEVELS.index(log_level) if log_level is not None else 0
         self._levels = frozenset(level for level in LOG_LEVELS[threshold:] if level in allowed)
@@ -132,6 +150,11 @@ class ServerGateway:
     def request_context(self) -> Ctx:
         """The SDK's request context this gateway answers for (the SDK's own API, for adapters)."""
         return self._ctx
+
+    @property
+    def element(self) -> Element:
+        """The element being served (see :class:`~mcp_core.handlers.ClientGateway`)."""
+        return serving_element()
 
     async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if ``level`` passes the session's threshold."""
@@ -174,28 +197,40 @@ class ServerGateway:
         request = types.CreateMessageRequest(
             params=types.CreateMessageRequestParams.model_validate(wire, by_name=False)
         )
-        result = await self._ctx.session.send_request(
-            request, types.CreateMessageResult, metadata=self._related()
-        )
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        self._require("sampling")
+        return await self._ask(request, types.CreateMessageResult)
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Ask the user for input (``elicitation/create``, form mode); returns ``{"action", "content"?}``."""
+        """Ask the user to fill a form (``elicitation/create``, form mode): ``{"action", "content"?}``."""
         params = types.ElicitRequestFormParams(
             message=message, requested_schema=dict(requested_schema)
         )
-        result = await self._ctx.session.send_request(
-            types.ElicitRequest(params=params), types.ElicitResult, metadata=self._related()
+        self._require("elicitation.form")
+        return await self._ask(types.ElicitRequest(params=params), types.ElicitResult)
+
+    async def elicit_url(
+        self, message: str, url: str, *, elicitation_id: str | None = None
+    ) -> Mapping[str, Any]:
+        """Send the user to ``url`` (``elicitation/create``, URL mode): ``{"action"}``.
+
+        2025-11-25 requires an elicitation id (a fresh one is made when none is given); 2026-07-28
+        has none, so ``elicitation_id`` is not sent there.
+        """
+        if self._modern:
+            elicitation_id = None
+        elif elicitation_id is None:
+            elicitation_id = uuid.uuid4().hex
+        params = types.ElicitRequestURLParams(
+            message=message, url=url, elicitation_id=elicitation_id
         )
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        self._require("elicitation.url")
+        return await self._ask(types.ElicitRequest(params=params), types.ElicitResult)
 
     async def list_roots(self) -> Sequence[Mapping[str, Any]]:
         """The client's roots (``roots/list``), in wire shape."""
-        result = await self._ctx.session.send_request(
-            types.ListRootsRequest(), types.ListRootsResult, metadata=self._related()
-        )
-        dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return cast("list[Mapping[str, Any]]", dumped.get("roots", []))
+        self._require("roots")
+        result = await self._ask(types.ListRootsRequest(), types.ListRootsResult)
+        return cast("list[Mapping[str, Any]]", result.get("roots", []))
 
     async def close_sse_stream(self) -> bool:
         """Close the SSE stream carrying this request's response, so the client resumes it.
@@ -210,5 +245,47 @@ class ServerGateway:
         await close()
         return True
 
-    def _related(self) -> ServerMessageMetadata:
-        return ServerMessageMetadata(related_request_id=self._ctx.request_id)
+    @property
+    def _modern(self) -> bool:
+        return self._ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    async def _ask(
+        self, request: types.InputRequest, result_type: type[types.Result]
+    ) -> dict[str, Any]:
+        if self._rounds is not None:
+            return await self._rounds.ask(request)
+        # Handshake era: a standalone request on the request's own stream. (On 2026-07-28 outside
+        # tools/call, prompts/get and resources/read there are no rounds, and the SDK refuses.)
+        result = await self._ctx.session.send_request(
+            request,
+            result_type,
+            metadata=ServerMessageMetadata(related_request_id=self._ctx.request_id),
+        )
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    def _require(self, capability: str) -> None:
+        """Raise ClientCapabilityError unless the client declared ``capability``."""
+        declared = self._ctx.session.client_capabilities
+        elicitation = declared.elicitation if declared is not None else None
+        if capability == "sampling":
+            present = declared is not None and declared.sampling is not None
+            required: dict[str, Any] = {"sampling": {}}
+        elif capability == "roots":
+            present = declared is not None and declared.roots is not None
+            required = {"roots": {}}
+        elif capability == "elicitation.url":
+            present = elicitation is not None and elicitation.url is not None
+            required = {"elicitation": {"url": {}}}
+        else:
+            # A bare `elicitation: {}` (from before modes existed) means form support.
+            present = elicitation is not None and (
+                elicitation.form is not None or elicitation.url is None
+            )
+            required = {"elicitation": {"form": {}}}
+        if not present:
+            raise ClientCapabilityError(
+                f"the client did not declare the {capability} capability this request needs; "
+                f"connect with a client that supports {capability}",
+                capability=capability,
+                required=required,
+            )

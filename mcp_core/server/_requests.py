@@ -11,6 +11,7 @@ their wire form.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Protocol, final
 
@@ -248,30 +249,39 @@ class RequestHandlers:
         return resolved.element
 
     async def _first_visible(self, uri: str, session: SessionInfo) -> ResolvedResource | None:
-        """The first of the resolver's candidates for ``uri`` that ``session`` may see, or None."""
-        for candidate in await self._candidates(uri):
-            element = candidate.element
-            templated = element.kind is ElementKind.RESOURCE_TEMPLATE
-            if self.visibility is ALWAYS or await visible_at(
-                self.visibility,
-                element.ref,
-                session,
-                uri=uri if templated else None,
-                variables=candidate.variables,
-            ):
+        """The first of the resolver's candidates for ``uri`` that ``session`` may see, or None.
+
+        The winner is asked for first (a per-name answer, before or without a full load); only
+        when it is hidden are the runners-up it makes way for looked at.
+        """
+        winner = await self._resolver.get_resource(uri)
+        if winner is None or await self._may_read(winner, uri, session):
+            return winner
+        for candidate in await self._runners_up(uri):
+            if await self._may_read(candidate, uri, session):
                 return candidate
         return None
 
-    async def _candidates(self, uri: str) -> Iterable[ResolvedResource]:
+    async def _may_read(self, candidate: ResolvedResource, uri: str, session: SessionInfo) -> bool:
+        element = candidate.element
+        templated = element.kind is ElementKind.RESOURCE_TEMPLATE
+        return self.visibility is ALWAYS or await visible_at(
+            self.visibility,
+            element.ref,
+            session,
+            uri=uri if templated else None,
+            variables=candidate.variables,
+        )
+
+    async def _runners_up(self, uri: str) -> Iterable[ResolvedResource]:
         # A resolver with ResourceCandidates offers the runners-up a hidden winner makes way
-        # for; any other is asked for its winner alone.
+        # for (its first candidate is the winner); any other has none to offer.
         candidates: Callable[[str], Awaitable[Iterable[ResolvedResource]]] | None = getattr(
             self._resolver, "resource_candidates", None
         )
-        if callable(candidates):
-            return await candidates(uri)
-        resolved = await self._resolver.get_resource(uri)
-        return () if resolved is None else (resolved,)
+        if not callable(candidates):
+            return ()
+        return itertools.islice(await candidates(uri), 1, None)
 
     async def _visible(
         self, ref: ElementRef, element: Element | None, session: SessionInfo

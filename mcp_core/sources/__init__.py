@@ -13,7 +13,7 @@ from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._running import ChangingSource, RunningSource, running_sources
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
@@ -26,6 +26,7 @@ __all__ = [
     "DiagnosticKind",
     "DiscoverySource",
     "ElementChecker",
+    "ElementLookup",
     "ElementSource",
     "FilteredSource",
     "FunctionSource",
@@ -38,5 +39,7 @@ __all__ = [
     "StaticSource",
     "ValidatedSource",
     "describe_source",
+    "lookup_in",
+    "prefetch_kinds",
     "running_sources",
 ]

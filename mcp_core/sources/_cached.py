@@ -12,7 +12,14 @@ from collections.abc import Set as AbstractSet
 from typing import final
 
 from mcp_core._version import VERSION
-from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
+from mcp_core.elements import (
+    COLLECTION_FORMAT,
+    COLLECTION_VERSION,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+)
 from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializableError
 from mcp_core.sources._diagnostics import (
     DiagnosticKind,
@@ -21,7 +28,7 @@ from mcp_core.sources._diagnostics import (
     diagnostics_of,
 )
 from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, Entry, EntryCodec
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._trust import foreign_targets, handler_targets_of
 from mcp_core.stores import CacheStore
 
@@ -132,8 +139,10 @@ class CachedSource:
         "_inner",
         "_clock",
         "_codec",
+        "_decoded",
         "_diagnostics",
         "_key",
+        "_known_kinds",
         "_namespace",
         "_secret",
         "_serve_stale",
@@ -172,6 +181,13 @@ class CachedSource:
         self._codec = EntryCodec(secret, max_bytes=max_entry_bytes)
         self._clock = clock
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        # The inner source's kinds() as recorded with the last entry read or written: answering
+        # kinds() from it keeps an expensive inner kinds() (a DiscoverySource's import scan) off
+        # the path of a warm cache.
+        self._known_kinds: ElementKind | None = None
+        # The last entry body decoded and its collection: lookups before a registry's full load
+        # decode a large entry once, not once per call.
+        self._decoded: tuple[bytes, ElementCollection] | None = None
 
     def __repr__(self) -> str:
         options = "" if self._key is None else f", key={self._key!r}"
@@ -201,8 +217,58 @@ class CachedSource:
         return self.key_prefix + _digest(_canonical_json(versions, what="versions"), 16)
 
     def kinds(self) -> ElementKind:
-        """The inner source's kinds (never provides, never reads the store)."""
-        return self._inner.kinds()
+        """The inner source's kinds, never provides, never reads the store.
+
+        Once an entry has been read or written (by ``provide()``, ``lookup()`` or
+        :meth:`prefetch_kinds`), the inner source's kinds recorded with it answer, so a warm cache
+        of a ``DiscoverySource`` imports nothing to advertise capabilities; before that, the
+        inner source is asked.
+        """
+        known = self._known_kinds
+        return known if known is not None else self._inner.kinds()
+
+    async def prefetch_kinds(self) -> None:
+        """Read the kinds recorded with the cache entry, so ``kinds()`` answers from them.
+
+        Without an entry that records them, the inner source is given the same chance. A store
+        failure or a corrupt entry only leaves ``kinds()`` asking the inner source. A server calls
+        this before answering ``initialize`` (see ``Registry.prefetch_kinds``).
+        """
+        key = self.cache_key
+        try:
+            raw = await self._store.get(key)
+            entry = self._codec.decode(key, raw, now=self._clock()) if raw is not None else None
+        except (CacheStoreError, CollectionFormatError) as exc:
+            _log.info(
+                "%r: cannot read the cached kinds (%s); kinds() asks the inner source", self, exc
+            )
+            entry = None
+        # Only an entry written by a holder of the key says what the inner source declares.
+        if entry is not None and entry.authentic and entry.kinds is not None:
+            self._known_kinds = entry.kinds
+        else:
+            await prefetch_kinds(self._inner)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element ``provide()`` would hold at ``ref``, touching as little as it can.
+
+        A fresh entry answers from the cache; otherwise the inner source's ``lookup`` answers
+        when it has one (nothing is stored: one element is not the collection), falling back to
+        a stale entry on failure as ``provide()`` does; otherwise ``provide()`` runs and answers.
+        """
+        key = self.cache_key
+        entry, collection = await self._lookup(key, [])
+        if collection is not None:
+            return collection.get(ref)
+        if not callable(getattr(self._inner, "lookup", None)):
+            return (await self.provide()).get(ref)
+        try:
+            return await lookup_in(self._inner, ref)
+        except Exception as exc:
+            stale = self._stale(entry, key, exc, []) if self._serve_stale else None
+            if stale is None:
+                raise
+            return stale.get(ref)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """What the last ``provide()`` reported (stale, corrupt entry, store down), then the inner's."""
@@ -260,6 +326,9 @@ class CachedSource:
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None, None
+        if entry.kinds is not None and entry.authentic:
+            # Only an entry written by a holder of the key says what the inner source declares.
+            self._known_kinds = entry.kinds
         if self._ttl is not None and self._clock() - entry.stored_at >= self._ttl:
             return entry, None  # trusted or not, it is weighed only if it is ever served stale
         collection = self._trusted(entry, key, notes)
@@ -285,7 +354,7 @@ class CachedSource:
                 )
                 return None
         try:
-            collection = ElementCollection.from_json(entry.body, max_bytes=self._codec.max_bytes)
+            collection = self._decode(entry.body)
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None
@@ -298,6 +367,14 @@ class CachedSource:
                 f"names handlers {describe_source(self._inner)} cannot produce ({shown})",
             )
             return None
+        return collection
+
+    def _decode(self, body: bytes) -> ElementCollection:
+        decoded = self._decoded
+        if decoded is not None and decoded[0] == body:
+            return decoded[1]
+        collection = ElementCollection.from_json(body, max_bytes=self._codec.max_bytes)
+        self._decoded = (body, collection)
         return collection
 
     def _stale(
@@ -330,7 +407,15 @@ class CachedSource:
                 refs=exc.refs,
             ) from exc
         ttl = None if self._serve_stale else self._ttl
-        entry = self._codec.encode(key, self._clock(), text)
+        try:
+            kinds: ElementKind | None = self._inner.kinds()  # cheap now: the inner has provided
+        except Exception:  # noqa: BLE001 -- a broken kinds() only means none are recorded
+            _log.warning(
+                "%r: the inner source's kinds() raised; none recorded", self, exc_info=True
+            )
+            kinds = None
+        self._known_kinds = kinds
+        entry = self._codec.encode(key, self._clock(), text, kinds)
         if len(entry) > self._codec.max_bytes:
             self._note(
                 notes,

@@ -1,7 +1,9 @@
 """Cache entries: a collection's JSON behind a one-line header, authenticated and bounded.
 
-An entry is ``{"entry": "mcp-core/cached-collection", "stored_at": t, "mac": m}`` on one line,
-then the collection's JSON. ``mac`` is an HMAC-SHA256 over the cache key, ``stored_at`` and the
+An entry is ``{"entry": "mcp-core/cached-collection", "stored_at": t, "kinds": [...], "mac": m}``
+on one line, then the collection's JSON. ``kinds`` records the inner source's ``kinds()`` when the
+entry was written (so a warm cache answers ``kinds()`` without asking an expensive inner source).
+``mac`` is an HMAC-SHA256 over the cache key, ``stored_at``, the kinds and the
 body, keyed by the ``CachedSource``'s secret, or, without one, by a key this process draws at
 random: either way an entry is *authentic* only if it was written by someone holding the key.
 Reading is bounded before anything is parsed: the entry's size, the header's length, and (in
@@ -18,6 +20,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Final, final
 
+from mcp_core.elements import SINGLE_KINDS, ElementKind
 from mcp_core.errors import CollectionFormatError
 
 __all__ = ["CLOCK_SKEW", "DEFAULT_MAX_ENTRY_BYTES", "Entry", "EntryCodec"]
@@ -40,11 +43,15 @@ _PROCESS_KEY: Final = secrets.token_bytes(32)
 @final
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A decoded entry: when it was stored, its body, and whether its MAC verified."""
+    """A decoded entry: when it was stored, its body, whether its MAC verified, its kinds.
+
+    ``kinds`` is the inner source's ``kinds()`` the entry recorded (None: none recorded).
+    """
 
     stored_at: float
     body: bytes
     authentic: bool
+    kinds: ElementKind | None = None
 
 
 @final
@@ -66,14 +73,22 @@ class EntryCodec:
         self._key = hashlib.sha256(b"mcp-core cached-collection\x00" + material).digest()
         self.max_bytes = max_bytes
 
-    def encode(self, cache_key: str, stored_at: float, collection_json: str) -> bytes:
+    def encode(
+        self,
+        cache_key: str,
+        stored_at: float,
+        collection_json: str,
+        kinds: ElementKind | None = None,
+    ) -> bytes:
         """The entry for ``collection_json`` stored at ``stored_at`` under ``cache_key``."""
         body = collection_json.encode()
         stored_at = float(stored_at)
-        mac = self._mac(cache_key, stored_at, body)
-        header = json.dumps(
-            {"entry": _ENTRY_FORMAT, "stored_at": stored_at, "mac": mac}, separators=(",", ":")
-        )
+        labels = None if kinds is None else [k.label for k in SINGLE_KINDS if k in kinds]
+        meta: dict[str, object] = {"entry": _ENTRY_FORMAT, "stored_at": stored_at}
+        if labels is not None:
+            meta["kinds"] = labels
+        meta["mac"] = self._mac(cache_key, stored_at, labels, body)
+        header = json.dumps(meta, separators=(",", ":"))
         # to_json() without indent is one line, so a newline cleanly ends the header.
         return header.encode() + b"\n" + body
 
@@ -109,13 +124,34 @@ class EntryCodec:
                 f"cache entry claims to be stored at {stored_at}, in the future (now {now})"
             )
         body = raw[newline + 1 :]
+        labels = meta.get("kinds")
+        if labels is not None and (
+            not isinstance(labels, list) or not all(isinstance(x, str) for x in labels)
+        ):
+            raise CollectionFormatError(f"cache entry has invalid kinds {labels!r}")
         mac = meta.get("mac")
         authentic = isinstance(mac, str) and hmac.compare_digest(
-            mac.encode(), self._mac(cache_key, float(stored_at), body).encode()
+            mac.encode(), self._mac(cache_key, float(stored_at), labels, body).encode()
         )
-        return Entry(float(stored_at), body, authentic)
+        return Entry(float(stored_at), body, authentic, _kinds_of(labels))
 
-    def _mac(self, cache_key: str, stored_at: float, body: bytes) -> str:
-        signed = hmac.new(self._key, f"{cache_key}\n{stored_at!r}\n".encode(), hashlib.sha256)
+    def _mac(self, cache_key: str, stored_at: float, labels: list[str] | None, body: bytes) -> str:
+        kinds = "-" if labels is None else ",".join(labels)
+        signed = hmac.new(
+            self._key, f"{cache_key}\n{stored_at!r}\n{kinds}\n".encode(), hashlib.sha256
+        )
         signed.update(body)
         return signed.hexdigest()
+
+
+def _kinds_of(labels: list[str] | None) -> ElementKind | None:
+    """The kinds a header records; None when it records none or names an unknown kind."""
+    if labels is None:
+        return None
+    kinds = ElementKind.NONE
+    for label in labels:
+        try:
+            kinds |= ElementKind.from_label(label)
+        except ValueError:
+            return None
+    return kinds

@@ -8,16 +8,18 @@ from typing import TypeAlias, final
 
 import anyio
 
-from mcp_core.elements import Element, ElementCollection, ElementKind
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import SourceError
 from mcp_core.sources._diagnostics import callable_name
 from mcp_core.sources._static import as_collection
 
-__all__ = ["LazyFactory", "LazySource"]
+__all__ = ["LazyFactory", "LazyLookup", "LazySource"]
 
 LazyResult: TypeAlias = ElementCollection | Iterable[Element]
 LazyFactory: TypeAlias = Callable[[], LazyResult | Awaitable[LazyResult]]
 """A sync or async callable returning an ElementCollection or an iterable of Elements."""
+LazyLookup: TypeAlias = Callable[[ElementRef], Element | Awaitable[Element | None] | None]
+"""A sync or async callable answering one ref: the element the factory would return there, or None."""
 
 
 @final
@@ -48,14 +50,30 @@ class LazySource:
       ``ElementKind.ALL``, over-advertises unless you declare what the factory registers; a
       factory that returns an element outside the declared kinds is a configuration error
       (:class:`~mcp_core.errors.SourceError`), never silently trimmed.
+    - ``lookup(ref)`` (per-name resolution, see :class:`~mcp_core.sources.ElementLookup`): with a
+      ``lookup`` callable, one ref is answered by it without calling the factory (the plugin
+      manager instantiates one plugin); it must agree with what the factory returns (law
+      ``source.lookup-agrees``). Without one, or once the factory has run, the factory's result
+      answers.
     """
 
-    __slots__ = ("_collection", "_factory", "_flight", "_kinds")
+    __slots__ = ("_collection", "_factory", "_flight", "_kinds", "_lookup")
 
-    def __init__(self, factory: LazyFactory, *, kinds: ElementKind = ElementKind.ALL) -> None:
+    def __init__(
+        self,
+        factory: LazyFactory,
+        *,
+        kinds: ElementKind = ElementKind.ALL,
+        lookup: LazyLookup | None = None,
+    ) -> None:
         if not callable(factory):
             raise TypeError(f"LazySource needs a callable factory, got {type(factory).__name__}")
+        if lookup is not None and not callable(lookup):
+            raise TypeError(
+                f"LazySource lookup must be a callable taking an ElementRef, got {type(lookup).__name__}"
+            )
         self._factory = factory
+        self._lookup = lookup
         self._kinds = kinds
         self._collection: ElementCollection | None = None
         self._flight: _Flight | None = None
@@ -100,6 +118,29 @@ class LazySource:
             self._flight = None
             flight.done.set()
         return collection
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element at ``ref``: from the ``lookup`` callable until the factory has run, then from its result.
+
+        Raises:
+            SourceError: the ``lookup`` callable answered something other than None or an
+                element at ``ref`` of a declared kind.
+        """
+        if self._collection is not None or self._lookup is None:
+            return (await self.provide()).get(ref)
+        found = self._lookup(ref)
+        if inspect.isawaitable(found):
+            found = await found
+        if found is None:
+            return None
+        if not isinstance(found, Element) or found.ref != ref or not found.kind & self._kinds:
+            what = f"the element {found.ref}" if isinstance(found, Element) else repr(found)
+            raise SourceError(
+                f"{self!r}: lookup({ref}) answered {what}; it must answer None or the element at "
+                f"exactly that ref, of a declared kind ({self._kinds.label or 'none'})",
+                source=self,
+            )
+        return found
 
     def _checked(self, result: object) -> ElementCollection:
         collection = as_collection(result, owner=f"{self!r}: the factory", iterables=True)

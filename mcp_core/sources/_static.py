@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import final
 
-from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.sources._trust import collection_targets
 
 __all__ = ["StaticSource", "as_collection"]
@@ -62,6 +62,10 @@ class StaticSource:
     def handler_targets(self) -> frozenset[str]:
         """The HandlerRef targets of the collection: all this source can ever provide."""
         return collection_targets(self._collection)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The collection's element at ``ref``, or None."""
+        return self._collection.get(ref)
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What the output depends on, for ``CachedSource`` keys: the collection's content hash."""

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Protocol, final
 
-from mcp_core.elements import Element, ElementCollection, ElementKind, Tool, thaw
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, Tool, thaw
 from mcp_core.handlers import schema_problems
 from mcp_core.sources._cached import source_identity
 from mcp_core.sources._diagnostics import (
@@ -17,7 +17,7 @@ from mcp_core.sources._diagnostics import (
     describe_source,
     diagnostics_of,
 )
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._trust import handler_targets_of
 
 __all__ = ["ElementChecker", "ValidatedSource"]
@@ -104,6 +104,10 @@ class ValidatedSource:
         """The inner source's kinds."""
         return self._inner.kinds()
 
+    async def prefetch_kinds(self) -> None:
+        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
+        await prefetch_kinds(self._inner)
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The elements the last ``provide()`` dropped, then the inner source's diagnostics."""
         return self._diagnostics + diagnostics_of(self._inner)
@@ -147,3 +151,8 @@ class ValidatedSource:
             notes.append(diagnostic)
         self._diagnostics = tuple(notes)
         return collection if not notes else ElementCollection(kept)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The inner source's element at ``ref`` (its lookup) unless it has problems."""
+        element = await lookup_in(self._inner, ref)
+        return element if element is not None and not self.problems(element) else None

@@ -1,8 +1,9 @@
 """Small wrappers, one behaviour each: isolate failures, filter elements, prefix names.
 
 Every wrapper keeps its inner source as its first field (``inner``), answers ``kinds()`` from the
-inner source's without providing, and states its law in its docstring; the conformance kit checks
-each law. ``CachedSource`` and ``ValidatedSource`` live in their own modules.
+inner source's without providing, passes ``lookup(ref)`` through to it (see
+:class:`~mcp_core.sources.ElementLookup`), and states its law in its docstring; the conformance
+kit checks each law. ``CachedSource`` and ``ValidatedSource`` live in their own modules.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from mcp_core.sources._diagnostics import (
     describe_source,
     diagnostics_of,
 )
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._trust import handler_targets_of
 
 __all__ = ["FilteredSource", "IsolatedSource", "PrefixedSource"]
@@ -84,6 +85,10 @@ class IsolatedSource:
         """The inner source's kinds."""
         return self._inner.kinds()
 
+    async def prefetch_kinds(self) -> None:
+        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
+        await prefetch_kinds(self._inner)
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The failure of the last ``provide()``, if it failed, then the inner source's own."""
         return self._diagnostics + diagnostics_of(self._inner)
@@ -119,6 +124,17 @@ class IsolatedSource:
         self._last_good = collection
         self._diagnostics = ()
         return collection
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The inner source's element at ``ref``; on failure, the last good collection's (or None).
+
+        A failing lookup records no diagnostic: the next ``provide()`` reports the source's state.
+        """
+        try:
+            return await lookup_in(self._inner, ref)
+        except Exception:  # noqa: BLE001 -- isolating any failure is this wrapper's purpose
+            _log.warning("%s: lookup(%s) failed", self, ref, exc_info=True)
+            return self._last_good.get(ref) if self._last_good is not None else None
 
 
 @final
@@ -168,6 +184,10 @@ class FilteredSource:
         inner = self._inner.kinds()
         return inner if self._kinds is None else inner & self._kinds
 
+    async def prefetch_kinds(self) -> None:
+        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
+        await prefetch_kinds(self._inner)
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The inner source's diagnostics (filtering records none of its own)."""
         return diagnostics_of(self._inner)
@@ -194,6 +214,13 @@ class FilteredSource:
         allowed = ElementKind.ALL if self._kinds is None else self._kinds
         kept = [e for e in collection if e.kind & allowed and self._predicate(e)]
         return collection if len(kept) == len(collection) else ElementCollection(kept)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The inner source's element at ``ref`` if it passes the filter (the inner's lookup)."""
+        if self._kinds is not None and not ref.kind & self._kinds:
+            return None
+        element = await lookup_in(self._inner, ref)
+        return element if element is not None and self._predicate(element) else None
 
 
 # A prefix must be usable both as the head of a tool/prompt name and as a URI scheme: letters,
@@ -264,6 +291,10 @@ class PrefixedSource:
         """The inner source's kinds (renaming never changes a kind)."""
         return self._inner.kinds()
 
+    async def prefetch_kinds(self) -> None:
+        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
+        await prefetch_kinds(self._inner)
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """The inner source's diagnostics (prefixing records none of its own)."""
         return diagnostics_of(self._inner)
@@ -284,15 +315,35 @@ class PrefixedSource:
         """The ref an inner element at ``ref`` has once prefixed."""
         return ElementRef(ref.kind, self._renamed_key(ref.kind, ref.key))
 
-    def _renamed_key(self, kind: ElementKind, key: str) -> str:
+    def unrename(self, ref: ElementRef) -> ElementRef | None:
+        """The inner ref that :meth:`rename` maps to ``ref``; None when ``ref`` is not prefixed here."""
+        head = self._head(ref.kind)
+        inner_key = ref.key.removeprefix(head)
+        return ElementRef(ref.kind, inner_key) if inner_key != ref.key and inner_key else None
+
+    def _head(self, kind: ElementKind) -> str:
         if kind in (ElementKind.TOOL, ElementKind.PROMPT):
-            return f"{self._prefix}{self._separator}{key}"
-        return f"{self._prefix}+{key}"
+            return f"{self._prefix}{self._separator}"
+        return f"{self._prefix}+"
+
+    def _renamed_key(self, kind: ElementKind, key: str) -> str:
+        return f"{self._head(kind)}{key}"
 
     async def provide(self) -> ElementCollection:
         """The inner source's elements, renamed."""
         collection = await self._inner.provide()
         return ElementCollection(self._renamed(element) for element in collection)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The renamed inner element at ``ref``; a ref outside this prefix never reaches the inner.
+
+        Prefix dispatch: a call to ``math_add`` asks only the source mounted at ``math``.
+        """
+        inner_ref = self.unrename(ref)
+        if inner_ref is None:
+            return None
+        element = await lookup_in(self._inner, inner_ref)
+        return self._renamed(element) if element is not None else None
 
     def _renamed(self, element: Element) -> Element:
         try:

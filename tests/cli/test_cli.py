@@ -132,13 +132,27 @@ class TestInspect:
 class TestDump:
     """dump writes a collection file, or explains why it cannot."""
 
-    def test_live_handlers_refused(
+    def test_live_handlers_without_an_import_path_refused(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """Decorated functions are live handlers: dump says so and writes nothing."""
+        """A handler defined inside a function has no import path: dump names it and the fix."""
+        source = """
+            from mcp_core.app import App
+
+            app = App("closures")
+
+            def make():
+                def inner() -> str:
+                    return "x"
+                return inner
+
+            app.tool(name="inner")(make())
+        """
         output = tmp_path / "out.json"
-        assert main(["dump", str(write(tmp_path, "live.py", SERVER)), "-o", str(output)]) == 1
-        assert "live handlers" in capsys.readouterr().err
+        assert main(["dump", str(write(tmp_path, "closures.py", source)), "-o", str(output)]) == 1
+        error = capsys.readouterr().err
+        assert "tool 'inner'" in error
+        assert "define these handlers at module level" in error
         assert not output.exists()
 
     def test_references_dumped(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,23 +39,19 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     pytest.fail(f"the server did not listen on {port} within {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
+@contextmanager
+def serving_http(
+    target: Path, *options: str, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port; yields its URL."""
     port = free_port()
-    command = [
-        str(MCP_CORE),
-        "run",
-        str(EVERYTHING),
-        "--transport",
-        "http",
-        "--port",
-        str(port),
-        "--page-size",
-        "4",
-    ]
+    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
     process = subprocess.Popen(  # noqa: S603 -- our own console script
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [*command, *options],
+        cwd=ROOT,
+        env=dict(env) if env is not None else None,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_for_port(port, process)
@@ -66,3 +63,16 @@ def http_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
+    with serving_http(EVERYTHING, "--page-size", "4") as url:
+        yield url
+
+
+@pytest.fixture
+def serve_http() -> Callable[..., AbstractContextManager[str]]:
+    """:func:`serving_http`, for tests that start their own server (fresh state per test)."""
+    return serving_http

@@ -125,10 +125,17 @@ class TestDecorators:
             ElementKind.TOOL,
         ]
 
-    def test_classes_cannot_be_marked(self) -> None:
-        """A class is not a function; the error says how to declare a handler class."""
-        with pytest.raises(TypeError, match="HandlerRef"):
-            tool(type("Handler", (), {}))
+    def test_a_marked_class_keeps_its_mark_to_itself(self) -> None:
+        """A class is marked in its own namespace: its subclasses and instances are unmarked."""
+        handler = tool(type("Handler", (), {"__call__": lambda self: None}))
+        assert len(marks_of(handler)) == 1
+        assert marks_of(type("Sub", (handler,), {})) == ()
+        assert marks_of(handler()) == ()
+
+    def test_a_class_is_no_completion_provider(self) -> None:
+        """Completion providers are functions; a class is refused at once."""
+        with pytest.raises(TypeError, match="completion provider is a function"):
+            completion("review", "code")(type("Handler", (), {}))
 
     def test_resource_needs_its_uri(self) -> None:
         """``@resource`` without a URI is a usage error caught at once."""

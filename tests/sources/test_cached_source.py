@@ -22,7 +22,7 @@ from mcp_core.sources import (
 from mcp_core.sources._entries import CLOCK_SKEW, DEFAULT_MAX_ENTRY_BYTES, EntryCodec
 from mcp_core.sources._trust import collection_targets, handler_targets_of
 from mcp_core.stores import MemoryStore
-from tests.strategies import CountingSource, tool_element
+from tests.strategies import BrokenStore, CountingSource, tool_element
 
 
 class Clock:
@@ -57,26 +57,6 @@ class ConfiguredSource:
     def cache_inputs(self) -> Mapping[str, object]:
         """The packages, which decide the output."""
         return {"packages": list(self.packages)}
-
-
-class BrokenStore:
-    """A store whose backend is down."""
-
-    async def get(self, key: str) -> bytes | None:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def delete(self, key: str) -> bool:
-        """Fails."""
-        raise CacheStoreError("connection refused", key=key)
-
-    async def delete_prefix(self, prefix: str) -> int:
-        """Fails."""
-        raise CacheStoreError("connection refused")
 
 
 def collection(*names: str) -> ElementCollection:
@@ -116,7 +96,7 @@ class TestCachedSource:
         assert inner.provides == 2
 
     async def test_entries_are_versioned_json_not_pickles(self) -> None:
-        """The stored bytes are a JSON header line and the collection's own JSON form."""
+        """The stored bytes are a JSON header line (with the inner kinds) and the collection's JSON."""
         store = MemoryStore()
         source = CachedSource(StaticSource(collection("a")), store, clock=Clock(5.0))
         await source.provide()
@@ -125,7 +105,7 @@ class TestCachedSource:
         header, _, body = raw.partition(b"\n")
         meta = json.loads(header)
         assert re.fullmatch(r"[0-9a-f]{64}", meta.pop("mac"))  # an HMAC-SHA256 (see TestTrust)
-        assert meta == {"entry": "mcp-core/cached-collection", "stored_at": 5.0}
+        assert meta == {"entry": "mcp-core/cached-collection", "stored_at": 5.0, "kinds": ["tool"]}
         assert ElementCollection.from_json(body) == collection("a")
 
     def test_kinds_never_touch_the_store_or_the_inner_provide(self) -> None:

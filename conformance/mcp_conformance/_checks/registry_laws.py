@@ -255,6 +255,9 @@ def test_registry_single_flight(kit: Kit) -> None:
         async with anyio.create_task_group() as group:
             for name in names:
                 group.start_soon(reads[name])
+        # A per-name read may provide only the sources it needs; the catalogue then completes the
+        # load, providing each of the others once and none twice.
+        await registry.tools()
         counts = [source.provides for source, _ in sources]
         if any(count != 1 for count in counts):
             overlapping = max(source.max_in_flight for source, _ in sources)

@@ -1,0 +1,209 @@
+"""Asking the client on 2026-07-28: multi-round-trip requests (``InputRequiredResult``).
+
+From 2026-07-28 a server may not send requests to the client; a ``tools/call``, ``prompts/get``
+or ``resources/read`` that needs the client's model, user or roots answers with an
+``InputRequiredResult`` instead: the questions (``inputRequests``) and an opaque
+``requestState``. The client answers them and sends the original request again with
+``inputResponses`` and the state. :class:`InputRounds` gives handlers one code path for this:
+``await gateway.sample(...)`` either returns an answer or stops the handler there.
+
+One round, for one request:
+
+1. :meth:`InputRounds.resume` reads the state the client echoed (sealed by the SDK's
+   ``RequestStateBoundary``, verified before this runs) and the client's new answers. An answer
+   counts only for a question asked in the previous round (a client cannot answer ahead and skip
+   a question) and only if it has the shape that question's result must have.
+2. :meth:`InputRounds.run` runs the request (lookup, visibility, validation, the handler) from
+   the start. Each question the handler asks is keyed by a digest of its exact wire form and how
+   many times the same question was asked before in this run; a question answered in an earlier
+   round (or by this round's responses) returns that answer at once.
+3. The first question without an answer is recorded (others asked concurrently in the same
+   moment join it), the run is cancelled there, and the request answers with an
+   ``InputRequiredResult`` carrying the new questions and a state holding every answer the run
+   used, who asked, and which questions are now open.
+
+The state is plaintext here; the SDK's boundary seals it (AES-GCM) bound to the method, the
+element, the arguments, the audience and the authenticated principal, with an expiry. Inside it,
+``owner`` binds it also to the caller as the server's session hook sees them, so state minted for
+one caller is refused for another.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, final
+
+import anyio
+import anyio.lowlevel
+import mcp_types as types
+from pydantic import BaseModel, ValidationError
+
+from mcp_core.server._errors import InvalidRequestStateError
+from mcp_core.visibility import SessionInfo
+
+__all__ = ["RESULT_TYPES", "InputRounds", "owner_of"]
+
+_log = logging.getLogger("mcp_core.server")
+
+_STATE_VERSION: Final = 1
+
+RESULT_TYPES: Final[Mapping[str, type[BaseModel]]] = {
+    "sampling/createMessage": types.CreateMessageResult,
+    "elicitation/create": types.ElicitResult,
+    "roots/list": types.ListRootsResult,
+}
+"""The result model each kind of question must be answered with."""
+
+
+def owner_of(session: SessionInfo) -> str:
+    """Who a request state belongs to: a digest of the caller's identity as the server sees it."""
+    identity = [session.principal, session.client_id, session.session_id]
+    return _digest(json.dumps(identity, separators=(",", ":")).encode())
+
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()[:12]).decode().rstrip("=")
+
+
+def _wire(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def _answer_of(method: str, response: object, key: str) -> dict[str, Any]:
+    """``response`` in wire shape, checked against what a ``method`` question must return."""
+    wire = _wire(response) if isinstance(response, BaseModel) else response
+    try:
+        return _wire(RESULT_TYPES[method].model_validate(wire))
+    except ValidationError as exc:
+        raise InvalidRequestStateError(
+            f"inputResponses[{key!r}] does not answer the {method} question it names "
+            f"({exc.error_count()} problems); answer with a {RESULT_TYPES[method].__name__}"
+        ) from None
+
+
+@final
+class InputRounds:
+    """One 2026-07-28 request's questions to the client: replayed answers and new questions."""
+
+    __slots__ = ("_answers", "_counts", "_owner", "_pending", "_scope", "_used")
+
+    def __init__(self, *, owner: str, answers: Mapping[str, dict[str, Any]] | None = None) -> None:
+        self._owner = owner
+        self._answers = dict(answers or {})
+        self._used: dict[str, dict[str, Any]] = {}
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._counts: dict[str, int] = {}
+        self._scope: anyio.CancelScope | None = None
+
+    @classmethod
+    def resume(
+        cls,
+        *,
+        owner: str,
+        request_state: str | None,
+        input_responses: Mapping[str, object] | None,
+    ) -> InputRounds:
+        """The rounds of a request, from the state and answers the client sent with it.
+
+        Raises:
+            InvalidRequestStateError: the state belongs to another caller, or an answer does not
+                have the shape its question's result must have.
+        """
+        asked: Mapping[str, str] = {}
+        answers: dict[str, dict[str, Any]] = {}
+        if request_state is not None:
+            state = _decode(request_state)
+            if state is not None:
+                if state["owner"] != owner:
+                    raise InvalidRequestStateError(
+                        "requestState was issued to another caller; send the request again "
+                        "without requestState and inputResponses"
+                    )
+                asked, answers = state["asked"], state["answers"]
+        for key, response in (input_responses or {}).items():
+            method = asked.get(key)
+            if method is None:
+                # Only the questions of the last round may be answered: an answer sent ahead of
+                # its question (or for one never asked) is not taken, so nothing can be skipped.
+                _log.info("ignoring inputResponses[%r]: no such question was asked", key)
+                continue
+            answers[key] = _answer_of(method, response, key)
+        return cls(owner=owner, answers=answers)
+
+    async def ask(self, request: BaseModel) -> dict[str, Any]:
+        """The client's answer to ``request`` (wire shape), or stop the run to ask for it."""
+        wire = _wire(request)
+        digest = _digest(json.dumps(wire, sort_keys=True, separators=(",", ":")).encode())
+        occurrence = self._counts.get(digest, 0)
+        self._counts[digest] = occurrence + 1
+        key = f"{digest}.{occurrence}"
+        answer = self._answers.get(key)
+        if answer is not None:
+            self._used[key] = answer
+            return answer
+        if self._scope is None:
+            raise RuntimeError("InputRounds.ask() is only meaningful inside InputRounds.run()")
+        self._pending[key] = wire
+        if len(self._pending) == 1:
+            # Let questions asked concurrently (in sibling tasks) join this round, then stop the
+            # run: what follows the question needs its answer.
+            await anyio.lowlevel.checkpoint()
+            self._scope.cancel()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable: the run is cancelled at its first open question")
+
+    async def run(self, work: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        """``work()``'s result, or an ``InputRequiredResult`` if it asked an open question."""
+        result: dict[str, Any] | None = None
+        try:
+            with anyio.CancelScope() as self._scope:
+                result = await work()
+        except Exception:
+            if not self._pending:
+                raise
+            # The run was stopped at its question; a failure while it unwound is part of that.
+            _log.debug("a handler stopped at a question raised while unwinding", exc_info=True)
+        if self._pending:
+            return self.input_required()
+        if result is None:  # pragma: no cover -- only a question cancels the scope
+            raise RuntimeError("the request was stopped without a question to ask")
+        return result
+
+    def input_required(self) -> dict[str, Any]:
+        """The ``InputRequiredResult`` (wire shape) for the open questions."""
+        state = {
+            "v": _STATE_VERSION,
+            "owner": self._owner,
+            "asked": {key: request["method"] for key, request in self._pending.items()},
+            "answers": self._used,
+        }
+        return {
+            "resultType": "input_required",
+            "inputRequests": dict(self._pending),
+            "requestState": json.dumps(state, separators=(",", ":")),
+        }
+
+
+def _decode(request_state: str) -> dict[str, Any] | None:
+    """The state a previous round minted; None for state of another format version.
+
+    The SDK's boundary has verified that this server sealed the text, so anything malformed is
+    version drift within one deployment (a rolling upgrade): treated as no progress yet.
+    """
+    try:
+        state = json.loads(request_state)
+    except ValueError:
+        return None
+    if (
+        not isinstance(state, dict)
+        or state.get("v") != _STATE_VERSION
+        or not isinstance(state.get("owner"), str)
+        or not isinstance(state.get("asked"), dict)
+        or not isinstance(state.get("answers"), dict)
+    ):
+        return None
+    return state

@@ -1,0 +1,255 @@
+"""The seam end to end: asking the client, per-name dispatch and resolution, on real transports.
+
+Every test runs over stdio (``mcp-core run`` as a subprocess) and streamable HTTP (``mcp-core run
+--transport http`` on a free loopback port), with the official client in its default mode, which
+negotiates 2026-07-28 (questions travel in ``InputRequiredResult`` rounds), and in legacy mode
+(2025-11-25: standalone server-to-client requests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.session import ClientRequestContext
+
+from mcp_core.sources import CachedSource, DiscoverySource
+from mcp_core.stores import SqliteStore
+
+ROOT = Path(__file__).resolve().parents[2]
+MCP_CORE = Path(sys.executable).with_name("mcp-core")
+SERVERS = Path(__file__).resolve().parent / "servers"
+GATEWAY = SERVERS / "gateway_server.py"
+RESOLUTION = SERVERS / "resolution_server.py"
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+    pytest.mark.parametrize("transport", ["stdio", "http"]),
+    pytest.mark.parametrize("mode", ["auto", "legacy"]),
+]
+
+
+# -- the client's side ---------------------------------------------------------------------------
+
+
+async def sampling(
+    context: ClientRequestContext, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    """A model that answers with the prompt, upper-cased."""
+    text = params.messages[0].content.text  # type: ignore[union-attr]  # a text message, as sent
+    content = types.TextContent(type="text", text=text.upper())
+    return types.CreateMessageResult(role="assistant", content=content, model="m")
+
+
+async def elicitation(
+    context: ClientRequestContext, params: types.ElicitRequestParams
+) -> types.ElicitResult:
+    """A user who opens URLs and fills forms in as 'ann'."""
+    if isinstance(params, types.ElicitRequestURLParams):
+        assert params.url == "https://example.com/login"
+        return types.ElicitResult(action="accept")
+    return types.ElicitResult(action="accept", content={"name": "ann"})
+
+
+async def roots(context: ClientRequestContext) -> types.ListRootsResult:
+    """One root."""
+    return types.ListRootsResult(
+        roots=[types.Root.model_validate({"uri": "file:///work/project", "name": "project"})]
+    )
+
+
+# -- the server's side ---------------------------------------------------------------------------
+
+
+ServeHttp = Callable[..., AbstractContextManager[str]]
+
+
+@asynccontextmanager
+async def connect(
+    server: Path,
+    transport: str,
+    mode: str,
+    serve_http: ServeHttp,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Client]:
+    """A connected official client of a fresh ``server`` over ``transport`` in ``mode``."""
+    environment = {**os.environ, **(env or {})}
+    options: dict[str, Any] = {
+        "mode": mode,
+        "sampling_callback": sampling,
+        "elicitation_callback": elicitation,
+        "list_roots_callback": roots,
+    }
+    if transport == "stdio":
+        parameters = StdioServerParameters(
+            command=str(MCP_CORE), args=["run", str(server)], cwd=ROOT, env=environment
+        )
+        async with Client(parameters, **options) as client:
+            yield client
+        return
+    with serve_http(server, env=environment) as url:
+        async with Client(url, **options) as client:
+            yield client
+
+
+def text_of(result: types.CallToolResult | types.GetPromptResult) -> str:
+    """The first text of a tool result or prompt."""
+    if isinstance(result, types.GetPromptResult):
+        content = result.messages[0].content
+    else:
+        assert not result.is_error, result
+        content = result.content[0]
+    assert isinstance(content, types.TextContent)
+    return content.text
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    """tools/call sent as is, JSON-decoded: no tools/list first, unlike ``client.call_tool``.
+
+    The official client lists the tools before it first calls one (to check structured content
+    against the output schema), which would load every source; this shows what a call alone costs.
+    """
+    request = types.CallToolRequest(
+        params=types.CallToolRequestParams(name=name, arguments=arguments)
+    )
+    result = await client.session.send_request(request, types.CallToolResult)
+    assert not result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return json.loads(block.text)
+
+
+def era(mode: str) -> str:
+    """The protocol version each client mode negotiates with mcp-core."""
+    return MODERN if mode == "auto" else LEGACY
+
+
+# -- asking the client ---------------------------------------------------------------------------
+
+
+class TestAskingTheClient:
+    """One handler code path gets the client's answers in both eras."""
+
+    async def test_a_handler_object_samples_elicits_and_lists_roots(
+        self, transport: str, mode: str, serve_http: ServeHttp
+    ) -> None:
+        """Sampling, form and URL elicitation and roots all come back to the ToolHandler."""
+        async with connect(GATEWAY, transport, mode, serve_http) as client:
+            before = await call(client, "runs")
+            result = await client.call_tool("assistant", {"question": "what?"})
+            after = await call(client, "runs")
+        answers = json.loads(text_of(result))
+        assert answers == {
+            "sampled": "WHAT?",
+            "form": {"action": "accept", "content": {"name": "ann"}},
+            "url": "accept",
+            "roots": ["file:///work/project"],
+            "protocol": era(mode),
+            "tool": "assistant",
+        }
+        # 2026-07-28 runs the handler again for each question (four), then once to finish.
+        assert after["assistant"] - before["assistant"] == (5 if mode == "auto" else 1)
+
+    async def test_prompts_and_resources_ask_too(
+        self, transport: str, mode: str, serve_http: ServeHttp
+    ) -> None:
+        """prompts/get elicits and resources/read samples, in both eras."""
+        async with connect(GATEWAY, transport, mode, serve_http) as client:
+            prompt = await client.get_prompt("interview", {"topic": "tea"})
+            read = await client.read_resource("seam://summary/tea")
+        assert text_of(prompt) == "Interview ann about tea."
+        assert read.contents[0].text == "seam://summary/tea: TEA"  # type: ignore[union-attr]  # text
+
+
+# -- per-name dispatch ---------------------------------------------------------------------------
+
+
+class TestPerNameDispatch:
+    """One container service behind several tools learns which one was called."""
+
+    async def test_one_service_serves_every_operation(
+        self, transport: str, mode: str, serve_http: ServeHttp
+    ) -> None:
+        """list_books and get_book reach the same service, each with its own ref and definition."""
+        async with connect(GATEWAY, transport, mode, serve_http) as client:
+            listed = json.loads(text_of(await client.call_tool("list_books", {})))
+            got = json.loads(text_of(await client.call_tool("get_book", {"id": 7})))
+            counts = await call(client, "runs")
+        assert (listed["operation"], listed["description"]) == ("list_books", "List the books.")
+        assert (got["operation"], got["description"], got["arguments"]) == (
+            "get_book",
+            "Get one book.",
+            {"id": 7},
+        )
+        assert listed["service"] == got["service"]
+        assert counts["container_gets"] == 1  # resolved once, shared by every element
+
+
+# -- per-name resolution -------------------------------------------------------------------------
+
+
+class TestPerNameResolution:
+    """Calls, gets and reads before any full load touch only the sources they need."""
+
+    async def test_one_call_builds_one_prefixed_lazy_plugin(
+        self, transport: str, mode: str, serve_http: ServeHttp, tmp_path: Path
+    ) -> None:
+        """alpha_hello builds alpha alone; beta is built only when everything is listed."""
+        env = {"SEAM_CACHE": str(tmp_path / "cache.db")}
+        async with connect(RESOLUTION, transport, mode, serve_http, env) as client:
+            hello = await client.session.send_request(
+                types.CallToolRequest(params=types.CallToolRequestParams(name="alpha_hello")),
+                types.CallToolResult,
+            )
+            after_call = await call(client, "built")
+            greeting = await client.get_prompt("alpha_greet", {"who": "bo"})
+            after_get = await call(client, "built")
+            await client.list_tools()
+            after_list = await call(client, "built")
+        assert text_of(hello) == "hello from alpha"
+        assert text_of(greeting) == "alpha greets bo"
+        assert after_call == after_get == {"alpha": 1, "beta": 0}
+        assert after_list == {"alpha": 1, "beta": 1}  # the full load builds the rest, once each
+
+    async def test_a_full_discovery_cache_imports_only_what_is_called(
+        self,
+        transport: str,
+        mode: str,
+        serve_http: ServeHttp,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """Capabilities, the list and a call import nothing but the called tool's module."""
+        cache = tmp_path / "cache.db"
+        monkeypatch.syspath_prepend(str(SERVERS))
+        store = SqliteStore(cache)
+        await CachedSource(DiscoverySource(["seam_plugins"]), store, key="seam").provide()
+        await store.aclose()
+        env = {"SEAM_CACHE": str(cache)}
+        async with connect(RESOLUTION, transport, mode, serve_http, env) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            listed = await call(client, "imported")
+            result = await client.call_tool("first_plugin_tool", {"x": 1})
+            called = await call(client, "imported")
+        assert {"first_plugin_tool", "second_plugin_tool"} <= tools
+        assert listed == []
+        assert result.structured_content == {"result": 2}
+        assert called == ["seam_plugins", "seam_plugins.one"]
+
+    async def test_equally_specific_templates_resolve_by_priority(
+        self, transport: str, mode: str, serve_http: ServeHttp, tmp_path: Path
+    ) -> None:
+        """seam://doc/{zz} (priority 10) answers, not seam://doc/{aa} (priority -10, first by text)."""
+        env = {"SEAM_CACHE": str(tmp_path / "cache.db")}
+        async with connect(RESOLUTION, transport, mode, serve_http, env) as client:
+            read = await client.read_resource("seam://doc/x")
+        assert read.contents[0].text == "high: ['x']"  # type: ignore[union-attr]  # text contents
