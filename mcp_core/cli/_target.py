@@ -22,8 +22,9 @@ from mcp_core.server import ElementInvoker, McpServer, ServableRegistry
 __all__ = ["Target", "TargetError", "load_target"]
 
 _DEFAULT_NAMES: Final = ("app", "mcp", "server")
-# mcp-core's own files: left out of the traceback of a target that fails to import.
+# mcp-core's own files and importlib's: left out of the traceback of a target that fails to import.
 _PACKAGE_DIR: Final = str(Path(__file__).resolve().parents[1]) + os.sep
+_IMPORTLIB_DIR: Final = str(Path(importlib.__file__).resolve().parent) + os.sep
 _ROLE_METHODS: Final = (
     *("tools", "resources", "resource_templates", "prompts"),
     *("get_tool", "get_prompt", "get_resource", "load", "kinds"),
@@ -153,7 +154,7 @@ def _import_failed(module_part: str, exc: Exception) -> TargetError:
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)[1:]
-        if not frame.filename.startswith(("<frozen importlib", _PACKAGE_DIR))
+        if not frame.filename.startswith(("<frozen importlib", _PACKAGE_DIR, _IMPORTLIB_DIR))
     ]
     details = "".join(
         [

@@ -23,7 +23,6 @@ from tests.e2e.conftest import MCP_CORE, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = ROOT / "examples" / "gateway"
-MODERN_GATEWAY = "needs the 2026-07-28 gateway from issue 14"
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -251,12 +250,8 @@ class TestGateway:
         assert "disabled" in text(refused)
         assert still.structured_content == {"result": ["todo"]}
 
-    async def test_sampling_relayed(
-        self, deployment: Deployment, mode: str, request: pytest.FixtureRequest
-    ) -> None:
+    async def test_sampling_relayed(self, deployment: Deployment, mode: str) -> None:
         """A backend's sampling request reaches the client through the gateway, and back."""
-        if mode != "legacy":
-            request.applymarker(pytest.mark.xfail(strict=True, reason=MODERN_GATEWAY))
         inbox = Inbox()
         async with connect(deployment.url, "alice-token", mode, inbox) as alice:
             result = await alice.call_tool("weather_explain", {"city": "oslo"})

@@ -232,7 +232,10 @@ class TestPerNameResolution:
         cache = tmp_path / "cache.db"
         monkeypatch.syspath_prepend(str(SERVERS))
         store = SqliteStore(cache)
-        await CachedSource(DiscoverySource(["seam_plugins"]), store, key="seam").provide()
+        # A build step fills the cache with the deployment's secret, as the server reads it.
+        secret = b"seam-deployment-cache-secret"  # resolution_server.CACHE_SECRET
+        filler = CachedSource(DiscoverySource(["seam_plugins"]), store, key="seam", secret=secret)
+        await filler.provide()
         await store.aclose()
         env = {"SEAM_CACHE": str(cache)}
         async with connect(RESOLUTION, transport, mode, serve_http, env) as client:

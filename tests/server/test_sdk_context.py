@@ -21,8 +21,6 @@ from mcp_core.server import Lifespan
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
-MODERN_GATEWAY = "needs the 2026-07-28 gateway from issue 14"
-
 
 @dataclass
 class State:
@@ -246,7 +244,6 @@ class TestServedInModernMode:
         assert text(result).startswith('hello 3 {"mode": "demo"}')
         assert text(native) == "hello 4"
 
-    @pytest.mark.xfail(strict=True, reason=MODERN_GATEWAY)
     async def test_sampling_and_elicitation(self) -> None:
         """``ctx.session.create_message`` and ``ctx.elicit`` reach the client's callbacks."""
         app, _ = make_app()
@@ -254,7 +251,6 @@ class TestServedInModernMode:
             result = await connected.call_tool("ask", {})
         assert text(result) == "forty-two / accept name='Ann'"
 
-    @pytest.mark.xfail(strict=True, reason=MODERN_GATEWAY)
     async def test_resolve_markers(self) -> None:
         """An Elicit and a Sample resolver are answered before the tool body runs."""
         app, _ = make_app()

@@ -55,9 +55,16 @@ for plugin in ("alpha", "beta"):
     )
     app.add_source(PrefixedSource(lazy, plugin), Priority.DEFAULT)
 
+# The deployment's shared cache secret: entries another process wrote are trusted (and their
+# recorded kinds used) only when authenticated by it (docs/security.md).
+CACHE_SECRET = b"seam-deployment-cache-secret"
+
 app.add_source(
     CachedSource(
-        DiscoverySource(["seam_plugins"]), SqliteStore(os.environ["SEAM_CACHE"]), key="seam"
+        DiscoverySource(["seam_plugins"]),
+        SqliteStore(os.environ["SEAM_CACHE"]),
+        key="seam",
+        secret=CACHE_SECRET,
     ),
     Priority.DISCOVERY,
 )
