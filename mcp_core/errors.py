@@ -16,6 +16,7 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
     ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
     ├── ToolError                                 a tool failure whose message is meant for the model
+    ├── HandlerTimeoutError (TimeoutError)        a handler ran past its time limit
     └── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
 
 Errors carry their culprit as attributes (``.ref``, ``.source``, ``.template``...) so that callers
@@ -38,6 +39,7 @@ __all__ = [
     "ElementNotFoundError",
     "HandlerKindError",
     "HandlerResolutionError",
+    "HandlerTimeoutError",
     "InvalidElementError",
     "InvalidUriTemplateError",
     "McpCoreError",
@@ -150,6 +152,24 @@ class ToolError(McpCoreError):
 
     Any other exception from a tool becomes a generic error result; its text is only logged.
     """
+
+
+class HandlerTimeoutError(McpCoreError, TimeoutError):
+    """A handler (or completion provider) of ``.ref`` did not finish within ``.timeout`` seconds.
+
+    Raise the limit (``Invoker(timeout=...)``) or make the handler faster; a sync handler keeps
+    running in its worker thread after this, and its result is discarded.
+    """
+
+    def __init__(self, message: str, *, ref: ElementRef, timeout: float) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.timeout = timeout
+
+    @property
+    def reason(self) -> str:
+        """What happened, without naming the element: ``did not finish within 5 s``."""
+        return f"it did not finish within {self.timeout:g} s"
 
 
 class ElementNotFoundError(McpCoreError, LookupError):

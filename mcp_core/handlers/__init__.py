@@ -16,6 +16,7 @@ Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
 
 from mcp_core.handlers._completion import MAX_COMPLETIONS
+from mcp_core.handlers._containment import escapes
 from mcp_core.handlers._content import (
     Audio,
     Content,
@@ -43,8 +44,9 @@ from mcp_core.handlers._derive import (
     resource_template_from_function,
     tool_from_function,
 )
+from mcp_core.handlers._encodable import MAX_RESULT_DEPTH, repaired, unencodable
 from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
-from mcp_core.handlers._invoker import Invoker, validate_handler
+from mcp_core.handlers._invoker import HandlerTimeout, Invoker, validate_handler
 from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
     ArgumentFilter,
@@ -65,6 +67,7 @@ from mcp_core.handlers._results import (
 
 __all__ = [
     "MAX_COMPLETIONS",
+    "MAX_RESULT_DEPTH",
     "WRAPPED_MARKER",
     "ArgumentFilter",
     "Audio",
@@ -75,6 +78,7 @@ __all__ = [
     "Content",
     "ElementMark",
     "EmbeddedResource",
+    "HandlerTimeout",
     "Image",
     "Invoker",
     "LogLevel",
@@ -89,12 +93,14 @@ __all__ = [
     "ToolHandler",
     "ToolResult",
     "completion",
+    "escapes",
     "marks_of",
     "normalize_prompt_messages",
     "normalize_resource_contents",
     "normalize_tool_result",
     "prompt",
     "prompt_from_function",
+    "repaired",
     "resource",
     "resource_from_function",
     "resource_template",
@@ -102,5 +108,6 @@ __all__ = [
     "schema_problems",
     "tool",
     "tool_from_function",
+    "unencodable",
     "validate_handler",
 ]

@@ -36,7 +36,7 @@ from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.elements import ElementKind
-from mcp_core.handlers import Invoker
+from mcp_core.handlers import Invoker, escapes
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
 from mcp_core.server._errors import wire_error
 from mcp_core.server._events import InMemoryEventStore
@@ -490,7 +490,10 @@ class McpServer:
             return await work
         except MCPError:
             raise
-        except Exception as exc:  # noqa: BLE001 -- the one place any failure becomes a wire error
+        # The one place any failure (SystemExit too, not cancellation) becomes a wire error.
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             error = wire_error(exc)
             if error.expected:
                 _log.info("request refused: %s", exc)

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Final, final
 
 from mcp_core.elements import ElementKind
-from mcp_core.errors import ArgumentValidationError, ElementNotFoundError, McpCoreError
+from mcp_core.errors import (
+    ArgumentValidationError,
+    ElementNotFoundError,
+    HandlerTimeoutError,
+    McpCoreError,
+)
+from mcp_core.handlers import repaired, unencodable
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -20,6 +26,7 @@ __all__ = [
     "RESOURCE_NOT_FOUND",
     "InvalidCursorError",
     "WireError",
+    "invalid_arguments_result",
     "wire_error",
 ]
 
@@ -41,6 +48,13 @@ class WireError:
     code: int
     message: str
     data: Any = None
+
+    def __post_init__(self) -> None:
+        # Messages may quote what the client sent; JSON parsers accept escaped lone surrogates
+        # that UTF-8 cannot carry back, and an unencodable error would break the connection.
+        if unencodable([self.message, self.data]) is not None:
+            object.__setattr__(self, "message", repaired(self.message))
+            object.__setattr__(self, "data", repaired(self.data))
 
     @property
     def expected(self) -> bool:
@@ -72,4 +86,18 @@ def wire_error(exc: BaseException) -> WireError:
         return WireError(INVALID_PARAMS, str(exc), {"errors": errors} if errors else None)
     if isinstance(exc, InvalidCursorError):
         return WireError(INVALID_PARAMS, str(exc))
+    if isinstance(exc, HandlerTimeoutError):
+        return WireError(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
     return WireError(INTERNAL_ERROR, "Internal error")
+
+
+def invalid_arguments_result(exc: ArgumentValidationError) -> dict[str, Any]:
+    """The ``tools/call`` result for arguments that fail the tool's input schema (SEP-1303).
+
+    Since MCP 2025-11-25 this is a tool execution error (``isError: true``) carrying the
+    validation message, so that a model can correct its call, rather than JSON-RPC ``-32602``
+    (which stays the answer for an unknown tool). The message is the error's own: it is built in
+    one place, :func:`mcp_core.handlers._functions.argument_error`.
+    """
+    error = WireError(INVALID_PARAMS, str(exc))  # made sendable like any error text
+    return {"content": [{"type": "text", "text": error.message}], "isError": True}
