@@ -85,7 +85,18 @@ class HandlerKindError(InvalidElementError):
 
 
 class CollectionFormatError(McpCoreError, ValueError):
-    """Serialized collection JSON is corrupt, of an unknown format, or of a future version."""
+    """Serialized collection JSON is corrupt, of an unknown format, or of a future version.
+
+    About one element record: ``.index`` is its position in the document and ``.ref`` the
+    element it declares, when that much could be read.
+    """
+
+    def __init__(
+        self, message: str, *, index: int | None = None, ref: ElementRef | None = None
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        self.ref = ref
 
 
 class NotSerializableError(McpCoreError, TypeError):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
@@ -18,7 +20,8 @@ from mcp_core.elements import (
 )
 from mcp_core.registry import Priority, Registry
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
-from mcp_core.sources import ElementSource, FunctionSource, StaticSource
+from mcp_core.sources import ElementSource, FunctionSource, SourceDiagnostic
+from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
 if TYPE_CHECKING:
@@ -68,6 +71,35 @@ class _Declared:
 
     async def provide(self) -> ElementCollection:
         return await self._current().provide()
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        # Reported as this source (the app's declarations), not the one rebuilt from them.
+        own = getattr(self._current(), "diagnostics", None)
+        found = own() if callable(own) else ()
+        return tuple(dataclasses.replace(d, source=self._label) for d in found)
+
+
+@final
+class _Added:
+    """The elements given to :meth:`App.add`: a later element with an already added ref is skipped."""
+
+    __slots__ = ("_collection", "_diagnostics")
+
+    def __init__(self, label: str, added: Iterable[tuple[Element, str]]) -> None:
+        kept, self._diagnostics = first_of_each_ref(
+            ((element.ref, f"app.add() at {where}", element) for element, where in added),
+            source=label,
+        )
+        self._collection = ElementCollection(kept)
+
+    def kinds(self) -> ElementKind:
+        return self._collection.kinds
+
+    async def provide(self) -> ElementCollection:
+        return self._collection
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        return self._diagnostics
 
 
 @final
@@ -163,9 +195,8 @@ class App:
         self.invoker = handlers.Invoker(container=container)
         self.registry = Registry(validator=self.invoker.validate_handler)
         self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
-        self._added = _Declared(
-            f"App({name!r}).elements", lambda els: StaticSource(ElementCollection(els))
-        )
+        label = f"App({name!r}).elements"
+        self._added = _Declared(label, lambda added: _Added(label, added))
         self.registry.add_source(self._functions, Priority.MANUAL)
         self.registry.add_source(self._added, Priority.MANUAL)
         self._visibility: ElementVisibility = ALWAYS
@@ -223,12 +254,17 @@ class App:
         completions: Mapping[str, object] | None = None,
         tags: Iterable[str] = (),
     ) -> Element:
-        """Declare an element from a definition and its handler (a function, handler object or ref)."""
+        """Declare an element from a definition and its handler (a function, handler object or ref).
+
+        A handler of the wrong kind is refused here; a second element with an already added ref
+        is skipped when the app is served (the first is kept), with a diagnostic naming both.
+        """
         element = Element(
             definition=definition, handler=handler, completions=completions, tags=frozenset(tags)
         )
         self.invoker.validate_handler(element)
-        self._added.append(element)
+        caller = sys._getframe(1)  # noqa: SLF001 -- the caller's line, for the duplicate's diagnostic
+        self._added.append((element, f"{caller.f_code.co_filename}:{caller.f_lineno}"))
         return element
 
     def add_source(self, source: ElementSource, priority: int = Priority.DEFAULT) -> None:
