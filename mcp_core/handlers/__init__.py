@@ -10,11 +10,15 @@
 - What handlers return: :class:`Text`, :class:`Image`, :class:`Audio`,
   :class:`EmbeddedResource`, :class:`ResourceLink`, :class:`Message`, :class:`ToolResult`, and
   the ``normalize_*`` functions that turn any accepted return value into its wire shape.
-- :class:`Invoker`: what the server calls to run an element.
+- :class:`Invoker`: what the server calls to run an element; :func:`escapes` says which
+  exceptions a call may not contain, :func:`unencodable` whether a result can be sent.
+- :class:`Admission` and :class:`ElementLimits`: what an element must satisfy to enter a
+  catalogue (valid schemas, bounded nesting and size), checked once per element.
 
 Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
 
+from mcp_core.handlers._admission import DEFAULT_LIMITS, Admission, ElementLimits
 from mcp_core.handlers._completion import MAX_COMPLETIONS
 from mcp_core.handlers._containment import escapes
 from mcp_core.handlers._content import (
@@ -66,9 +70,11 @@ from mcp_core.handlers._results import (
 )
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "MAX_COMPLETIONS",
     "MAX_RESULT_DEPTH",
     "WRAPPED_MARKER",
+    "Admission",
     "ArgumentFilter",
     "Audio",
     "ClientGateway",
@@ -76,6 +82,7 @@ __all__ = [
     "CompletionProvider",
     "Container",
     "Content",
+    "ElementLimits",
     "ElementMark",
     "EmbeddedResource",
     "HandlerTimeout",

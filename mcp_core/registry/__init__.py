@@ -1,5 +1,10 @@
-"""The registry: four role protocols and the reference Registry implementing all of them."""
+"""The registry: four role protocols and the reference Registry implementing all of them.
 
+The reference Registry also bounds each source's time (``provide_timeout``), retries failing
+sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`.
+"""
+
+from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
 from mcp_core.registry._protocols import (
     DeferredRegistry,
     ElementCatalog,
@@ -7,9 +12,17 @@ from mcp_core.registry._protocols import (
     ElementWriter,
     ResolvedResource,
 )
-from mcp_core.registry._registry import ChangeListener, Priority, Registry
+from mcp_core.registry._recovery import Backoff
+from mcp_core.registry._registry import (
+    DEFAULT_PROVIDE_TIMEOUT,
+    ChangeListener,
+    Priority,
+    Registry,
+)
 
 __all__ = [
+    "DEFAULT_PROVIDE_TIMEOUT",
+    "Backoff",
     "ChangeListener",
     "DeferredRegistry",
     "ElementCatalog",
@@ -17,5 +30,9 @@ __all__ = [
     "ElementWriter",
     "Priority",
     "Registry",
+    "RegistryHealth",
+    "RegistryStatus",
     "ResolvedResource",
+    "SourceHealth",
+    "SourceState",
 ]

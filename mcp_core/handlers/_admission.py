@@ -1,0 +1,255 @@
+"""Admission: what an element must satisfy to enter a catalogue, checked once per element.
+
+Construction validates each field of a definition on its own (names, URIs, the root of a
+schema). Some properties are too costly to check on every construction, or are about what the
+catalogue can carry rather than about the field: they are checked here, once, when a catalogue
+is built (the reference ``Registry`` does it for every element it merges or registers), never
+per request. An element that fails is left out with a diagnostic, so that lists and calls of
+the others never fail because of it:
+
+- a tool's ``input_schema`` and ``output_schema`` are valid against their JSON Schema dialect's
+  meta-schema (the dialect ``$schema`` names, Draft 2020-12 by default), format assertions
+  included, so a ``pattern`` (or a ``patternProperties`` key) that does not compile is caught;
+- the definition's JSON form nests objects and arrays at most :attr:`ElementLimits.max_depth`
+  levels deep: JSON parsers refuse documents nested too deeply (the official SDK's stops at
+  about 200 levels), so one such tool would make every ``tools/list`` unreadable;
+- its JSON form is at most about :attr:`ElementLimits.max_bytes` bytes, so one element cannot
+  make every list response huge;
+- every string in it is valid Unicode (no lone surrogates), so it can be encoded as UTF-8.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, final
+
+from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
+from mcp_core.errors import InvalidElementError
+from mcp_core.handlers._jsonschema import schema_problems
+from mcp_core.handlers._lru import LruCache
+
+__all__ = ["DEFAULT_LIMITS", "Admission", "ElementLimits"]
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElementLimits:
+    """The bounds on one element's definition, checked when a catalogue is built.
+
+    ``max_depth``: how many levels of JSON objects and arrays the definition's wire form may
+    nest (the definition object itself is level 1, so a tool's input schema has
+    ``max_depth - 1``). ``max_bytes``: about how large its JSON encoding may be.
+    """
+
+    max_depth: int = 64
+    max_bytes: int = 1_048_576
+
+    def __post_init__(self) -> None:
+        for name in ("max_depth", "max_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"ElementLimits.{name} must be a positive int, got {value!r}")
+
+
+DEFAULT_LIMITS: Final = ElementLimits()
+
+# Definition fields whose values are JSON documents (possibly shared between thousands of
+# definitions: derived schemas are); measured once per distinct object.
+_JSON_FIELDS: Final = frozenset({"input_schema", "output_schema", "meta"})
+_SCHEMA_FIELDS: Final = (("input_schema", "inputSchema"), ("output_schema", "outputSchema"))
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Measure:
+    """A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
+
+    depth: int
+    size: int
+    problem: str | None
+
+
+@final
+class Admission:
+    """Checks elements against the admission rules above, remembering what it has checked.
+
+    Thousands of derived tools share a handful of schema objects, and a reload merges the same
+    elements again, so results are kept per schema (and per JSON document, by identity) in
+    bounded caches: a catalogue costs about one check per distinct schema.
+    """
+
+    __slots__ = ("_by_identity", "_limits", "_measures", "_schemas", "_verdicts")
+
+    def __init__(self, limits: ElementLimits = DEFAULT_LIMITS, *, cache_size: int = 65_536) -> None:
+        if not isinstance(limits, ElementLimits):
+            raise TypeError(f"limits must be an ElementLimits, got {type(limits).__name__}")
+        self._limits = limits
+        # Keyed by id(), holding the value itself so that the id cannot be reused meanwhile.
+        self._measures: LruCache[int, tuple[object, _Measure]] = LruCache(cache_size)
+        self._by_identity: LruCache[int, tuple[object, tuple[str, ...]]] = LruCache(cache_size)
+        self._schemas: LruCache[str, tuple[str, ...]] = LruCache(cache_size)
+        self._verdicts: LruCache[int, tuple[Definition, tuple[str, ...]]] = LruCache(cache_size)
+
+    def __repr__(self) -> str:
+        return f"Admission({self._limits!r})"
+
+    @property
+    def limits(self) -> ElementLimits:
+        """The bounds applied."""
+        return self._limits
+
+    def problems(self, element: Element) -> list[str]:
+        """Why ``element`` may not enter a catalogue, one sentence each; empty when it may."""
+        definition = element.definition
+        cached = self._verdicts.get(id(definition))
+        if cached is not None and cached[0] is definition:
+            return list(cached[1])
+        found = self._problems(definition)
+        self._verdicts.put(id(definition), (definition, tuple(found)))
+        return found
+
+    def _problems(self, definition: Definition) -> list[str]:
+        measure = self._definition(definition)
+        limits = self._limits
+        found: list[str] = []
+        if measure.problem is not None:
+            found.append(f"its definition cannot be sent: {measure.problem}")
+        if measure.depth > limits.max_depth:
+            found.append(
+                f"its definition nests {measure.depth} levels of JSON objects and arrays, more "
+                f"than the limit of {limits.max_depth} (clients cannot parse documents nested "
+                "that deeply); flatten it, e.g. with $defs and $ref, or raise "
+                "ElementLimits.max_depth"
+            )
+        if measure.size > limits.max_bytes:
+            found.append(
+                f"its definition takes about {measure.size} bytes of JSON, more than the limit "
+                f"of {limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
+            )
+        if isinstance(definition, Tool) and measure.depth <= limits.max_depth:
+            found.extend(self._schema_problems(definition))
+        return found
+
+    def check(self, element: Element) -> None:
+        """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
+        found = self.problems(element)
+        if found:
+            ref: ElementRef = element.ref
+            raise InvalidElementError(f"{ref}: {'; '.join(found)}", ref=ref)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _schema_problems(self, tool: Tool) -> list[str]:
+        found: list[str] = []
+        for field_name, wire_name in _SCHEMA_FIELDS:
+            schema = getattr(tool, field_name)
+            if schema is not None:
+                found.extend(
+                    f"{field_name} ({wire_name}) is not a valid JSON Schema at {where}"
+                    for where in self._schema(schema)[:3]
+                )
+        return found
+
+    def _schema(self, schema: object) -> tuple[str, ...]:
+        """The meta-schema problems of ``schema``, by identity first, then by canonical text."""
+        cached = self._by_identity.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        # Canonical text as the key: unlike frozen-value equality, it tells 1 from true.
+        text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
+        problems = self._schemas.get(text)
+        if problems is None:
+            problems = tuple(
+                f"{where}: {message}" for where, message in schema_problems(json.loads(text))
+            )
+            self._schemas.put(text, problems)
+        self._by_identity.put(id(schema), (schema, problems))
+        return problems
+
+    def _definition(self, definition: Definition) -> _Measure:
+        depth, size, problem = 0, 2, None
+        for name in _public_fields(type(definition)):
+            value = getattr(definition, name)
+            if value is None:
+                continue
+            size += len(name) + 4
+            if isinstance(value, str):  # most fields: names, descriptions, URIs
+                if value.isascii():
+                    size += len(value) + 2
+                    continue
+                measure = _Measure(0, _text_size(value), _text_problem(value))
+            else:
+                measure = self._shared(value) if name in _JSON_FIELDS else _measure(value)
+            depth = max(depth, measure.depth)
+            size += measure.size
+            if problem is None and measure.problem is not None:
+                problem = f"{name}: {measure.problem}"
+        return _Measure(depth + 1, size, problem)
+
+    def _shared(self, value: object) -> _Measure:
+        cached = self._measures.get(id(value))
+        if cached is not None and cached[0] is value:
+            return cached[1]
+        measure = _measure(value)
+        self._measures.put(id(value), (value, measure))
+        return measure
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _public_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a definition (or nested value) type that its JSON form carries."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        fields = dataclasses.fields(cls)
+        names = _FIELDS[cls] = tuple(f.name for f in fields if not f.name.startswith("_"))
+    return names
+
+
+def _measure(value: object) -> _Measure:
+    """Depth, approximate JSON size and the first text problem of ``value``, without recursion.
+
+    Mappings, sequences and dataclass values (icons, annotations, prompt arguments) are walked
+    as JSON objects and arrays.
+    """
+    deepest, size, problem = 0, 0, None
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            size += _text_size(item)
+            problem = problem or _text_problem(item)
+            continue
+        if isinstance(item, Mapping):
+            members: list[object] = []
+            for key, member in item.items():
+                members.extend((key, member))
+        elif isinstance(item, list | tuple):
+            members = list(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            members = [getattr(item, name) for name in _public_fields(type(item))]
+        else:
+            size += len(str(item))  # numbers, booleans, null: about their JSON text
+            continue
+        size += 2 + len(members)
+        deepest = max(deepest, depth + 1)
+        stack.extend((member, depth + 1) for member in members if member is not None)
+    return _Measure(deepest, size, problem)
+
+
+def _text_size(text: str) -> int:
+    return len(text) + 2 if text.isascii() else len(text.encode("utf-8", "replace")) + 2
+
+
+def _text_problem(text: str) -> str | None:
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a string holds a lone surrogate, which has no UTF-8 encoding"
+    return None
