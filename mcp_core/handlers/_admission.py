@@ -59,7 +59,7 @@ DEFAULT_LIMITS: Final = ElementLimits()
 # Definition fields whose values are JSON documents (possibly shared between thousands of
 # definitions: derived schemas are); measured once per distinct object.
 _JSON_FIELDS: Final = frozenset({"input_schema", "output_schema", "meta"})
-_SCHEMA_FIELDS: Final = (("input_schema", "inputSchema"), ("output_schema", "outputSchema"))
+_SCHEMA_FIELDS: Final = ("input_schema", "output_schema")
 
 
 @final
@@ -144,11 +144,11 @@ class Admission:
 
     def _schema_problems(self, tool: Tool) -> list[str]:
         found: list[str] = []
-        for field_name, wire_name in _SCHEMA_FIELDS:
+        for field_name in _SCHEMA_FIELDS:
             schema = getattr(tool, field_name)
             if schema is not None:
                 found.extend(
-                    f"{field_name} ({wire_name}) is not a valid JSON Schema at {where}"
+                    f"{field_name} is not a valid JSON Schema at {where}"
                     for where in self._schema(schema)[:3]
                 )
         return found
