@@ -18,7 +18,14 @@ from mcp_core.elements import (
     ElementCollection,
     ElementKind,
 )
-from mcp_core.registry import Priority, Registry
+from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
+from mcp_core.registry import (
+    DEFAULT_BACKOFF,
+    DEFAULT_PROVIDE_TIMEOUT,
+    Backoff,
+    Priority,
+    Registry,
+)
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, SessionHook
 from mcp_core.sources import ElementSource, FunctionSource, SourceDiagnostic
 from mcp_core.sources._marked import first_of_each_ref
@@ -166,6 +173,12 @@ class App:
     :class:`~mcp_core.registry.Registry` over all of them; it rejects handlers of the wrong kind.
     Declarations made after the app started serving take effect at the next
     ``await app.registry.reload()``; for runtime registration use ``await app.registry.register(element)``.
+
+    A broken declaration (an invalid name, a malformed template, a duplicate...) is skipped with
+    a diagnostic, never taking the others down. ``limits``, ``provide_timeout`` and ``retry``
+    configure the registry (admission bounds, seconds a source may take, background retry; see
+    :class:`~mcp_core.registry.Registry`); ``handler_timeout`` the invoker (seconds a handler
+    may run, or a function of the element; no limit by default).
     """
 
     __slots__ = (
@@ -190,10 +203,19 @@ class App:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
         session_hook: SessionHook | None = None,
+        limits: ElementLimits | None = DEFAULT_LIMITS,
+        provide_timeout: float | None = DEFAULT_PROVIDE_TIMEOUT,
+        retry: Backoff | None = DEFAULT_BACKOFF,
+        handler_timeout: HandlerTimeout = None,
     ) -> None:
         self.name = name
-        self.invoker = handlers.Invoker(container=container)
-        self.registry = Registry(validator=self.invoker.validate_handler)
+        self.invoker = handlers.Invoker(container=container, timeout=handler_timeout)
+        self.registry = Registry(
+            validator=self.invoker.validate_handler,
+            limits=limits,
+            provide_timeout=provide_timeout,
+            retry=retry,
+        )
         self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
         label = f"App({name!r}).elements"
         self._added = _Declared(label, lambda added: _Added(label, added))

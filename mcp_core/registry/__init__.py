@@ -12,7 +12,7 @@ from mcp_core.registry._protocols import (
     ElementWriter,
     ResolvedResource,
 )
-from mcp_core.registry._recovery import Backoff
+from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff
 from mcp_core.registry._registry import (
     DEFAULT_PROVIDE_TIMEOUT,
     ChangeListener,
@@ -21,6 +21,7 @@ from mcp_core.registry._registry import (
 )
 
 __all__ = [
+    "DEFAULT_BACKOFF",
     "DEFAULT_PROVIDE_TIMEOUT",
     "Backoff",
     "ChangeListener",

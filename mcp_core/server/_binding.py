@@ -9,8 +9,9 @@ per-session state, change notifications, and the transports (stdio, streamable H
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
 
 import anyio
@@ -37,7 +38,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.elements import ElementKind
 from mcp_core.handlers import Invoker, escapes
-from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
+from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
 from mcp_core.server._errors import wire_error
 from mcp_core.server._events import InMemoryEventStore
 from mcp_core.server._gateway import (
@@ -48,6 +49,7 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
+from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
@@ -139,6 +141,10 @@ class _Hub:
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
 
+    def start(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in this lifespan's task group."""
+        self._tasks.start_soon(work)
+
     def track(self, state: SessionState) -> None:
         connection = state.connection
         self.sessions[connection] = state
@@ -218,7 +224,16 @@ class McpServer:
     transport the SDK offers.
     """
 
-    __slots__ = ("_hook", "_hubs", "_notifies", "_registry", "handlers", "lowlevel")
+    __slots__ = (
+        "_hook",
+        "_hubs",
+        "_loading",
+        "_notifies",
+        "_preload",
+        "_registry",
+        "handlers",
+        "lowlevel",
+    )
 
     def __init__(
         self,
@@ -237,6 +252,8 @@ class McpServer:
         self._registry = registry
         self._hook = session_hook
         self._hubs: set[_Hub] = set()
+        self._preload = False
+        self._loading = False
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -278,6 +295,37 @@ class McpServer:
     def visibility(self, rule: ElementVisibility) -> None:
         self.handlers.visibility = rule
 
+    def health(self) -> RegistryHealth:
+        """The registry's health now (see :meth:`mcp_core.registry.Registry.health`).
+
+        A registry without ``health()`` is described by whether it has loaded, with no sources.
+        """
+        health = getattr(self._registry, "health", None)
+        if callable(health):
+            report = health()
+            if isinstance(report, RegistryHealth):
+                return report
+        return RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
+
+    def _warm(self) -> None:
+        """Start the first load in the background, unless it is done or under way."""
+        if self._loading or self._registry.loaded:
+            return
+        for hub in tuple(self._hubs):
+            self._loading = True
+            hub.start(self._load_in_background)
+            return
+
+    async def _load_in_background(self) -> None:
+        try:
+            await self._registry.load()
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.exception("loading the registry failed")
+        finally:
+            self._loading = False
+
     def capabilities(self) -> dict[str, Any]:
         """The capabilities ``initialize`` answers with now, in wire shape (loads nothing)."""
         capabilities = self.lowlevel.create_initialization_options().capabilities
@@ -304,9 +352,16 @@ class McpServer:
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
-        async with anyio.create_task_group() as tasks:
+        # While serving, the registry retries failing sources in the background (when it can).
+        background = getattr(self._registry, "background", None)
+        recovering: AbstractAsyncContextManager[object] = (
+            background() if callable(background) else nullcontext()
+        )
+        async with anyio.create_task_group() as tasks, recovering:
             hub = _Hub(tasks)
             self._hubs.add(hub)
+            if self._preload:
+                self._warm()
             try:
                 yield hub
             finally:
@@ -515,6 +570,8 @@ class McpServer:
         transport_security: TransportSecuritySettings | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
+        health_path: str | None = DEFAULT_HEALTH_PATH,
+        preload: bool = False,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -524,8 +581,20 @@ class McpServer:
         default) lets clients resume SSE streams, reconnecting after ``retry_interval`` ms.
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
+
+        ``health_path`` serves the registry's health as JSON for load balancers and probes
+        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy).
+        ``preload`` starts loading the registry as soon as the app starts, instead of on the
+        first request (or the first health probe).
         """
         store = InMemoryEventStore() if event_store == "memory" else event_store
+        transport_security = transport_security_for(host, transport_security)
+        routes = (
+            [health_route(health_path, self.health, self._warm, transport_security)]
+            if health_path is not None
+            else None
+        )
+        self._preload = self._preload or preload
         return self.lowlevel.streamable_http_app(
             streamable_http_path=path,
             json_response=json_response,
@@ -536,12 +605,18 @@ class McpServer:
             host=host,
             auth=auth,
             token_verifier=token_verifier,
+            custom_starlette_routes=routes,
         )
 
-    async def run_stdio(self) -> None:
-        """Serve one client over this process's stdin and stdout until it disconnects."""
+    async def run_stdio(self, *, preload: bool = True) -> None:
+        """Serve one client over this process's stdin and stdout until it disconnects.
+
+        ``preload`` starts loading the registry at once (problems are logged at startup and
+        the first request finds the catalogue ready) instead of on the first request.
+        """
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
+        self._preload = self._preload or preload
         async with stdio_server() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
@@ -550,9 +625,13 @@ class McpServer:
     async def run_http(
         self, *, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp", **options: Any
     ) -> None:
-        """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`."""
+        """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`.
+
+        The registry starts loading at startup (``preload=False`` to wait for the first request).
+        """
         import uvicorn  # noqa: PLC0415 -- only HTTP needs it
 
+        options.setdefault("preload", True)
         app = self.streamable_http_app(path=path, host=host, **options)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         await uvicorn.Server(config).serve()

@@ -244,7 +244,8 @@ def _completable(element: Element) -> set[str]:
 def _without(exc: BaseException, ref: ElementRef) -> str:
     # Diagnostics carry the ref as a field; a message that starts with it says it twice. Our
     # own errors say what to do; anything else is named by its type.
-    text = str(exc).removeprefix(f"{ref}: ")
+    # A diagnostic is one line, whatever the exception's text looks like.
+    text = " ".join(str(exc).removeprefix(f"{ref}: ").split())
     if isinstance(exc, InvalidElementError) and text:
         return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
