@@ -111,7 +111,7 @@ ARGUMENTS = st.one_of(
 def _params(method: str) -> st.SearchStrategy[Any]:
     shaped: Mapping[str, st.SearchStrategy[Any]] = {
         "tools/call": st.fixed_dictionaries(
-            {"name": TOOLS | HOSTILE_TEXT}, optional={"arguments": ARGUMENTS}
+            {"name": st.one_of(TOOLS, TOOLS, HOSTILE_TEXT)}, optional={"arguments": ARGUMENTS}
         ),
         "resources/read": st.fixed_dictionaries(
             {
@@ -142,7 +142,9 @@ def _params(method: str) -> st.SearchStrategy[Any]:
         ),
     }
     listing = st.fixed_dictionaries({}, optional={"cursor": HOSTILE_TEXT | JSON})
-    return st.one_of(shaped.get(method, listing), JSON, DEEP)
+    # Mostly well-shaped params (they reach the handlers), sometimes anything at all.
+    typical = shaped.get(method, listing)
+    return st.one_of(typical, typical, typical, JSON, DEEP)
 
 
 METHODS = [
@@ -165,9 +167,19 @@ METHODS = [
 
 @st.composite
 def messages(draw: st.DrawFn, *, modern: bool) -> Any:
-    """One message: mostly requests to known methods, sometimes anything at all."""
-    method = draw(st.sampled_from(METHODS) | HOSTILE_TEXT)
-    params = draw(_params(method) | st.none())
+    """One message: mostly calls (they reach user code), other requests, now and then anything."""
+    aim = draw(st.sampled_from(["call"] * 5 + ["known"] * 3 + ["unknown", "anything"]))
+    if aim == "call":
+        method = "tools/call"
+        params: Any = {"name": draw(st.one_of(*[TOOLS] * 4, HOSTILE_TEXT))}
+        if draw(st.booleans()):
+            params["arguments"] = draw(ARGUMENTS)
+    elif aim == "known":
+        method = draw(st.sampled_from(METHODS))
+        params = draw(_params(method) | st.none())
+    else:
+        method = draw(HOSTILE_TEXT)
+        params = draw(JSON | st.none()) if aim == "anything" else None
     if modern and isinstance(params, dict) and draw(st.booleans()):
         params = {
             **params,
@@ -180,7 +192,7 @@ def messages(draw: st.DrawFn, *, modern: bool) -> Any:
     message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         message["params"] = params
-    shape = draw(st.sampled_from(["request"] * 6 + ["notification", "malformed"]))
+    shape = draw(st.sampled_from(["request"] * 17 + ["notification", "malformed", "malformed"]))
     if shape == "request":
         message["id"] = draw(st.integers(min_value=1, max_value=2**53) | st.text(max_size=8))
     elif shape == "malformed":
