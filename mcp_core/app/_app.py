@@ -7,6 +7,7 @@ import functools
 import inspect
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 import anyio
@@ -19,6 +20,7 @@ from mcp_core.elements import (
     ElementKind,
 )
 from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
+from mcp_core.handlers._decorators import CallSite
 from mcp_core.registry import (
     DEFAULT_BACKOFF,
     DEFAULT_PROVIDE_TIMEOUT,
@@ -87,15 +89,25 @@ class _Declared:
 
 
 @final
+@dataclass(frozen=True, slots=True)
+class _AddedAt:
+    """``app.add() at file:line``, worked out only when a message needs it."""
+
+    where: CallSite
+
+    def __str__(self) -> str:
+        return f"app.add() at {self.where}"
+
+
+@final
 class _Added:
     """The elements given to :meth:`App.add`: a later element with an already added ref is skipped."""
 
     __slots__ = ("_collection", "_diagnostics")
 
-    def __init__(self, label: str, added: Iterable[tuple[Element, str]]) -> None:
+    def __init__(self, label: str, added: Iterable[tuple[Element, CallSite]]) -> None:
         kept, self._diagnostics = first_of_each_ref(
-            ((element.ref, f"app.add() at {where}", element) for element, where in added),
-            source=label,
+            ((element.ref, _AddedAt(where), element) for element, where in added), source=label
         )
         self._collection = ElementCollection(kept)
 
@@ -285,8 +297,9 @@ class App:
             definition=definition, handler=handler, completions=completions, tags=frozenset(tags)
         )
         self.invoker.validate_handler(element)
-        caller = sys._getframe(1)  # noqa: SLF001 -- the caller's line, for the duplicate's diagnostic
-        self._added.append((element, f"{caller.f_code.co_filename}:{caller.f_lineno}"))
+        # The caller's line, for a duplicate's diagnostic; resolved only if one is reported.
+        caller = sys._getframe(1)  # noqa: SLF001 -- where app.add() was called
+        self._added.append((element, CallSite(caller.f_code, caller.f_lasti)))
         return element
 
     def add_source(self, source: ElementSource, priority: int = Priority.DEFAULT) -> None:

@@ -68,13 +68,14 @@ class Provider:
 
 
 def first_of_each_ref(
-    items: Iterable[tuple[ElementRef, str, Any]], *, source: str
+    items: Iterable[tuple[ElementRef, object, Any]], *, source: str
 ) -> tuple[list[Any], list[SourceDiagnostic]]:
     """The items whose ref comes first, in order, and one diagnostic per later duplicate.
 
-    ``items`` are ``(ref, where, item)``; ``where`` names the declaration in messages.
+    ``items`` are ``(ref, where, item)``; ``where`` names the declaration in messages (it is
+    turned into text only for a duplicate: finding a mark's line is not free).
     """
-    first: dict[ElementRef, str] = {}
+    first: dict[ElementRef, object] = {}
     kept: list[Any] = []
     notes: list[SourceDiagnostic] = []
     for ref, where, item in items:
@@ -101,7 +102,7 @@ def build_elements(
     ``source`` describes the source in diagnostics. Never raises for a bad declaration.
     """
     notes: list[SourceDiagnostic] = []
-    candidates: list[tuple[ElementRef, str, tuple[Marked, ElementMark]]] = []
+    candidates: list[tuple[ElementRef, object, tuple[Marked, ElementMark]]] = []
     for entry in marked:
         mark = entry.marks[0]
         ref = _ref_of(mark, entry.function)
@@ -119,7 +120,7 @@ def build_elements(
                 _skipped(source, None, f"{entry.origin} ({mark.describe()}) has an empty key")
             )
         else:
-            candidates.append((ref, f"{entry.origin} at {mark.where}", (entry, mark)))
+            candidates.append((ref, _Place(entry.origin, mark), (entry, mark)))
     kept, duplicates = first_of_each_ref(candidates, source=source)
     notes.extend(duplicates)
     attached = _attach(kept, providers, source, notes)
@@ -129,6 +130,18 @@ def build_elements(
         if element is not None:
             elements.append(element)
     return ElementCollection(elements), tuple(notes)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """``origin at file:line``, worked out only when a message needs it."""
+
+    origin: str
+    mark: ElementMark
+
+    def __str__(self) -> str:
+        return f"{self.origin} at {self.mark.where}"
 
 
 def _ref_of(mark: ElementMark, function: Callable[..., Any]) -> ElementRef | None:
