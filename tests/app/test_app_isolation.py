@@ -134,9 +134,8 @@ class TestOptions:
         async with Client(app.server.lowlevel, mode="legacy") as client:
             result = await client.call_tool("slow", {})
         assert result.is_error is True
-        assert (
-            result.content[0].text == "Error executing tool slow: it did not finish within 0.01 s"
-        )  # type: ignore[union-attr]  # a text block
+        text = result.content[0].text  # type: ignore[union-attr]  # a text block
+        assert text == "Error executing tool slow: it did not finish within 0.01 s"
 
     async def test_provide_timeout_and_retry(self) -> None:
         """provide_timeout and retry reach the registry."""
