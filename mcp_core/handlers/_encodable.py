@@ -98,7 +98,7 @@ def _text_problem(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return (
             f"the string holds a lone surrogate at index {exc.start}, which has no UTF-8 "
-            "encoding; return valid Unicode text"
+            "encoding; use valid Unicode text"
         )
     return None
 

@@ -16,7 +16,7 @@ from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
 
-from mcp_core.handlers import LogLevel
+from mcp_core.handlers import LogLevel, unencodable
 from mcp_core.visibility import SessionInfo
 
 __all__ = ["LOG_LEVELS", "ServerGateway", "SessionHook", "SessionState", "session_info_of"]
@@ -132,6 +132,7 @@ class ServerGateway:
         """Send ``notifications/message`` if ``level`` passes the session's threshold."""
         if level not in self._levels:
             return
+        _check_sendable({"data": data, "logger": logger}, "gateway.log()")
         params = types.LoggingMessageNotificationParams(level=level, data=data, logger=logger)
         await self._ctx.session.send_notification(
             types.LoggingMessageNotification(params=params), related_request_id=self._ctx.request_id
@@ -141,6 +142,9 @@ class ServerGateway:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Report progress on the request's progress token (no-op when the client sent none)."""
+        _check_sendable(
+            {"progress": progress, "total": total, "message": message}, "gateway.progress()"
+        )
         await self._ctx.session.report_progress(progress, total, message)
 
     async def sample(
@@ -166,6 +170,7 @@ class ServerGateway:
         }
         wire: dict[str, Any] = {"messages": [dict(m) for m in messages], "maxTokens": max_tokens}
         wire.update({key: value for key, value in optional.items() if value is not None})
+        _check_sendable(wire, "gateway.sample()")
         request = types.CreateMessageRequest(
             params=types.CreateMessageRequestParams.model_validate(wire, by_name=False)
         )
@@ -176,6 +181,9 @@ class ServerGateway:
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Ask the user for input (``elicitation/create``, form mode); returns ``{"action", "content"?}``."""
+        _check_sendable(
+            {"message": message, "requestedSchema": requested_schema}, "gateway.elicit()"
+        )
         params = types.ElicitRequestFormParams(
             message=message, requested_schema=dict(requested_schema)
         )
@@ -207,3 +215,11 @@ class ServerGateway:
 
     def _related(self) -> ServerMessageMetadata:
         return ServerMessageMetadata(related_request_id=self._ctx.request_id)
+
+
+def _check_sendable(value: object, call: str) -> None:
+    # What a handler sends through the gateway is encoded later, by the transport's writer, where
+    # a failure would end the connection: refuse it here, as the handler's own error.
+    problem = unencodable(value)
+    if problem is not None:
+        raise ValueError(f"{call} was given something that cannot be sent as JSON: {problem}")
