@@ -49,7 +49,7 @@ def start_http(flag: Path) -> tuple[str, subprocess.Popen[bytes]]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for_port(port, process)
+    wait_for_port(port, process, timeout=120)  # a guard: a loaded machine starts slowly
     return f"http://127.0.0.1:{port}", process
 
 

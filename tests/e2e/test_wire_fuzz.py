@@ -435,7 +435,7 @@ class HttpServer:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        wait_for_port(port, self.process)
+        wait_for_port(port, self.process, timeout=120)  # a guard: a loaded machine starts slowly
         self.url = f"http://127.0.0.1:{port}/mcp"
         self.http = httpx2.Client(timeout=ANSWER_TIMEOUT)
         self.session = ""
