@@ -10,6 +10,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.e2e.conftest import run_http, stop
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "fixtures" / "faulty_app.py"
 MCP_CORE = Path(sys.executable).with_name("mcp-core")
@@ -79,26 +81,16 @@ def ready(url: str) -> bool:
 
 def test_run_logs_each_problem_once_in_one_line(tmp_path: Path) -> None:
     """At startup, one log line per skipped element or failing source; no traceback."""
-    from tests.e2e.conftest import free_port, wait_for_port
-
-    port = free_port()
     log = tmp_path / "stderr.txt"
     with log.open("w") as stderr:
-        process = subprocess.Popen(  # noqa: S603 -- our own console script
-            [str(MCP_CORE), "run", str(FAULTY), "--transport", "http", "--port", str(port)],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
+        url, process = run_http(FAULTY, stderr=stderr)
         try:
-            wait_for_port(port, process, timeout=120)  # a guard: a loaded machine starts slowly
             deadline = time.monotonic() + 120  # a guard against hanging, not a timing assertion
-            while not ready(f"http://127.0.0.1:{port}/healthz"):
+            while not ready(f"{url}/healthz"):
                 assert time.monotonic() < deadline, "the catalogue never loaded"
                 time.sleep(0.05)
         finally:
-            process.terminate()
-            process.wait(timeout=30)
+            stop(process)
     lines = log.read_text().splitlines()
     assert not [line for line in lines if "Traceback" in line]
     skipped = [line for line in lines if "[skipped]" in line]

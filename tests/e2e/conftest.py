@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -38,31 +40,45 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     pytest.fail(f"the server did not listen on {port} within {timeout} s")
 
 
+def run_http(
+    target: Path,
+    *options: str,
+    env: Mapping[str, str] | None = None,
+    stderr: IO[Any] | int = subprocess.DEVNULL,
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port: its base URL and process."""
+    port = free_port()
+    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
+    process = subprocess.Popen(  # noqa: S603 -- our own console script
+        [*command, *options],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
+    try:
+        wait_for_port(port, process, timeout=120)  # a guard: a loaded machine starts slowly
+    except BaseException:
+        stop(process)
+        raise
+    return f"http://127.0.0.1:{port}", process
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server process and reap it."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
     """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
-    port = free_port()
-    command = [
-        str(MCP_CORE),
-        "run",
-        str(EVERYTHING),
-        "--transport",
-        "http",
-        "--port",
-        str(port),
-        "--page-size",
-        "4",
-    ]
-    process = subprocess.Popen(  # noqa: S603 -- our own console script
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    url, process = run_http(EVERYTHING, "--page-size", "4")
     try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"{url}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)

@@ -26,6 +26,8 @@ from mcp.client.session import IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
+from tests.e2e.conftest import run_http, stop
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "fixtures" / "faulty_app.py"
 MCP_CORE = Path(sys.executable).with_name("mcp-core")
@@ -37,30 +39,8 @@ BROKEN_TOOLS = {"bad name!", "unresolvable", "deep", "invalid_schema", "bad_rege
 
 
 def start_http(flag: Path) -> tuple[str, subprocess.Popen[bytes]]:
-    """``mcp-core run faulty_app.py --transport http`` on a free port; its URL and process."""
-    from tests.e2e.conftest import free_port, wait_for_port
-
-    port = free_port()
-    command = [str(MCP_CORE), "run", str(FAULTY), "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(  # noqa: S603 -- our own console script
-        command,
-        cwd=ROOT,
-        env={**os.environ, "FAULTY_APP_FLAG": str(flag)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_port(port, process, timeout=120)  # a guard: a loaded machine starts slowly
-    return f"http://127.0.0.1:{port}", process
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a server process and reap it."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    """faulty_app.py over HTTP, its ``ComesBack`` source waiting for ``flag``."""
+    return run_http(FAULTY, env={"FAULTY_APP_FLAG": str(flag)})
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import httpx2
 import pydantic
@@ -39,6 +39,7 @@ from mcp.shared.inbound import encode_header_value
 from mcp_types import JSONRPCRequest, jsonrpc_message_adapter
 
 from mcp_conformance.strategies import definitions
+from tests.e2e.conftest import run_http, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ_APP = ROOT / "tests" / "fixtures" / "fuzz_app.py"
@@ -49,6 +50,13 @@ DEFINITION_EXAMPLES = max(EXAMPLES // 6, 5)
 ANSWER_TIMEOUT = 30.0  # seconds to wait for one answer before calling it unanswered
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
+
+HELLO: Final = {
+    "protocolVersion": LEGACY,
+    "capabilities": {},
+    "clientInfo": {"name": "fuzz", "version": "1"},
+}
+"""The params of a handshake-era ``initialize``."""
 
 FIGURES: Counter[str] = Counter()
 
@@ -425,18 +433,8 @@ class HttpServer:
     """``mcp-core run fuzz_app.py --transport http`` and a legacy session on it."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
-        from tests.e2e.conftest import free_port, wait_for_port
-
-        port = free_port()
-        self.process = subprocess.Popen(  # noqa: S603 -- our own console script
-            [str(MCP_CORE), "run", str(FUZZ_APP), "--transport", "http", "--port", str(port)],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(port, self.process, timeout=120)  # a guard: a loaded machine starts slowly
-        self.url = f"http://127.0.0.1:{port}/mcp"
+        url, self.process = run_http(FUZZ_APP, env=env)
+        self.url = f"{url}/mcp"
         self.http = httpx2.Client(timeout=ANSWER_TIMEOUT)
         self.session = ""
 
@@ -466,8 +464,7 @@ class HttpServer:
     def close(self) -> None:
         """Stop the server."""
         self.http.close()
-        self.process.terminate()
-        self.process.wait(timeout=10)
+        stop(self.process)
 
 
 @pytest.fixture(scope="module")
