@@ -116,6 +116,7 @@ class SourceStatus:
     last_error: str | None = None
     last_error_at: float | None = None
     failing_since: float | None = None
+    stale_from: float | None = None
     failures: int = 0
     next_retry: float | None = None
 
@@ -126,6 +127,13 @@ class SourceStatus:
         self.failing_since = None
         self.next_retry = None
         return ended
+
+    def serving_stale(self, at: float | None) -> None:
+        """Record whether the source reports serving stale data (``at``: since when), or not."""
+        if at is None:
+            self.stale_from = None
+        elif self.stale_from is None:
+            self.stale_from = at
 
     def failed(self, message: str) -> None:
         """Record a failed (or timed-out) provide."""
@@ -142,17 +150,16 @@ class SourceStatus:
         priority: int,
         provided: bool,
         elements: int | None,
-        stale_at: float | None,
     ) -> SourceHealth:
-        """A snapshot; ``stale_at`` is when the source itself first reported serving stale."""
+        """A snapshot of this record."""
         state: SourceState
         if not provided:
             state = "pending"
         elif self.failures:
             state = "degraded" if elements is not None else "down"
         else:
-            state = "degraded" if stale_at is not None else "ok"
-        stale_since = self.failing_since if self.failures else stale_at
+            state = "degraded" if self.stale_from is not None else "ok"
+        stale_since = self.failing_since if self.failures else self.stale_from
         return SourceHealth(
             source=source,
             priority=priority,

@@ -306,6 +306,8 @@ class Registry:
         entry.diagnostics = []
         if outcome.collection is not None:
             entry.last_good = outcome.collection
+            stale = [d.at for d in _source_diagnostics(entry) if d.kind == "stale"]
+            entry.status.serving_stale(min(stale, default=None))
             ended = entry.status.succeeded()
             if self._retry_timer is not None:
                 self._retry_timer.succeeded(id(entry))
@@ -383,7 +385,6 @@ class Registry:
         """
         sources = []
         for entry in self._entries:
-            stale = [d.at for d in _source_diagnostics(entry) if d.kind == "stale"]
             last_good = entry.last_good
             sources.append(
                 entry.status.health(
@@ -391,7 +392,6 @@ class Registry:
                     priority=entry.priority,
                     provided=entry.provided,
                     elements=len(last_good) if last_good is not None else None,
-                    stale_at=min(stale, default=None),
                 )
             )
         return RegistryHealth(loaded=self._loaded, sources=tuple(sources), at=time.time())

@@ -83,7 +83,8 @@ class ServableRegistry(ElementCatalog, ElementResolver, DeferredRegistry, Protoc
     """What a server serves: the catalogue and resolver roles, the load lifecycle, and ``kinds()``.
 
     A registry that also has ``subscribe(listener)`` (as the reference Registry does) gets its
-    changes announced to clients as ``notifications/*/list_changed``.
+    changes announced to clients as ``notifications/*/list_changed``; one with ``health()`` has
+    it served at the HTTP health endpoint; one with ``background()`` has it open while serving.
     """
 
     def kinds(self) -> ElementKind:

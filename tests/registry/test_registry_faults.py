@@ -345,11 +345,14 @@ class TestHealth:
             "nextRetry": None,
         }
 
-    async def test_a_source_reporting_stale_is_degraded(self) -> None:
-        """A wrapper serving an expired cache entry makes its source degraded since then."""
+    async def test_a_source_reporting_stale_is_degraded_since_it_first_did(self) -> None:
+        """A wrapper serving an expired cache entry makes its source degraded, since the first time."""
         from mcp_core.sources import SourceDiagnostic
 
         class Stale:
+            def __init__(self) -> None:
+                self.at: float | None = 5.0
+
             def kinds(self) -> ElementKind:
                 return ElementKind.TOOL
 
@@ -357,12 +360,21 @@ class TestHealth:
                 return ElementCollection([tool("s")])
 
             def diagnostics(self) -> tuple[SourceDiagnostic, ...]:
-                return (SourceDiagnostic(source="Stale", kind="stale", message="old", at=5.0),)
+                if self.at is None:
+                    return ()
+                return (SourceDiagnostic(source="Stale", kind="stale", message="old", at=self.at),)
 
-        registry = Registry([(Stale(), 0)])
+        stale = Stale()
+        registry = Registry([(stale, 0)])
         await registry.load()
+        stale.at = 9.0  # served stale again, later: still stale since the first time
+        await registry.reload()
         [source] = registry.health().sources
         assert (source.state, source.stale_since) == ("degraded", 5.0)
+        stale.at = None
+        await registry.reload()
+        [source] = registry.health().sources
+        assert (source.state, source.stale_since) == ("ok", None)
 
 
 class TestLogging:
