@@ -21,17 +21,20 @@ the others never fail because of it:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, Generic, TypeVar, final
 
 from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers._jsonschema import schema_problems
-from mcp_core.handlers._lru import LruCache
 
 __all__ = ["DEFAULT_LIMITS", "Admission", "ElementLimits"]
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @final
@@ -73,25 +76,49 @@ class _Measure:
 
 
 @final
+class _Memo(Generic[K, V]):
+    """A bounded memo keyed by identity: the value is held, so its id cannot be reused meanwhile.
+
+    Cheaper than an LRU on the hot path (one dict lookup); when full it starts over, which only
+    costs a recomputation.
+    """
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: dict[int, tuple[K, V]] = {}
+
+    def get(self, key: K) -> V | None:
+        found = self._entries.get(id(key))
+        return found[1] if found is not None and found[0] is key else None
+
+    def put(self, key: K, value: V) -> V:
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        self._entries[id(key)] = (key, value)
+        return value
+
+
+@final
 class Admission:
     """Checks elements against the admission rules above, remembering what it has checked.
 
     Thousands of derived tools share a handful of schema objects, and a reload merges the same
-    elements again, so results are kept per schema (and per JSON document, by identity) in
-    bounded caches: a catalogue costs about one check per distinct schema.
+    elements again, so results are kept per definition and per JSON document (by identity), and
+    meta-schema verdicts per schema text, in bounded caches: a catalogue costs about one
+    meta-schema check per distinct schema and a short walk per definition.
     """
 
-    __slots__ = ("_by_identity", "_limits", "_measures", "_schemas", "_verdicts")
+    __slots__ = ("_documents", "_limits", "_schemas", "_verdicts")
 
     def __init__(self, limits: ElementLimits = DEFAULT_LIMITS, *, cache_size: int = 65_536) -> None:
         if not isinstance(limits, ElementLimits):
             raise TypeError(f"limits must be an ElementLimits, got {type(limits).__name__}")
         self._limits = limits
-        # Keyed by id(), holding the value itself so that the id cannot be reused meanwhile.
-        self._measures: LruCache[int, tuple[object, _Measure]] = LruCache(cache_size)
-        self._by_identity: LruCache[int, tuple[object, tuple[str, ...]]] = LruCache(cache_size)
-        self._schemas: LruCache[str, tuple[str, ...]] = LruCache(cache_size)
-        self._verdicts: LruCache[int, tuple[Definition, tuple[str, ...]]] = LruCache(cache_size)
+        self._verdicts: _Memo[Definition, tuple[str, ...]] = _Memo(cache_size)
+        self._documents: _Memo[object, _Measure] = _Memo(cache_size)
+        self._schemas: _Memo[object, tuple[str, ...]] = _Memo(cache_size)
 
     def __repr__(self) -> str:
         return f"Admission({self._limits!r})"
@@ -104,12 +131,19 @@ class Admission:
     def problems(self, element: Element) -> list[str]:
         """Why ``element`` may not enter a catalogue, one sentence each; empty when it may."""
         definition = element.definition
-        cached = self._verdicts.get(id(definition))
-        if cached is not None and cached[0] is definition:
-            return list(cached[1])
-        found = self._problems(definition)
-        self._verdicts.put(id(definition), (definition, tuple(found)))
-        return found
+        found = self._verdicts.get(definition)
+        if found is None:
+            found = self._verdicts.put(definition, tuple(self._problems(definition)))
+        return list(found)
+
+    def check(self, element: Element) -> None:
+        """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
+        found = self.problems(element)
+        if found:
+            ref: ElementRef = element.ref
+            raise InvalidElementError(f"{ref}: {'; '.join(found)}", ref=ref)
+
+    # -- internals ------------------------------------------------------------------------------
 
     def _problems(self, definition: Definition) -> list[str]:
         measure = self._definition(definition)
@@ -130,75 +164,55 @@ class Admission:
                 f"of {limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
             )
         if isinstance(definition, Tool) and measure.depth <= limits.max_depth:
-            found.extend(self._schema_problems(definition))
-        return found
-
-    def check(self, element: Element) -> None:
-        """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
-        found = self.problems(element)
-        if found:
-            ref: ElementRef = element.ref
-            raise InvalidElementError(f"{ref}: {'; '.join(found)}", ref=ref)
-
-    # -- internals ------------------------------------------------------------------------------
-
-    def _schema_problems(self, tool: Tool) -> list[str]:
-        found: list[str] = []
-        for field_name in _SCHEMA_FIELDS:
-            schema = getattr(tool, field_name)
-            if schema is not None:
+            for field_name in _SCHEMA_FIELDS:
+                schema = getattr(definition, field_name)
+                problems = self._schema(schema) if schema is not None else ()
                 found.extend(
-                    f"{field_name} is not a valid JSON Schema at {where}"
-                    for where in self._schema(schema)[:3]
+                    f"{field_name} is not a valid JSON Schema at {where}" for where in problems[:3]
                 )
         return found
 
     def _schema(self, schema: object) -> tuple[str, ...]:
-        """The meta-schema problems of ``schema``, by identity first, then by canonical text."""
-        cached = self._by_identity.get(id(schema))
-        if cached is not None and cached[0] is schema:
-            return cached[1]
-        # Canonical text as the key: unlike frozen-value equality, it tells 1 from true.
-        text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
-        problems = self._schemas.get(text)
+        """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
+        problems = self._schemas.get(schema)
         if problems is None:
-            problems = tuple(
-                f"{where}: {message}" for where, message in schema_problems(json.loads(text))
-            )
-            self._schemas.put(text, problems)
-        self._by_identity.put(id(schema), (schema, problems))
+            # Canonical text as the key: unlike frozen-value equality, it tells 1 from true.
+            text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
+            problems = _meta_problems(text)
+            self._schemas.put(schema, problems)
         return problems
 
     def _definition(self, definition: Definition) -> _Measure:
+        # The hot path of a cold start: one pass over the fields, shared documents looked up.
         depth, size, problem = 0, 2, None
-        for name in _public_fields(type(definition)):
+        documents = self._documents
+        for name, shared in _shape(type(definition)):
             value = getattr(definition, name)
             if value is None:
                 continue
-            size += len(name) + 4
-            if isinstance(value, str):  # most fields: names, descriptions, URIs
-                if value.isascii():
-                    size += len(value) + 2
-                    continue
+            if value.__class__ is str and value.isascii():  # most fields: names, descriptions
+                size += len(name) + len(value) + 6
+                continue
+            if isinstance(value, str):
                 measure = _Measure(0, _text_size(value), _text_problem(value))
+            elif shared:  # a JSON document, possibly shared by thousands of definitions
+                measure = documents.get(value) or documents.put(value, _measure(value))
             else:
-                measure = self._shared(value) if name in _JSON_FIELDS else _measure(value)
+                measure = _measure(value)
             depth = max(depth, measure.depth)
-            size += measure.size
+            size += len(name) + 4 + measure.size
             if problem is None and measure.problem is not None:
                 problem = f"{name}: {measure.problem}"
         return _Measure(depth + 1, size, problem)
 
-    def _shared(self, value: object) -> _Measure:
-        cached = self._measures.get(id(value))
-        if cached is not None and cached[0] is value:
-            return cached[1]
-        measure = _measure(value)
-        self._measures.put(id(value), (value, measure))
-        return measure
+
+@functools.lru_cache(maxsize=4096)
+def _meta_problems(text: str) -> tuple[str, ...]:
+    return tuple(f"{where}: {message}" for where, message in schema_problems(json.loads(text)))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_SHAPES: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def _public_fields(cls: type) -> tuple[str, ...]:
@@ -208,6 +222,14 @@ def _public_fields(cls: type) -> tuple[str, ...]:
         fields = dataclasses.fields(cls)
         names = _FIELDS[cls] = tuple(f.name for f in fields if not f.name.startswith("_"))
     return names
+
+
+def _shape(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(field, holds a JSON document)`` for each public field of a definition type."""
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        shape = _SHAPES[cls] = tuple((name, name in _JSON_FIELDS) for name in _public_fields(cls))
+    return shape
 
 
 def _measure(value: object) -> _Measure:

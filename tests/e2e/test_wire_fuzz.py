@@ -58,7 +58,13 @@ HELLO: Final = {
 }
 """The params of a handshake-era ``initialize``."""
 
-FIGURES: Counter[str] = Counter()
+FIGURES: Counter[str] = Counter(
+    {
+        f"{transport} {figure}": 0
+        for transport in ("stdio", "http")
+        for figure in ("crashes", "unanswered")
+    }
+)
 
 # -- strategies ------------------------------------------------------------------------------------
 
