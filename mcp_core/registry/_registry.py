@@ -129,6 +129,7 @@ class Registry:
 
     __slots__ = (
         "_admission",
+        "_background",
         "_base",
         "_current",
         "_entries",
@@ -188,6 +189,7 @@ class Registry:
         self._provide_timeout = provide_timeout
         self._retry_timer = RetryTimer(retry) if retry is not None else None
         self._retry_lock = anyio.Lock()
+        self._background = 0  # how many background() contexts are open
         self._logged: set[tuple[str, str, ElementRef | None, str]] = set()
         self._views: _Views | None = None
         for source, priority in sources:
@@ -323,8 +325,11 @@ class Registry:
         entry.diagnostics.append(_diagnostic(entry, outcome.kind, message))
         entry.status.failed(outcome.message)
         if self._retry_timer is not None:
-            entry.status.next_retry = self._retry_timer.failed(id(entry), entry.status.failures)
-            message += f"; retrying in the background (attempt {entry.status.failures})"
+            due = self._retry_timer.failed(id(entry), entry.status.failures)
+            # Retries happen only while some background() context is open (a server serving).
+            entry.status.next_retry = due if self._background else None
+            if self._background:
+                message += "; retrying in the background"
         error = outcome.error
         if entry.status.failures == 1:
             # One line per outage; a traceback only for what is not an mcp-core error.
@@ -352,12 +357,16 @@ class Registry:
         if self._retry_timer is None:
             yield
             return
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._retry_loop, self._retry_timer)
-            try:
-                yield
-            finally:
-                tasks.cancel_scope.cancel()
+        self._background += 1
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._retry_loop, self._retry_timer)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
+        finally:
+            self._background -= 1
 
     async def _retry_loop(self, timer: RetryTimer) -> None:
         async with self._retry_lock:  # one loop at a time, however many contexts are open

@@ -151,6 +151,7 @@ class TestOptions:
 
         app = App("bounded", provide_timeout=0.01, retry=Backoff(initial=5))
         app.add_source(Slow())
-        assert await app.registry.tools() == ()
-        [source] = [s for s in app.registry.health().sources if s.state == "down"]
+        async with app.registry.background():
+            assert await app.registry.tools() == ()
+            [source] = [s for s in app.registry.health().sources if s.state == "down"]
         assert source.next_retry is not None

@@ -290,12 +290,16 @@ class TestRecovery:
         assert await names(registry) == ["x"]
 
     async def test_nothing_is_retried_without_background(self) -> None:
-        """Outside background(), a failure stays until someone reloads."""
+        """Outside background(), a failure stays until someone reloads; health promises no retry."""
         flaky = Flaky("x")
         registry = Registry([(flaky, 0)], retry=FAST)
         await registry.load()
         await anyio.sleep(0.1)
         assert flaky.provides == 1
+        assert registry.health().sources[0].next_retry is None
+        async with registry.background():
+            with anyio.fail_after(10):  # a guard against hanging, not a timing assertion
+                await flaky.wait_for(2)  # what failed before the server started is retried too
 
     def test_backoff_is_capped_and_validated(self) -> None:
         """Delays double up to the cap, even after thousands of failures; nonsense is refused."""
