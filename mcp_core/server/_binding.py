@@ -92,6 +92,16 @@ class ServableRegistry(ElementCatalog, ElementResolver, DeferredRegistry, Protoc
         ...
 
 
+def _wire(exc: BaseException) -> MCPError:
+    """The one place any failure (SystemExit too, never cancellation) becomes a wire error."""
+    error = wire_error(exc)
+    if error.expected:
+        _log.info("request refused: %s", exc)
+    else:
+        _log.error("request failed; the client is told only %r", error.message, exc_info=exc)
+    return MCPError(error.code, error.message, error.data)
+
+
 def _enveloped(
     method: str, handler: Callable[[Ctx, Any], Awaitable[HandlerResult]]
 ) -> Callable[[Ctx, Any], Awaitable[HandlerResult]]:
@@ -529,11 +539,19 @@ class McpServer:
         return state
 
     def _session(self, ctx: Ctx) -> tuple[SessionInfo, SessionState | None]:
-        state = self._state(ctx)
-        if state is None:
-            return session_info_of(ctx, None, self._hook), None
-        if state.info is None:
-            state.info = session_info_of(ctx, state, self._hook)
+        # The session hook is user code, run before a request's work: contained the same way.
+        try:
+            state = self._state(ctx)
+            if state is None:
+                return session_info_of(ctx, None, self._hook), None
+            if state.info is None:
+                state.info = session_info_of(ctx, state, self._hook)
+        except MCPError:
+            raise
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            raise _wire(exc) from None
         return state.info, state
 
     def _gateway(self, ctx: Ctx) -> ServerGateway:
@@ -546,16 +564,10 @@ class McpServer:
             return await work
         except MCPError:
             raise
-        # The one place any failure (SystemExit too, not cancellation) becomes a wire error.
         except BaseException as exc:
             if escapes(exc):
                 raise
-            error = wire_error(exc)
-            if error.expected:
-                _log.info("request refused: %s", exc)
-            else:
-                _log.exception("request failed; the client is told only 'Internal error'")
-            raise MCPError(error.code, error.message, error.data) from None
+            raise _wire(exc) from None
 
     # -- transports -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from mcp_core.registry import Registry
 from mcp_core.server import McpServer
 from mcp_core.server._errors import WireError
 from mcp_core.sources import StaticSource
+from mcp_core.visibility import SessionInfo
 
 
 async def logs_a_surrogate(gateway: ClientGateway) -> str:
@@ -78,6 +79,23 @@ class TestContainment:
             after = await client.call_tool("ok", {})
         assert (caught.value.code, caught.value.message) == (-32603, "Internal error")
         assert after.content[0].text == "ok"  # type: ignore[union-attr]  # a text block
+
+    @pytest.mark.parametrize("error", [RuntimeError("secret=hunter2"), SystemExit(1)])
+    async def test_a_failing_session_hook_is_internal_error(self, error: BaseException) -> None:
+        """A session hook that raises fails the request with -32603 and never leaks its text."""
+
+        def hook(info: SessionInfo) -> SessionInfo:
+            raise error
+
+        server = McpServer(registry(tool_from_function(ok)), session_hook=hook)
+        async with Client(server.lowlevel, mode="legacy") as client:
+            with pytest.raises(MCPError) as listed:
+                await client.list_tools()
+            with pytest.raises(MCPError) as called:
+                await client.call_tool("ok", {})
+        for caught in (listed, called):
+            assert (caught.value.code, caught.value.message) == (-32603, "Internal error")
+            assert "hunter2" not in str(caught.value.error)
 
     def test_wire_errors_are_always_sendable(self) -> None:
         """An error quoting a lone surrogate from the client is repaired to U+FFFD."""
