@@ -628,18 +628,24 @@ def _source_diagnostics(entry: _Entry) -> Sequence[SourceDiagnostic]:
     own = getattr(entry.source, "diagnostics", None)
     if not callable(own):
         return ()
+    # A broken diagnostics() (SystemExit too) must not hide the rest.
     try:
         return tuple(d for d in own() if isinstance(d, SourceDiagnostic))
-    except Exception as exc:  # noqa: BLE001 -- a broken diagnostics() must not hide the rest
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         return (_diagnostic(entry, "failed", f"diagnostics() raised {exc!r}"),)
 
 
 def _declared_kinds(entry: _Entry) -> ElementKind:
+    # A broken kinds() (SystemExit too) advertises nothing rather than break capabilities.
     try:
         kinds = entry.source.kinds()
-    except Exception:  # noqa: BLE001 -- a broken kinds() advertises nothing rather than break capabilities
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _log.warning(
-            "source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=True
+            "source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=exc
         )
         return ElementKind.NONE
     return kinds if isinstance(kinds, ElementKind) else ElementKind.NONE
