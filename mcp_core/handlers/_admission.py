@@ -25,7 +25,7 @@ import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Generic, TypeVar, final
+from typing import Final, Generic, TypeAlias, TypeVar, final
 
 from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
 from mcp_core.errors import InvalidElementError
@@ -65,14 +65,8 @@ _JSON_FIELDS: Final = frozenset({"input_schema", "output_schema", "meta"})
 _SCHEMA_FIELDS: Final = ("input_schema", "output_schema")
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _Measure:
-    """A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
-
-    depth: int
-    size: int
-    problem: str | None
+_Measure: TypeAlias = tuple[int, int, str | None]
+"""A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
 
 
 @final
@@ -107,7 +101,7 @@ class Admission:
     Thousands of derived tools share a handful of schema objects, and a reload merges the same
     elements again, so results are kept per definition and per JSON document (by identity), and
     meta-schema verdicts per schema text, in bounded caches: a catalogue costs about one
-    meta-schema check per distinct schema and a short walk per definition.
+    meta-schema check per distinct schema and one short pass over each definition's fields.
     """
 
     __slots__ = ("_documents", "_limits", "_schemas", "_verdicts")
@@ -133,7 +127,7 @@ class Admission:
         definition = element.definition
         found = self._verdicts.get(definition)
         if found is None:
-            found = self._verdicts.put(definition, tuple(self._problems(definition)))
+            found = self._verdicts.put(definition, self._problems(definition))
         return list(found)
 
     def check(self, element: Element) -> None:
@@ -145,32 +139,39 @@ class Admission:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _problems(self, definition: Definition) -> list[str]:
-        measure = self._definition(definition)
+    def _problems(self, definition: Definition) -> tuple[str, ...]:
+        depth, size, problem = self._definition(definition)
         limits = self._limits
+        schemas = (
+            [getattr(definition, name) for name in _SCHEMA_FIELDS]
+            if isinstance(definition, Tool)
+            else []
+        )
+        within = problem is None and depth <= limits.max_depth and size <= limits.max_bytes
+        if within and not any(self._schema(schema) for schema in schemas if schema is not None):
+            return ()  # the common case, decided without building any message
         found: list[str] = []
-        if measure.problem is not None:
-            found.append(f"its definition cannot be sent: {measure.problem}")
-        if measure.depth > limits.max_depth:
+        if problem is not None:
+            found.append(f"its definition cannot be sent: {problem}")
+        if depth > limits.max_depth:
             found.append(
-                f"its definition nests {measure.depth} levels of JSON objects and arrays, more "
-                f"than the limit of {limits.max_depth} (clients cannot parse documents nested "
-                "that deeply); flatten it, e.g. with $defs and $ref, or raise "
-                "ElementLimits.max_depth"
+                f"its definition nests {depth} levels of JSON objects and arrays, more than the "
+                f"limit of {limits.max_depth} (clients cannot parse documents nested that "
+                "deeply); flatten it, e.g. with $defs and $ref, or raise ElementLimits.max_depth"
             )
-        if measure.size > limits.max_bytes:
+        if size > limits.max_bytes:
             found.append(
-                f"its definition takes about {measure.size} bytes of JSON, more than the limit "
-                f"of {limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
+                f"its definition takes about {size} bytes of JSON, more than the limit of "
+                f"{limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
             )
-        if isinstance(definition, Tool) and measure.depth <= limits.max_depth:
-            for field_name in _SCHEMA_FIELDS:
-                schema = getattr(definition, field_name)
-                problems = self._schema(schema) if schema is not None else ()
-                found.extend(
-                    f"{field_name} is not a valid JSON Schema at {where}" for where in problems[:3]
-                )
-        return found
+        if depth <= limits.max_depth:
+            for name, schema in zip(_SCHEMA_FIELDS, schemas, strict=False):
+                if schema is not None:
+                    found.extend(
+                        f"{name} is not a valid JSON Schema at {where}"
+                        for where in self._schema(schema)[:3]
+                    )
+        return tuple(found)
 
     def _schema(self, schema: object) -> tuple[str, ...]:
         """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
@@ -178,8 +179,7 @@ class Admission:
         if problems is None:
             # Canonical text as the key: unlike frozen-value equality, it tells 1 from true.
             text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
-            problems = _meta_problems(text)
-            self._schemas.put(schema, problems)
+            problems = self._schemas.put(schema, _meta_problems(text))
         return problems
 
     def _definition(self, definition: Definition) -> _Measure:
@@ -194,16 +194,16 @@ class Admission:
                 size += len(name) + len(value) + 6
                 continue
             if isinstance(value, str):
-                measure = _Measure(0, _text_size(value), _text_problem(value))
+                measure: _Measure = (0, _text_size(value), _text_problem(value))
             elif shared:  # a JSON document, possibly shared by thousands of definitions
                 measure = documents.get(value) or documents.put(value, _measure(value))
             else:
                 measure = _measure(value)
-            depth = max(depth, measure.depth)
-            size += len(name) + 4 + measure.size
-            if problem is None and measure.problem is not None:
-                problem = f"{name}: {measure.problem}"
-        return _Measure(depth + 1, size, problem)
+            depth = max(depth, measure[0])
+            size += len(name) + 4 + measure[1]
+            if problem is None and measure[2] is not None:
+                problem = f"{name}: {measure[2]}"
+        return depth + 1, size, problem
 
 
 @functools.lru_cache(maxsize=4096)
@@ -260,7 +260,7 @@ def _measure(value: object) -> _Measure:
         size += 2 + len(members)
         deepest = max(deepest, depth + 1)
         stack.extend((member, depth + 1) for member in members if member is not None)
-    return _Measure(deepest, size, problem)
+    return deepest, size, problem
 
 
 def _text_size(text: str) -> int:

@@ -80,14 +80,7 @@ def first_of_each_ref(
     notes: list[SourceDiagnostic] = []
     for ref, where, item in items:
         if ref in first:
-            notes.append(
-                _skipped(
-                    source,
-                    ref,
-                    f"declared twice, by {first[ref]} and by {where}; the first is kept: "
-                    "rename one (name=...) or drop one",
-                )
-            )
+            notes.append(_declared_twice(source, ref, first[ref], where))
             continue
         first[ref] = where
         kept.append(item)
@@ -102,27 +95,39 @@ def build_elements(
     ``source`` describes the source in diagnostics. Never raises for a bad declaration.
     """
     notes: list[SourceDiagnostic] = []
-    candidates: list[tuple[ElementRef, object, tuple[Marked, ElementMark]]] = []
+    # Keyed by (kind, key), known from the mark without deriving; an ElementRef is built only
+    # for a message (building 10k of them would show in a cold start).
+    first: dict[tuple[ElementKind, str], Marked] = {}
+    kept: list[tuple[Marked, ElementMark]] = []
     for entry in marked:
         mark = entry.marks[0]
-        ref = _ref_of(mark, entry.function)
+        key = (mark.kind, mark.key(entry.function))
         if len(entry.marks) > 1:
             notes.append(
                 _skipped(
                     source,
-                    ref,
+                    _ref_of(mark, entry.function),
                     f"{entry.origin} is marked twice: {entry.marks[0].describe()} and "
                     f"{entry.marks[1].describe()}; keep one mark",
                 )
             )
-        elif ref is None:
+        elif not key[1]:
             notes.append(
                 _skipped(source, None, f"{entry.origin} ({mark.describe()}) has an empty key")
             )
+        elif key in first:
+            earlier = first[key]
+            notes.append(
+                _declared_twice(
+                    source,
+                    mark.ref(entry.function),
+                    _Place(earlier.origin, earlier.marks[0]),
+                    _Place(entry.origin, mark),
+                )
+            )
         else:
-            candidates.append((ref, _Place(entry.origin, mark), (entry, mark)))
-    kept, duplicates = first_of_each_ref(candidates, source=source)
-    notes.extend(duplicates)
+            first[key] = entry
+            kept.append((entry, mark))
     attached = _attach(kept, providers, source, notes)
     elements: list[Element] = []
     for index, (entry, mark) in enumerate(kept):
@@ -149,6 +154,15 @@ def _ref_of(mark: ElementMark, function: Callable[..., Any]) -> ElementRef | Non
         return mark.ref(function)
     except ValueError:  # an empty name or URI: reported by the caller
         return None
+
+
+def _declared_twice(source: str, ref: ElementRef, first: object, again: object) -> SourceDiagnostic:
+    return _skipped(
+        source,
+        ref,
+        f"declared twice, by {first} and by {again}; the first is kept: "
+        "rename one (name=...) or drop one",
+    )
 
 
 def _skipped(source: str, ref: ElementRef | None, message: str) -> SourceDiagnostic:
@@ -216,7 +230,6 @@ def _derived(
     source: str,
     notes: list[SourceDiagnostic],
 ) -> Element | None:
-    ref = mark.ref(entry.function)
     try:
         element = mark.derive(entry.function, handler=entry.handler, drop_first=entry.drop_first)
     except BaseException as exc:
@@ -224,10 +237,12 @@ def _derived(
         # declaration's alone.
         if escapes(exc):
             raise
+        ref = mark.ref(entry.function)
         notes.append(_skipped(source, ref, f"declared at {mark.where}: {_without(exc, ref)}"))
         return None
     if not providers:
         return element
+    ref = element.ref
     arguments = _completable(element)
     completions = dict(element.completions or {})
     for argument, provider in providers.items():
