@@ -3,7 +3,8 @@
     mcp-core inspect examples/broken_demo.py
 
 shows the two working tools and the resource, and diagnoses the rest: the source whose backend
-is down (it contributes nothing until a reload succeeds), the prompt paired with a tool handler
+is down (it contributes nothing until it answers; a server retries it in the background), the
+prompt paired with a tool handler
 (skipped at registration), and the tool whose handler reference names a module that does not
 exist (found ahead of time by the invoker's check; calling it would be an internal error).
 """

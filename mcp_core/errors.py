@@ -16,6 +16,7 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
     ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
     ├── ToolError                                 a tool failure whose message is meant for the model
+    ├── HandlerTimeoutError (TimeoutError)        a handler ran past its time limit
     ├── ClientCapabilityError                     the client did not declare what a handler asks of it
     ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
     └── ListenError (OSError)                     a server cannot listen on its host and port
@@ -42,6 +43,7 @@ __all__ = [
     "ElementNotFoundError",
     "HandlerKindError",
     "HandlerResolutionError",
+    "HandlerTimeoutError",
     "InvalidElementError",
     "InvalidUriTemplateError",
     "ListenError",
@@ -108,7 +110,18 @@ class HandlerKindError(InvalidElementError):
 
 
 class CollectionFormatError(McpCoreError, ValueError):
-    """Serialized collection JSON is corrupt, of an unknown format, or of a future version."""
+    """Serialized collection JSON is corrupt, of an unknown format, or of a future version.
+
+    About one element record: ``.index`` is its position in the document and ``.ref`` the
+    element it declares, when that much could be read.
+    """
+
+    def __init__(
+        self, message: str, *, index: int | None = None, ref: ElementRef | None = None
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        self.ref = ref
 
 
 class NotSerializableError(McpCoreError, TypeError):
@@ -195,6 +208,24 @@ class ClientCapabilityError(McpCoreError):
         super().__init__(message)
         self.capability = capability
         self.required = required
+
+
+class HandlerTimeoutError(McpCoreError, TimeoutError):
+    """A handler (or completion provider) of ``.ref`` did not finish within ``.timeout`` seconds.
+
+    Raise the limit (``Invoker(timeout=...)``) or make the handler faster; a sync handler keeps
+    running in its worker thread after this, and its result is discarded.
+    """
+
+    def __init__(self, message: str, *, ref: ElementRef, timeout: float) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.timeout = timeout
+
+    @property
+    def reason(self) -> str:
+        """What happened, without naming the element: ``did not finish within 5 s``."""
+        return f"it did not finish within {self.timeout:g} s"
 
 
 class ElementNotFoundError(McpCoreError, LookupError):

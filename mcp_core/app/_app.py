@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 from mcp_core import handlers
@@ -15,9 +18,18 @@ from mcp_core.elements import (
     ElementCollection,
     ElementKind,
 )
-from mcp_core.registry import Priority, Registry
+from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
+from mcp_core.handlers._decorators import CallSite
+from mcp_core.registry import (
+    DEFAULT_BACKOFF,
+    DEFAULT_PROVIDE_TIMEOUT,
+    Backoff,
+    Priority,
+    Registry,
+)
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, RequestStateSecurity, SessionHook
-from mcp_core.sources import ElementSource, FunctionSource, StaticSource, running_sources
+from mcp_core.sources import ElementSource, FunctionSource, SourceDiagnostic, running_sources
+from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
 if TYPE_CHECKING:
@@ -67,6 +79,45 @@ class _Declared:
 
     async def provide(self) -> ElementCollection:
         return await self._current().provide()
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        # Reported as this source (the app's declarations), not the one rebuilt from them.
+        own = getattr(self._current(), "diagnostics", None)
+        found = own() if callable(own) else ()
+        return tuple(dataclasses.replace(d, source=self._label) for d in found)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _AddedAt:
+    """``app.add() at file:line``, worked out only when a message needs it."""
+
+    where: CallSite
+
+    def __str__(self) -> str:
+        return f"app.add() at {self.where}"
+
+
+@final
+class _Added:
+    """The elements given to :meth:`App.add`: a later element with an already added ref is skipped."""
+
+    __slots__ = ("_collection", "_diagnostics")
+
+    def __init__(self, label: str, added: Iterable[tuple[Element, CallSite]]) -> None:
+        kept, self._diagnostics = first_of_each_ref(
+            ((element.ref, _AddedAt(where), element) for element, where in added), source=label
+        )
+        self._collection = ElementCollection(kept)
+
+    def kinds(self) -> ElementKind:
+        return self._collection.kinds
+
+    async def provide(self) -> ElementCollection:
+        return self._collection
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        return self._diagnostics
 
 
 @final
@@ -136,6 +187,12 @@ class App:
     Declarations made after the app started serving take effect at the next
     ``await app.registry.reload()``; for runtime registration use ``await app.registry.register(element)``.
 
+    A broken declaration (an invalid name, a malformed template, a duplicate...) is skipped with
+    a diagnostic, never taking the others down. ``limits``, ``provide_timeout`` and ``retry``
+    configure the registry (admission bounds, seconds a source may take, background retry; see
+    :class:`~mcp_core.registry.Registry`); ``handler_timeout`` the invoker (seconds a handler
+    may run, or a function of the element; no limit by default).
+
     ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
     returning an async context manager, entered once per server run before the first request and
     exited after the last; what it yields is the run's lifespan state. SDK-style handlers read it
@@ -168,6 +225,10 @@ class App:
         session_hook: SessionHook | None = None,
         lifespan: Callable[[App], AbstractAsyncContextManager[Any]] | None = None,
         request_state_security: RequestStateSecurity | None = None,
+        limits: ElementLimits | None = DEFAULT_LIMITS,
+        provide_timeout: float | None = DEFAULT_PROVIDE_TIMEOUT,
+        retry: Backoff | None = DEFAULT_BACKOFF,
+        handler_timeout: HandlerTimeout = None,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -176,12 +237,16 @@ class App:
             )
         self.name = name
         self._lifespan = lifespan
-        self.invoker = handlers.Invoker(container=container)
-        self.registry = Registry(validator=self.invoker.validate_handler)
-        self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
-        self._added = _Declared(
-            f"App({name!r}).elements", lambda els: StaticSource(ElementCollection(els))
+        self.invoker = handlers.Invoker(container=container, timeout=handler_timeout)
+        self.registry = Registry(
+            validator=self.invoker.validate_handler,
+            limits=limits,
+            provide_timeout=provide_timeout,
+            retry=retry,
         )
+        self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
+        label = f"App({name!r}).elements"
+        self._added = _Declared(label, lambda added: _Added(label, added))
         self.registry.add_source(self._functions, Priority.MANUAL)
         self.registry.add_source(self._added, Priority.MANUAL)
         self._visibility: ElementVisibility = ALWAYS
@@ -240,12 +305,18 @@ class App:
         completions: Mapping[str, object] | None = None,
         tags: Iterable[str] = (),
     ) -> Element:
-        """Declare an element from a definition and its handler (a function, handler object or ref)."""
+        """Declare an element from a definition and its handler (a function, handler object or ref).
+
+        A handler of the wrong kind is refused here; a second element with an already added ref
+        is skipped when the app is served (the first is kept), with a diagnostic naming both.
+        """
         element = Element(
             definition=definition, handler=handler, completions=completions, tags=frozenset(tags)
         )
         self.invoker.validate_handler(element)
-        self._added.append(element)
+        # The caller's line, for a duplicate's diagnostic; resolved only if one is reported.
+        caller = sys._getframe(1)  # noqa: SLF001 -- where app.add() was called
+        self._added.append((element, CallSite(caller.f_code, caller.f_lasti)))
         return element
 
     def add_source(self, source: ElementSource, priority: int = Priority.DEFAULT) -> None:

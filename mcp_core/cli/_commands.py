@@ -175,6 +175,7 @@ async def _report(target: Target) -> dict[str, Any]:
         "server": {"name": lowlevel.name, "version": lowlevel.version},
         "capabilities": target.server.capabilities(),
         "sources": [{"source": repr(source), "priority": priority} for source, priority in sources],
+        "health": target.server.health().to_json(),
         "elements": catalogue,
         "diagnostics": [
             {
@@ -243,8 +244,11 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
         shown.append(f"{name}({', '.join(flags)})" if flags else name)
     _say(out, f"capabilities: {', '.join(shown) or 'none'}")
     _say(out, f"sources ({len(report['sources'])}):")
+    states = {h["source"]: h for h in report["health"]["sources"]}
     for source in report["sources"]:
-        _say(out, f"  [{source['priority']:>4}] {source['source']}")
+        health = states.get(source["source"])
+        state = f" - {_health_line(health)}" if health is not None else ""
+        _say(out, f"  [{source['priority']:>4}] {source['source']}{state}")
     for _, label in _KIND_TITLES:
         items = report["elements"][label]
         _say(out, f"{label} ({len(items)}):")
@@ -274,6 +278,15 @@ def _print_report(report: dict[str, Any], out: TextIO) -> None:
         _say(out, f"not checked ahead of time ({len(unchecked)}):")
         for u in unchecked:
             _say(out, f"  {u['ref']}: {u['reason']}")
+
+
+def _health_line(health: dict[str, Any]) -> str:
+    """``ok, 12 elements`` or ``down (3 failures): <last error>``, for the sources list."""
+    state, elements = health["state"], health["elements"]
+    served = f", {elements} elements" if elements is not None else ""
+    if state in ("ok", "pending"):
+        return f"{state}{served}"
+    return f"{state}{served} ({health['failures']} failures): {health['lastError']}"
 
 
 async def _dump(target: Target, output: str) -> int:

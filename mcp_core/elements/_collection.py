@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
 from mcp_core.elements._definitions import (
@@ -198,24 +198,35 @@ class ElementCollection:
         return json.dumps(document, indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str | bytes, *, max_bytes: int | None = None) -> ElementCollection:
+    def from_json(
+        cls,
+        text: str | bytes,
+        *,
+        max_bytes: int | None = None,
+        on_invalid: Callable[[CollectionFormatError], object] | None = None,
+    ) -> ElementCollection:
         """Rebuild a collection from :meth:`to_json` output.
 
         Decoding is bounded, so a hostile document fails like any corrupt one: it may be at most
         ``max_bytes`` long (None: any length) and its JSON values may nest at most
         :data:`~mcp_core.elements.MAX_JSON_DEPTH` levels.
 
+        With ``on_invalid``, one bad element record costs only itself: a record that does not
+        validate, or that repeats a ref read before it (the first is kept), is handed to
+        ``on_invalid`` as a :class:`CollectionFormatError` (``.index``, ``.ref`` when known) and
+        left out. The document as a whole must still be a valid collection.
+
         Raises:
             CollectionFormatError: the text is not JSON, too long or too deeply nested, not a
-                collection document, of a newer format version, or holds an element that does
-                not validate (its index is named).
+                collection document, of a newer format version, or (without ``on_invalid``)
+                holds an element that does not validate (its index is named).
         """
         if max_bytes is not None and len(text) > max_bytes:
             raise CollectionFormatError(
                 f"collection JSON is {len(text)} bytes, more than the {max_bytes} allowed"
             )
         try:
-            return cls._decoded(text)
+            return cls._decoded(text, on_invalid)
         except RecursionError:
             # json and the element constructors recurse per nesting level; a document nested
             # deeper than the interpreter allows is corrupt, not a crash of whoever decodes it.
@@ -224,7 +235,9 @@ class ElementCollection:
             ) from None
 
     @classmethod
-    def _decoded(cls, text: str | bytes) -> ElementCollection:
+    def _decoded(
+        cls, text: str | bytes, on_invalid: Callable[[CollectionFormatError], object] | None
+    ) -> ElementCollection:
         try:
             document = json.loads(text)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -246,17 +259,7 @@ class ElementCollection:
         records = document.get("elements")
         if not isinstance(records, list):
             raise CollectionFormatError('collection document has no "elements" list')
-        elements = []
-        # Catalogues derived from functions repeat a handful of schemas thousands of times;
-        # freezing each distinct one once (and sharing the value) halves the load time.
-        schemas: dict[str, FrozenDict] = {}
-        for index, record in enumerate(records):
-            try:
-                elements.append(_element_from_record(record, schemas))
-            except (InvalidElementError, KeyError, TypeError, ValueError) as exc:
-                raise CollectionFormatError(
-                    f"collection element #{index} is invalid: {exc}"
-                ) from exc
+        elements = _elements_from_records(records, on_invalid)
         try:
             return cls(elements)
         except DuplicateElementError as exc:
@@ -307,6 +310,62 @@ def _shared_schemas(definition: object, schemas: dict[str, FrozenDict]) -> objec
                 )
             shared[key] = frozen
     return shared
+
+
+def _elements_from_records(
+    records: list[Any], on_invalid: Callable[[CollectionFormatError], object] | None
+) -> list[Element]:
+    elements: list[Element] = []
+    # Catalogues derived from functions repeat a handful of schemas thousands of times;
+    # freezing each distinct one once (and sharing the value) halves the load time.
+    schemas: dict[str, FrozenDict] = {}
+    first: dict[ElementRef, int] = {}
+    for index, record in enumerate(records):
+        try:
+            element = _element_from_record(record, schemas)
+        except (InvalidElementError, KeyError, TypeError, ValueError, RecursionError) as exc:
+            error = CollectionFormatError(
+                f"collection element #{index} is invalid: {exc}",
+                index=index,
+                ref=_record_ref(record),
+            )
+            if on_invalid is None:
+                raise error from exc
+            on_invalid(error)
+            continue
+        ref = element.ref
+        if on_invalid is not None and ref in first:
+            on_invalid(
+                CollectionFormatError(
+                    f"collection element #{index} repeats {ref} of element #{first[ref]}; "
+                    "the first is kept",
+                    index=index,
+                    ref=ref,
+                )
+            )
+            continue
+        first.setdefault(ref, index)
+        elements.append(element)
+    return elements
+
+
+def _record_ref(record: object) -> ElementRef | None:
+    """The ref a record declares, as far as it can be read (for messages about a bad record)."""
+    try:
+        kind = ElementKind.from_label(record["kind"])  # type: ignore[index]  # any failure: unknown
+        definition = record["definition"]  # type: ignore[index]  # same
+        key = definition[_KEY_FIELD[kind]]
+        return ElementRef(kind, key)
+    except Exception:  # noqa: BLE001 -- a record too broken to name is reported by index alone
+        return None
+
+
+_KEY_FIELD: Final = {
+    ElementKind.TOOL: "name",
+    ElementKind.PROMPT: "name",
+    ElementKind.RESOURCE: "uri",
+    ElementKind.RESOURCE_TEMPLATE: "uriTemplate",
+}
 
 
 def _element_from_record(record: object, schemas: dict[str, FrozenDict]) -> Element:

@@ -69,6 +69,8 @@ def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
         frozen = freeze(value, path=field_name)
     except (TypeError, ValueError) as exc:
         raise _fail(owner, field_name, f"is not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise _fail(owner, field_name, "is nested too deeply to be held; flatten it") from exc
     assert isinstance(frozen, FrozenDict)  # noqa: S101 -- a Mapping always freezes to a FrozenDict
     return frozen
 

@@ -10,15 +10,20 @@
 - What handlers return: :class:`Text`, :class:`Image`, :class:`Audio`,
   :class:`EmbeddedResource`, :class:`ResourceLink`, :class:`Message`, :class:`ToolResult`, and
   the ``normalize_*`` functions that turn any accepted return value into its wire shape.
-- :class:`Invoker`: what the server calls to run an element.
 - :func:`register_injection`: the hook through which other layers have parameters of their own
   types injected instead of published (the server layer registers the official SDK's
   ``Context``).
+- :class:`Invoker`: what the server calls to run an element; :func:`escapes` says which
+  exceptions a call may not contain, :func:`unencodable` whether a result can be sent.
+- :class:`Admission` and :class:`ElementLimits`: what an element must satisfy to enter a
+  catalogue (valid schemas, bounded nesting and size), checked once per element.
 
 Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
 
+from mcp_core.handlers._admission import DEFAULT_LIMITS, Admission, ElementLimits
 from mcp_core.handlers._completion import MAX_COMPLETIONS
+from mcp_core.handlers._containment import escapes
 from mcp_core.handlers._content import (
     Audio,
     Content,
@@ -46,9 +51,10 @@ from mcp_core.handlers._derive import (
     resource_template_from_function,
     tool_from_function,
 )
+from mcp_core.handlers._encodable import MAX_RESULT_DEPTH, repaired, unencodable
 from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
 from mcp_core.handlers._injection import Injection, Injector, register_injection
-from mcp_core.handlers._invoker import Invoker, validate_handler
+from mcp_core.handlers._invoker import HandlerTimeout, Invoker, validate_handler
 from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
     ArgumentFilter,
@@ -75,8 +81,11 @@ from mcp_core.handlers._wire import (
 )
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "MAX_COMPLETIONS",
+    "MAX_RESULT_DEPTH",
     "WRAPPED_MARKER",
+    "Admission",
     "ArgumentFilter",
     "Audio",
     "ClientGateway",
@@ -84,8 +93,10 @@ __all__ = [
     "CompletionProvider",
     "Container",
     "Content",
+    "ElementLimits",
     "ElementMark",
     "EmbeddedResource",
+    "HandlerTimeout",
     "Image",
     "Injection",
     "Injector",
@@ -104,6 +115,7 @@ __all__ = [
     "by_reference",
     "completion",
     "content_from_wire",
+    "escapes",
     "marks_of",
     "normalize_prompt_messages",
     "normalize_resource_contents",
@@ -112,6 +124,7 @@ __all__ = [
     "prompt_from_function",
     "reference_to",
     "register_injection",
+    "repaired",
     "resource",
     "resource_contents_from_wire",
     "resource_from_function",
@@ -122,5 +135,6 @@ __all__ = [
     "tool",
     "tool_from_function",
     "tool_result_from_wire",
+    "unencodable",
     "validate_handler",
 ]

@@ -115,7 +115,9 @@ def _call(
             result = await fn(*args, **kwargs)
         else:
             # Providers may query a database; keep the event loop free.
-            result = await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+            result = await anyio.to_thread.run_sync(
+                functools.partial(fn, *args, **kwargs), abandon_on_cancel=True
+            )
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, str) or not isinstance(result, Iterable):

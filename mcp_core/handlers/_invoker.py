@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final, TypeVar, final
 
 import anyio.to_thread
 from cachetools import LRUCache
@@ -35,10 +35,13 @@ from mcp_core.errors import (
     ClientCapabilityError,
     HandlerKindError,
     HandlerResolutionError,
+    HandlerTimeoutError,
     InvalidElementError,
     ToolError,
 )
 from mcp_core.handlers._completion import CompletionCall, adapt_completion, completion_result
+from mcp_core.handlers._containment import escapes
+from mcp_core.handlers._encodable import unencodable
 from mcp_core.handlers._functions import (
     EMPTY,
     DirectResultCheck,
@@ -58,9 +61,14 @@ from mcp_core.handlers._results import (
 )
 from mcp_core.handlers._serving import serving
 
-__all__ = ["Invoker"]
+__all__ = ["HandlerTimeout", "Invoker"]
 
 _log = logging.getLogger("mcp_core.handlers")
+_T = TypeVar("_T")
+
+HandlerTimeout = float | Callable[[Element], float | None] | None
+"""How long a handler may run: seconds for every element, a function of the element (None: no
+limit for that one), or None for no limit."""
 
 # The method a handler object implements for each kind, and how many arguments it takes.
 _PROTOCOL: Final[Mapping[ElementKind, tuple[str, int, str]]] = {
@@ -206,18 +214,41 @@ class Invoker:
     ``container`` is consulted first when resolving a :class:`~mcp_core.elements.HandlerRef`.
     ``cache_size`` bounds the per-element plans and the compiled validators kept (least recently
     used first out); the default holds every element of a large catalogue.
+
+    ``timeout`` bounds how long a handler (or completion provider) may run, in seconds: one
+    number for every element, or a function ``timeout(element) -> float | None`` deciding per
+    element (by tag, name, kind...); ``None`` (the default) sets no limit. A tool that runs out of
+    time answers an error result; a read, prompt or completion raises
+    :class:`~mcp_core.errors.HandlerTimeoutError`. A sync handler cannot be stopped: its worker
+    thread runs on and its result is discarded (the same happens when the client cancels).
+
+    Crash containment: whatever a handler raises, except cancellation, ``KeyboardInterrupt`` and
+    ``GeneratorExit`` (see :func:`~mcp_core.handlers._containment.escapes`), fails only its own
+    call; ``SystemExit`` included. A result that cannot be sent as UTF-8 JSON (a lone surrogate,
+    ``NaN``, an object of an unknown type, nesting deeper than
+    :data:`~mcp_core.handlers._encodable.MAX_RESULT_DEPTH`) fails the call the same way instead
+    of breaking the transport after the fact.
     """
 
-    __slots__ = ("_plans", "_resolver", "_validators")
+    __slots__ = ("_plans", "_resolver", "_timeout", "_validators")
 
-    def __init__(self, *, container: Container | None = None, cache_size: int = 65_536) -> None:
+    def __init__(
+        self,
+        *,
+        container: Container | None = None,
+        cache_size: int = 65_536,
+        timeout: HandlerTimeout = None,
+    ) -> None:
         if cache_size < 1:
             raise ValueError(f"cache_size must be at least 1, got {cache_size}")
+        if timeout is not None and not callable(timeout):
+            _check_seconds(timeout)
         self._resolver = Resolver(container)
         # Not thread-safe, and need not be: only the event loop touches them (worker threads
         # run handlers, never this code).
         self._plans: LRUCache[Element, _Plan] = LRUCache(cache_size)
         self._validators: LRUCache[Mapping[str, Any], CompiledSchema] = LRUCache(cache_size)
+        self._timeout = timeout
 
     # -- request path -----------------------------------------------------------------------------
 
@@ -228,9 +259,11 @@ class Invoker:
 
         ``{"content": [...], "structuredContent"?: {...}, "isError"?: true}``. A
         :class:`~mcp_core.errors.ToolError` becomes an error result carrying its message; any
-        other exception from the tool becomes an error result with a generic message and is
+        other exception from the tool (``SystemExit`` and other ``BaseException`` subclasses
+        included; cancellation propagates) becomes an error result with a generic message and is
         logged (logger ``mcp_core.handlers``), never sent. Structured content is checked against
-        the output schema; a mismatch is handled like an exception.
+        the output schema; a mismatch is handled like an exception. A result that cannot be sent
+        as JSON, or a tool that runs out of time, is an error result saying so.
 
         Raises:
             ArgumentValidationError: the arguments (after the handler's argument filter) do not
@@ -255,25 +288,22 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=False, gateway=gateway
             )
+        # Containment: whatever the tool raises (SystemExit too) is its own error result.
         try:
-            value = await _run(plan, call_args, call_kwargs, gateway, element)
+            value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except (ArgumentValidationError, ClientCapabilityError):
             raise
         except ToolError as exc:
-            return {
-                "content": [{"type": "text", "text": str(exc) or type(exc).__name__}],
-                "isError": True,
-            }
-        except Exception:  # noqa: BLE001 -- any tool failure becomes an error result; its text stays in the log
-            _log.exception("tool %r raised", definition.name)
+            return _error_result(str(exc) or type(exc).__name__)
+        except HandlerTimeoutError as exc:
+            _log.warning("%s", exc)
+            return _error_result(f"Error executing tool {definition.name}: {exc.reason}")
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.error("tool %r raised", definition.name, exc_info=exc)
             return _generic_error(definition.name)
-        try:
-            result = normalize_tool_result(value, output_schema=definition.output_schema)
-            _check_output(plan, result, definition.name)
-        except Exception:  # noqa: BLE001 -- same, for a result that cannot be published
-            _log.exception("tool %r returned a result that cannot be published", definition.name)
-            return _generic_error(definition.name)
-        return result
+        return _tool_result(plan, definition, value)
 
     async def read_resource(
         self, element: Element, uri: str, variables: Mapping[str, str], gateway: ClientGateway
@@ -281,7 +311,9 @@ class Invoker:
         """Read a resource or a templated resource; returns ``{"contents": [...]}``.
 
         Exceptions propagate for the server to map; a template variable that does not convert to
-        its parameter's type raises :class:`~mcp_core.errors.ArgumentValidationError`.
+        its parameter's type raises :class:`~mcp_core.errors.ArgumentValidationError`; a result
+        that cannot be sent as JSON raises ``ValueError``; running out of time raises
+        :class:`~mcp_core.errors.HandlerTimeoutError`.
         """
         templated = element.kind is ElementKind.RESOURCE_TEMPLATE
         if not templated and element.kind is not ElementKind.RESOURCE:
@@ -301,9 +333,12 @@ class Invoker:
                 gateway=gateway,
                 uri=uri,
             )
-        value = await _run(plan, call_args, call_kwargs, gateway, element)
+        value = await self._run(element, plan, call_args, call_kwargs, gateway)
         mime_type = getattr(element.definition, "mime_type", None)
-        return {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)}
+        return _sendable(
+            element,
+            {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)},
+        )
 
     async def get_prompt(
         self, element: Element, arguments: Mapping[str, str] | None, gateway: ClientGateway
@@ -313,6 +348,8 @@ class Invoker:
         Raises:
             ArgumentValidationError: a required prompt argument is missing, or an argument does
                 not convert to its parameter's type.
+            ValueError: the rendered messages cannot be sent as JSON.
+            HandlerTimeoutError: the handler ran out of time.
         """
         definition = element.definition
         if not isinstance(definition, Prompt):
@@ -335,11 +372,11 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=True, gateway=gateway
             )
-        value = await _run(plan, call_args, call_kwargs, gateway, element)
+        value = await self._run(element, plan, call_args, call_kwargs, gateway)
         result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
         if definition.description is not None:
             result["description"] = definition.description
-        return result
+        return _sendable(element, result)
 
     async def complete(
         self,
@@ -363,7 +400,8 @@ class Invoker:
             complete = self._completion(element, argument, providers[argument])
             plan.completions[argument] = complete
         with serving(element):
-            return completion_result(await complete(value, context, gateway))
+            values = await self._timed(element, complete(value, context, gateway))
+        return _sendable(element, completion_result(values))
 
     # -- ahead of time ------------------------------------------------------------------------------
 
@@ -390,6 +428,49 @@ class Invoker:
         validate_handler(element)
 
     # -- internals ------------------------------------------------------------------------------------
+
+    async def _run(
+        self,
+        element: Element,
+        plan: _Plan,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        gateway: ClientGateway,
+    ) -> object:
+        call = plan.call
+
+        async def invoke() -> object:
+            if plan.shape is not None and plan.shape.injected:
+                # Injected here, inside the caller's error handling and time limit: an
+                # injector's failure (a declined elicitation, say) is the call's failure.
+                kwargs.update(await _inject(call, plan.shape, kwargs, gateway))
+            if plan.is_async:
+                return await _awaited(call(*args, **kwargs))
+            # Sync handlers may block (files, databases): a worker thread keeps the event loop
+            # free. A cancelled or timed-out call abandons the thread (it cannot be stopped).
+            return await _awaited(
+                anyio.to_thread.run_sync(
+                    functools.partial(call, *args, **kwargs), abandon_on_cancel=True
+                )
+            )
+
+        # The handler (and its injectors) learn what it serves (gateway.element) from the
+        # context for the whole call.
+        with serving(element):
+            return await self._timed(element, invoke())
+
+    async def _timed(self, element: Element, work: Awaitable[_T]) -> _T:
+        timeout = self._timeout(element) if callable(self._timeout) else self._timeout
+        if timeout is None:
+            return await work
+        _check_seconds(timeout)
+        with anyio.move_on_after(timeout):
+            return await work
+        raise HandlerTimeoutError(
+            f"{element.ref}: the handler did not finish within {timeout:g} s",
+            ref=element.ref,
+            timeout=timeout,
+        )
 
     def _plan(self, element: Element) -> _Plan:
         plan = self._plans.get(element)
@@ -488,28 +569,23 @@ async def _inject(
     return values
 
 
-async def _run(
-    plan: _Plan,
-    args: list[Any],
-    kwargs: dict[str, Any],
-    gateway: ClientGateway,
-    element: Element,
-) -> object:
-    # The handler (and its injectors) learn what it serves (gateway.element) from the context
-    # for the whole call.
-    with serving(element):
-        if plan.shape is not None and plan.shape.injected:
-            # Injected here, inside the caller's error handling: an injector's failure (a declined
-            # elicitation, say) is the call's failure, reported the way the handler's own would be.
-            kwargs.update(await _inject(plan.call, plan.shape, kwargs, gateway))
-        if plan.is_async:
-            result = await plan.call(*args, **kwargs)
-        else:
-            # Sync handlers may block (files, databases): a worker thread keeps the event loop free.
-            result = await anyio.to_thread.run_sync(functools.partial(plan.call, *args, **kwargs))
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+async def _awaited(result: object) -> object:
+    # A handler (sync or async) may hand back an awaitable; what it resolves to is the result.
+    while inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _check_seconds(timeout: object) -> None:
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise ValueError(f"a handler timeout is a positive number of seconds, got {timeout!r}")
+
+
+def _sendable(element: Element, result: dict[str, Any]) -> dict[str, Any]:
+    problem = unencodable(result)
+    if problem is not None:
+        raise ValueError(f"{element.ref}: its handler's result cannot be sent as JSON: {problem}")
+    return result
 
 
 def _validate_arguments(
@@ -535,8 +611,29 @@ def _check_output(plan: _Plan, result: Mapping[str, Any], name: str) -> None:
         )
 
 
+def _tool_result(plan: _Plan, definition: Tool, value: object) -> dict[str, Any]:
+    """The wire result of a tool's return value, or an error result if it cannot be published."""
+    try:
+        result = normalize_tool_result(value, output_schema=definition.output_schema)
+        _check_output(plan, result, definition.name)
+    except Exception:  # noqa: BLE001 -- a result that cannot be published is the tool's error result
+        _log.exception("tool %r returned a result that cannot be published", definition.name)
+        return _generic_error(definition.name)
+    problem = unencodable(result)
+    if problem is not None:
+        _log.error("tool %r returned a result that cannot be sent: %s", definition.name, problem)
+        return _error_result(
+            f"Error executing tool {definition.name}: its result cannot be sent as JSON ({problem})"
+        )
+    return result
+
+
+def _error_result(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
 def _generic_error(name: str) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": f"Error executing tool {name}"}], "isError": True}
+    return _error_result(f"Error executing tool {name}")
 
 
 def validate_handler(element: Element) -> None:

@@ -1,6 +1,11 @@
-"""The registry: four role protocols and the reference Registry implementing all of them."""
+"""The registry: four role protocols and the reference Registry implementing all of them.
+
+The reference Registry also bounds each source's time (``provide_timeout``), retries failing
+sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`.
+"""
 
 from mcp_core.registry._collect import collect
+from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
 from mcp_core.registry._protocols import (
     DeferredRegistry,
     ElementCatalog,
@@ -9,9 +14,18 @@ from mcp_core.registry._protocols import (
     ResolvedResource,
     ResourceCandidates,
 )
-from mcp_core.registry._registry import ChangeListener, Priority, Registry
+from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff
+from mcp_core.registry._registry import (
+    DEFAULT_PROVIDE_TIMEOUT,
+    ChangeListener,
+    Priority,
+    Registry,
+)
 
 __all__ = [
+    "DEFAULT_BACKOFF",
+    "DEFAULT_PROVIDE_TIMEOUT",
+    "Backoff",
     "ChangeListener",
     "DeferredRegistry",
     "ElementCatalog",
@@ -19,7 +33,11 @@ __all__ = [
     "ElementWriter",
     "Priority",
     "Registry",
+    "RegistryHealth",
+    "RegistryStatus",
     "ResolvedResource",
     "ResourceCandidates",
+    "SourceHealth",
+    "SourceState",
     "collect",
 ]

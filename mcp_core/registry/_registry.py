@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Final, final
 
@@ -28,9 +29,11 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
-from mcp_core.errors import InvalidElementError, SourceUnavailableError
-from mcp_core.handlers import validate_handler
+from mcp_core.errors import InvalidElementError, McpCoreError, SourceUnavailableError
+from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits, escapes, validate_handler
+from mcp_core.registry._health import RegistryHealth, SourceStatus
 from mcp_core.registry._protocols import ResolvedResource
+from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff, RetryTimer
 from mcp_core.sources import (
     DiagnosticKind,
     ElementSource,
@@ -39,12 +42,15 @@ from mcp_core.sources import (
     prefetch_kinds,
 )
 
-__all__ = ["ChangeListener", "Priority", "Registry"]
+__all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry"]
 
 _log = logging.getLogger("mcp_core.registry")
 
 ChangeListener = Callable[[ElementKind], object]
 """Called once per reload or write with the union of the kinds whose catalogue changed."""
+
+DEFAULT_PROVIDE_TIMEOUT: Final = 10.0
+"""Seconds a source's ``provide()`` may take before it counts as unavailable."""
 
 
 @final
@@ -68,6 +74,18 @@ class _Entry:
     last_good: ElementCollection | None = None
     provided: bool = False
     diagnostics: list[SourceDiagnostic] = field(default_factory=list)
+    status: SourceStatus = field(default_factory=SourceStatus)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What one ``provide()`` came to: a collection, or the failure to record."""
+
+    collection: ElementCollection | None = None
+    kind: DiagnosticKind = "failed"
+    message: str = ""
+    error: BaseException | None = None
 
 
 @final
@@ -110,15 +128,35 @@ class Registry:
     Templates: ``get_resource`` tries the most specific matching template first; between equally
     specific ones, the one first in catalogue order (runtime, then higher priority, then the
     source added first) wins.
+
+    Admission: every element is checked once when it enters the catalogue (see
+    :class:`~mcp_core.handlers.ElementLimits`): schemas valid against their meta-schema, patterns
+    that compile, nesting and size within ``limits``, text that UTF-8 can carry. One that fails is
+    skipped with a diagnostic (or refused by ``register``).
+
+    Bounded time: a ``provide()`` that takes longer than ``provide_timeout`` seconds is cancelled
+    and the source counts as unavailable (its last good collection is served); a hanging source
+    therefore delays the first load by at most that much and never blocks a read afterwards.
+
+    Recovery: while :meth:`background` is open (the server opens it while it serves), a source
+    whose last ``provide()`` failed or timed out is tried again on its own after ``retry``'s
+    capped exponential backoff; when it comes back the catalogue is rebuilt and listeners get
+    the change. :meth:`health` says how every source is doing.
     """
 
     __slots__ = (
+        "_admission",
+        "_background",
         "_base",
         "_current",
         "_entries",
         "_listeners",
         "_load_lock",
         "_loaded",
+        "_logged",
+        "_provide_timeout",
+        "_retry_lock",
+        "_retry_timer",
         "_runtime",
         "_runtime_diagnostics",
         "_validator",
@@ -130,13 +168,29 @@ class Registry:
         sources: Iterable[tuple[ElementSource, int]] = (),
         *,
         validator: Callable[[Element], None] | None = validate_handler,
+        limits: ElementLimits | None = DEFAULT_LIMITS,
+        provide_timeout: float | None = DEFAULT_PROVIDE_TIMEOUT,
+        retry: Backoff | None = DEFAULT_BACKOFF,
     ) -> None:
         """Create a registry.
 
         ``validator`` raises :class:`~mcp_core.errors.InvalidElementError` for an element that
         must be skipped (from a source) or refused (from ``register``). The default rejects
         handlers of the wrong kind for their definition; ``None`` admits everything.
+        ``limits`` bound each definition (``None``: no admission checks at all);
+        ``provide_timeout`` is in seconds (``None``: wait forever); ``retry`` is the background
+        retry backoff (``None``: never retry on its own).
         """
+        if provide_timeout is not None and (
+            isinstance(provide_timeout, bool)
+            or not isinstance(provide_timeout, int | float)
+            or not provide_timeout > 0
+        ):
+            raise ValueError(
+                f"provide_timeout must be a positive number of seconds or None, got {provide_timeout!r}"
+            )
+        if retry is not None and not isinstance(retry, Backoff):
+            raise TypeError(f"retry must be a Backoff or None, got {type(retry).__name__}")
         self._entries: list[_Entry] = []
         self._runtime: dict[ElementRef, Element] = {}
         self._runtime_diagnostics: dict[ElementRef, SourceDiagnostic] = {}
@@ -148,6 +202,12 @@ class Registry:
         self._load_lock = anyio.Lock()
         self._listeners: list[ChangeListener] = []
         self._validator = validator
+        self._admission = Admission(limits) if limits is not None else None
+        self._provide_timeout = provide_timeout
+        self._retry_timer = RetryTimer(retry) if retry is not None else None
+        self._retry_lock = anyio.Lock()
+        self._background = 0  # how many background() contexts are open
+        self._logged: set[tuple[str, str, ElementRef | None, str]] = set()
         self._views: _Views | None = None
         for source, priority in sources:
             self.add_source(source, priority)
@@ -252,31 +312,162 @@ class Registry:
                 group.start_soon(self._provide_one, entry)
 
     async def _provide_one(self, entry: _Entry) -> None:
-        entry.diagnostics = []
+        self._record(entry, await self._fetch(entry))
+
+    async def _fetch(self, entry: _Entry) -> _Outcome:
+        """Provide ``entry``'s source once, within the timeout; never raises for its failure."""
+        timeout = self._provide_timeout
+        collection: object = None
+        finished = False
+        # Isolation: any failure (SystemExit too, not cancellation) costs only this source.
         try:
-            collection = _checked(await entry.source.provide())
-        except Exception as exc:  # noqa: BLE001 -- isolation: any failure costs only this source
+            with anyio.move_on_after(timeout if timeout is not None else float("inf")):
+                collection = await entry.source.provide()
+                finished = True
+            if finished:
+                return _Outcome(_checked(collection))
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             kind: DiagnosticKind = (
                 "unavailable" if isinstance(exc, SourceUnavailableError) else "failed"
             )
-            keeping = (
-                f"serving its last good collection ({len(entry.last_good)} elements)"
-                if entry.last_good is not None
-                else "contributing nothing until a reload succeeds"
-            )
-            message = f"{type(exc).__name__}: {exc}; {keeping}"
-            entry.diagnostics.append(_diagnostic(entry, kind, message))
-            _log.warning("source %s %s: %s", entry.label, kind, message, exc_info=kind == "failed")
-        else:
-            entry.last_good = collection
+            return _Outcome(kind=kind, message=f"{type(exc).__name__}: {exc}", error=exc)
+        return _Outcome(
+            kind="unavailable", message=f"provide() did not finish within {timeout:g} s"
+        )
+
+    def _record(self, entry: _Entry, outcome: _Outcome) -> None:
+        """Apply one provide's outcome: the collection, or a diagnostic; health and retries."""
         entry.provided = True
+        entry.diagnostics = []
+        if outcome.collection is not None:
+            entry.last_good = outcome.collection
+            stale = [d.at for d in _source_diagnostics(entry) if d.kind == "stale"]
+            entry.status.serving_stale(min(stale, default=None))
+            ended = entry.status.succeeded()
+            if self._retry_timer is not None:
+                self._retry_timer.succeeded(id(entry))
+            if ended:
+                _log.warning("source %s recovered after %d failed attempt(s)", entry.label, ended)
+            return
+        keeping = (
+            f"serving its last good collection ({len(entry.last_good)} elements)"
+            if entry.last_good is not None
+            else "contributing nothing until it recovers"
+        )
+        message = f"{outcome.message}; {keeping}"
+        entry.diagnostics.append(_diagnostic(entry, outcome.kind, message))
+        entry.status.failed(outcome.message)
+        if self._retry_timer is not None:
+            due = self._retry_timer.failed(id(entry), entry.status.failures)
+            # Retries happen only while some background() context is open (a server serving).
+            entry.status.next_retry = due if self._background else None
+            if self._background:
+                message += "; retrying in the background"
+        error = outcome.error
+        if entry.status.failures == 1:
+            # One line per outage; a traceback only for what is not an mcp-core error.
+            unexpected = error is not None and not isinstance(error, McpCoreError)
+            _log.warning(
+                "source %s %s: %s",
+                entry.label,
+                outcome.kind,
+                message,
+                exc_info=error if unexpected else None,
+            )
+        else:
+            _log.debug("source %s still %s: %s", entry.label, outcome.kind, message)
+
+    # -- background work -------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def background(self) -> AsyncIterator[None]:
+        """While open, retry failing sources in the background (see ``retry``).
+
+        A retry that succeeds rebuilds the catalogue and notifies listeners. Any number of
+        contexts may be open at once (one per server lifespan); one of them does the work.
+        Without an open context nothing is retried on its own; ``reload()`` still works.
+        """
+        if self._retry_timer is None:
+            yield
+            return
+        self._background += 1
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._retry_loop, self._retry_timer)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
+        finally:
+            self._background -= 1
+
+    async def _retry_loop(self, timer: RetryTimer) -> None:
+        async with self._retry_lock:  # one loop at a time, however many contexts are open
+            while True:
+                await timer.wait()
+                due = set(timer.due())
+                for entry in [e for e in self._entries if id(e) in due]:
+                    await self._retry(entry)
+
+    async def _retry(self, entry: _Entry) -> None:
+        outcome = await self._fetch(entry)  # outside the lock: a slow retry blocks no reload
+        async with self._load_lock:
+            if entry not in self._entries:
+                return
+            self._record(entry, outcome)
+            if outcome.collection is not None:
+                self._swap_base(emit=self._loaded)
+
+    # -- health ----------------------------------------------------------------------------
+
+    def health(self) -> RegistryHealth:
+        """How every source is doing now: state, last success, last error, stale since.
+
+        Answers at once, without loading or providing anything.
+        """
+        sources = []
+        for entry in self._entries:
+            last_good = entry.last_good
+            sources.append(
+                entry.status.health(
+                    source=entry.label,
+                    priority=entry.priority,
+                    provided=entry.provided,
+                    elements=len(last_good) if last_good is not None else None,
+                )
+            )
+        return RegistryHealth(loaded=self._loaded, sources=tuple(sources), at=time.time())
 
     def _swap_base(self, *, emit: bool) -> None:
         before = self._definitions_by_kind() if emit else None
-        self._base = _merge(self._entries, self._validator)
+        self._base = _merge(self._entries, self._admit)
         self._views = None
+        self._log_new_problems()
         if before is not None:
             self._emit_changes(before)
+
+    def _admit(self, element: Element) -> None:
+        """Raise InvalidElementError when ``element`` may not enter the catalogue."""
+        if self._admission is not None:
+            self._admission.check(element)
+        if self._validator is not None:
+            self._validator(element)
+
+    def _log_new_problems(self) -> None:
+        # One log line per problem while it lasts (a problem that goes and comes back is logged
+        # again). Failures are logged when they happen, and wrapped sources log their own
+        # failures and stale entries; skipped and shadowed elements are logged here.
+        current: set[tuple[str, str, ElementRef | None, str]] = set()
+        for d in self.diagnostics():
+            if d.kind not in ("skipped", "shadowed"):
+                continue
+            key = (d.source, d.kind, d.ref, d.message)
+            current.add(key)
+            if key not in self._logged:
+                _log.log(logging.WARNING if d.kind == "skipped" else logging.INFO, "%s", d)
+        self._logged = current
 
     # -- catalogue (ElementCatalog) ------------------------------------------------------------
 
@@ -353,8 +544,7 @@ class Registry:
         """Add or replace a runtime registration; it beats every source. Never provides."""
         if not isinstance(element, Element):
             raise TypeError(f"register() takes an Element, got {type(element).__name__}")
-        if self._validator is not None:
-            self._validator(element)
+        self._admit(element)
         ref = element.ref
         before = self._effective_definition(ref)
         self._runtime[ref] = element
@@ -396,12 +586,7 @@ class Registry:
         found: list[SourceDiagnostic] = []
         for entry in self._entries:
             found.extend(entry.diagnostics)
-            own = getattr(entry.source, "diagnostics", None)
-            if callable(own):
-                try:
-                    found.extend(own())
-                except Exception as exc:  # noqa: BLE001 -- a broken diagnostics() must not hide the rest
-                    found.append(_diagnostic(entry, "failed", f"diagnostics() raised {exc!r}"))
+            found.extend(_source_diagnostics(entry))
         found.extend(self._base.diagnostics)
         for ref in self._runtime:
             shadowed = self._base.by_ref.get(ref)
@@ -437,10 +622,23 @@ class Registry:
         """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
         lookup = getattr(entry.source, "lookup", None)
         if not entry.provided and callable(lookup):
+            timeout = self._provide_timeout
+            found: object = None
+            finished = False
+            # Bounded and isolated like provide(): a failing or hanging lookup answers nothing.
             try:
-                found = await lookup(ref)
-            except Exception:  # noqa: BLE001 -- isolation: a failing source contributes nothing
+                with anyio.move_on_after(timeout if timeout is not None else float("inf")):
+                    found = await lookup(ref)
+                    finished = True
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 _log.warning("source %s: lookup(%s) failed", entry.label, ref, exc_info=True)
+                return None
+            if not finished:
+                _log.warning(
+                    "source %s: lookup(%s) did not finish within %g s", entry.label, ref, timeout
+                )
                 return None
             if found is not None and (not isinstance(found, Element) or found.ref != ref):
                 _log.warning(
@@ -459,11 +657,10 @@ class Registry:
 
     def _admits(self, entry: _Entry, element: Element) -> bool:
         """Whether the merge would keep ``element`` from ``entry`` (the same two refusals)."""
-        refusal = _undeclared(element.ref, _declared_kinds(entry)) or _invalid(
-            element, self._validator
-        )
+        refusal = _undeclared(element.ref, _declared_kinds(entry)) or _invalid(element, self._admit)
         if refusal is not None:
-            _log.warning("source %s: %s %s", entry.label, element.ref, refusal)
+            # Logged once, as a diagnostic, when the full load merges the source.
+            _log.debug("source %s: %s %s", entry.label, element.ref, refusal)
         return refusal is None
 
     # -- internals -----------------------------------------------------------------------------
@@ -494,9 +691,12 @@ class Registry:
 
     def _notify(self, kinds: ElementKind) -> None:
         for listener in tuple(self._listeners):
+            # A subscriber's bug (SystemExit too) must not break writes or reloads.
             try:
                 listener(kinds)
-            except Exception:  # noqa: BLE001 -- a subscriber's bug must not break writes or reloads
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 _log.exception("registry change listener %r raised; ignoring it", listener)
 
 
@@ -545,12 +745,28 @@ def _checked(collection: object) -> ElementCollection:
     return collection
 
 
+def _source_diagnostics(entry: _Entry) -> Sequence[SourceDiagnostic]:
+    own = getattr(entry.source, "diagnostics", None)
+    if not callable(own):
+        return ()
+    # A broken diagnostics() (SystemExit too) must not hide the rest.
+    try:
+        return tuple(d for d in own() if isinstance(d, SourceDiagnostic))
+    except BaseException as exc:
+        if escapes(exc):
+            raise
+        return (_diagnostic(entry, "failed", f"diagnostics() raised {exc!r}"),)
+
+
 def _declared_kinds(entry: _Entry) -> ElementKind:
+    # A broken kinds() (SystemExit too) advertises nothing rather than break capabilities.
     try:
         kinds = entry.source.kinds()
-    except Exception:  # noqa: BLE001 -- a broken kinds() advertises nothing rather than break capabilities
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _log.warning(
-            "source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=True
+            "source %s: kinds() raised; advertising nothing for it", entry.label, exc_info=exc
         )
         return ElementKind.NONE
     return kinds if isinstance(kinds, ElementKind) else ElementKind.NONE
@@ -586,12 +802,10 @@ def _undeclared(ref: ElementRef, declared: ElementKind) -> str | None:
     )
 
 
-def _invalid(element: Element, validator: Callable[[Element], None] | None) -> str | None:
-    """Why the validator refuses ``element`` (None: it admits it, or there is none)."""
-    if validator is None:
-        return None
+def _invalid(element: Element, admit: Callable[[Element], None]) -> str | None:
+    """Why ``admit`` refuses ``element`` (None: it admits it)."""
     try:
-        validator(element)
+        admit(element)
     except (InvalidElementError, TypeError, ValueError) as exc:
         return f"skipped: {_without_ref(exc, element.ref)}"
     return None
@@ -602,7 +816,7 @@ def _precedence(entry: _Entry) -> tuple[int, int]:
     return (-entry.priority, entry.order)
 
 
-def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | None) -> _Layer:
+def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Layer:
     """The one precedence rule: higher priority first, then the source added first."""
     by_ref: dict[ElementRef, Element] = {}
     winner: dict[ElementRef, _Entry] = {}
@@ -629,10 +843,9 @@ def _merge(entries: Sequence[_Entry], validator: Callable[[Element], None] | Non
                     )
                 )
                 continue
-            invalid = _invalid(element, validator)
+            invalid = _invalid(element, admit)
             if invalid is not None:
                 diagnostics.append(_diagnostic(entry, "skipped", invalid, ref))
-                _log.warning("source %s: %s %s", entry.label, ref, invalid)
                 continue
             by_ref[ref] = element
             winner[ref] = entry

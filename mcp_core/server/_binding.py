@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
 
@@ -44,8 +45,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.handlers import Invoker
-from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver
+from mcp_core.handlers import Invoker, escapes
+from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
 from mcp_core.server._errors import clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
@@ -56,6 +57,7 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
+from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
@@ -94,12 +96,23 @@ class ServableRegistry(ElementCatalog, ElementResolver, DeferredRegistry, Protoc
     """What a server serves: the catalogue and resolver roles, the load lifecycle, and ``kinds()``.
 
     A registry that also has ``subscribe(listener)`` (as the reference Registry does) gets its
-    changes announced to clients as ``notifications/*/list_changed``.
+    changes announced to clients as ``notifications/*/list_changed``; one with ``health()`` has
+    it served at the HTTP health endpoint; one with ``background()`` has it open while serving.
     """
 
     def kinds(self) -> ElementKind:
         """The kinds the registry may hold, answered without loading."""
         ...
+
+
+def _wire(exc: BaseException) -> MCPError:
+    """The one place any failure (SystemExit too, never cancellation) becomes a wire error."""
+    error = wire_error(exc)
+    if error.expected:
+        _log.info("request refused: %s", exc)
+    else:
+        _log.error("request failed; the client is told only %r", error.message, exc_info=exc)
+    return MCPError(error.code, error.message, error.data)
 
 
 def _enveloped(
@@ -165,6 +178,10 @@ class _Hub:
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
         self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
+
+    def start(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in this lifespan's task group."""
+        self._tasks.start_soon(work)
 
     def track(self, state: SessionState) -> None:
         connection = state.connection
@@ -264,7 +281,9 @@ class McpServer:
         "_hubs",
         "_invoker",
         "_lifespan_factory",
+        "_loading",
         "_notifies",
+        "_preload",
         "_registry",
         "handlers",
         "lowlevel",
@@ -291,6 +310,8 @@ class McpServer:
         self._lifespan_factory = lifespan
         self._hubs: set[_Hub] = set()
         self._invoker: ElementInvoker = invoker if invoker is not None else Invoker()
+        self._preload = False
+        self._loading = False
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -341,6 +362,37 @@ class McpServer:
     def visibility(self, rule: ElementVisibility) -> None:
         self.handlers.visibility = rule
 
+    def health(self) -> RegistryHealth:
+        """The registry's health now (see :meth:`mcp_core.registry.Registry.health`).
+
+        A registry without ``health()`` is described by whether it has loaded, with no sources.
+        """
+        health = getattr(self._registry, "health", None)
+        if callable(health):
+            report = health()
+            if isinstance(report, RegistryHealth):
+                return report
+        return RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
+
+    def _warm(self) -> None:
+        """Start the first load in the background, unless it is done or under way."""
+        if self._loading or self._registry.loaded:
+            return
+        for hub in tuple(self._hubs):
+            self._loading = True
+            hub.start(self._load_in_background)
+            return
+
+    async def _load_in_background(self) -> None:
+        try:
+            await self._registry.load()
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.exception("loading the registry failed")
+        finally:
+            self._loading = False
+
     def capabilities(self) -> dict[str, Any]:
         """The capabilities ``initialize`` answers with now, in wire shape (loads nothing)."""
         capabilities = self.lowlevel.create_initialization_options().capabilities
@@ -385,12 +437,20 @@ class McpServer:
     async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
         await self.prefetch_kinds()
         factory = self._lifespan_factory
+        # While serving, the registry retries failing sources in the background (when it can).
+        background = getattr(self._registry, "background", None)
+        recovering: AbstractAsyncContextManager[object] = (
+            background() if callable(background) else nullcontext()
+        )
         async with (
             factory() if factory is not None else nullcontext({}) as state,
             anyio.create_task_group() as tasks,
+            recovering,
         ):
             hub = _Hub(tasks, self, state, self._readable)
             self._hubs.add(hub)
+            if self._preload:
+                self._warm()
             try:
                 yield hub
             finally:
@@ -610,11 +670,19 @@ class McpServer:
         return state
 
     def _session(self, ctx: Ctx) -> tuple[SessionInfo, SessionState | None]:
-        state = self._state(ctx)
-        if state is None:
-            return session_info_of(ctx, None, self._hook), None
-        if state.info is None:
-            state.info = session_info_of(ctx, state, self._hook)
+        # The session hook is user code, run before a request's work: contained the same way.
+        try:
+            state = self._state(ctx)
+            if state is None:
+                return session_info_of(ctx, None, self._hook), None
+            if state.info is None:
+                state.info = session_info_of(ctx, state, self._hook)
+        except MCPError:
+            raise
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            raise _wire(exc) from None
         return state.info, state
 
     def _gateway(self, ctx: Ctx) -> ServerGateway:
@@ -627,13 +695,10 @@ class McpServer:
             return await work
         except MCPError:
             raise
-        except Exception as exc:  # noqa: BLE001 -- the one place any failure becomes a wire error
-            error = wire_error(exc)
-            if error.expected:
-                _log.info("request refused: %s", exc)
-            else:
-                _log.exception("request failed; the client is told only 'Internal error'")
-            raise MCPError(error.code, error.message, error.data) from None
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            raise _wire(exc) from None
 
     # -- transports -----------------------------------------------------------------------------
 
@@ -652,6 +717,8 @@ class McpServer:
         transport_security: TransportSecuritySettings | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
+        health_path: str | None = DEFAULT_HEALTH_PATH,
+        preload: bool = False,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -665,8 +732,20 @@ class McpServer:
         ``max_sessions`` sessions are open at once (503 beyond; None: no limit).
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
+
+        ``health_path`` serves the registry's health as JSON for load balancers and probes
+        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy).
+        ``preload`` starts loading the registry as soon as the app starts, instead of on the
+        first request (or the first health probe).
         """
         store = _session_event_store(event_store)
+        transport_security = transport_security_for(host, transport_security)
+        routes = (
+            [health_route(health_path, self.health, self._warm, transport_security)]
+            if health_path is not None
+            else None
+        )
+        self._preload = self._preload or preload
         app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,
             json_response=json_response,
@@ -681,16 +760,22 @@ class McpServer:
             host=host,
             auth=auth,
             token_verifier=token_verifier,
+            custom_starlette_routes=routes,
         )
         if store is not None and not stateless:
             bind_sessions(self.lowlevel.session_manager, store)
         return app
 
-    async def run_stdio(self) -> None:
-        """Serve one client over this process's stdin and stdout until it disconnects."""
+    async def run_stdio(self, *, preload: bool = True) -> None:
+        """Serve one client over this process's stdin and stdout until it disconnects.
+
+        ``preload`` starts loading the registry at once (problems are logged at startup and
+        the first request finds the catalogue ready) instead of on the first request.
+        """
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
         await self.prefetch_kinds()  # the initialization options below advertise the kinds
+        self._preload = self._preload or preload
         async with stdio_server() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
@@ -709,8 +794,10 @@ class McpServer:
 
         The socket is bound first (a :class:`~mcp_core.errors.ListenError` says why it cannot
         be); ``ready`` then gets the URL served (with the real port when ``port`` is 0) once
-        requests are accepted. Cancelling drains open requests and streams, then returns.
+        requests are accepted. Cancelling drains open requests and streams, then returns. The
+        registry starts loading at startup (``preload=False`` to wait for the first request).
         """
+        options.setdefault("preload", True)
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)

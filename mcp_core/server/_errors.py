@@ -16,10 +16,12 @@ from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
     ElementNotFoundError,
+    HandlerTimeoutError,
     McpCoreError,
     SourceUnavailableError,
     clip_input,
 )
+from mcp_core.handlers import repaired, unencodable
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -29,6 +31,7 @@ __all__ = [
     "InvalidCursorError",
     "InvalidRequestStateError",
     "WireError",
+    "invalid_arguments_result",
     "wire_error",
 ]
 
@@ -57,6 +60,13 @@ class WireError:
     message: str
     data: Any = None
     retryable: bool = False
+
+    def __post_init__(self) -> None:
+        # Messages may quote what the client sent; JSON parsers accept escaped lone surrogates
+        # that UTF-8 cannot carry back, and an unencodable error would break the connection.
+        if unencodable([self.message, self.data]) is not None:
+            object.__setattr__(self, "message", repaired(self.message))
+            object.__setattr__(self, "data", repaired(self.data))
 
     @property
     def expected(self) -> bool:
@@ -102,6 +112,8 @@ def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return 
             str(exc),
             {"requiredCapabilities": dict(exc.required)},
         )
+    if isinstance(exc, HandlerTimeoutError):
+        return WireError(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
     return WireError(INTERNAL_ERROR, "Internal error")
 
 
@@ -121,3 +133,15 @@ def clip_json(value: Any, *, depth: int = 8) -> Any:
     if isinstance(value, list):
         return [clip_json(item, depth=depth - 1) for item in value]
     return value
+
+
+def invalid_arguments_result(exc: ArgumentValidationError) -> dict[str, Any]:
+    """The ``tools/call`` result for arguments that fail the tool's input schema (SEP-1303).
+
+    Since MCP 2025-11-25 this is a tool execution error (``isError: true``) carrying the
+    validation message, so that a model can correct its call, rather than JSON-RPC ``-32602``
+    (which stays the answer for an unknown tool). The message is the error's own: it is built in
+    one place, :func:`mcp_core.handlers._functions.argument_error`.
+    """
+    error = WireError(INVALID_PARAMS, str(exc))  # made sendable like any error text
+    return {"content": [{"type": "text", "text": error.message}], "isError": True}

@@ -18,7 +18,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.errors import ClientCapabilityError
-from mcp_core.handlers import LogLevel, serving_element
+from mcp_core.handlers import LogLevel, serving_element, unencodable
 from mcp_core.visibility import SessionInfo
 
 if TYPE_CHECKING:
@@ -160,6 +160,7 @@ class ServerGateway:
         """Send ``notifications/message`` if ``level`` passes the session's threshold."""
         if level not in self._levels:
             return
+        _check_sendable({"data": data, "logger": logger}, "gateway.log()")
         params = types.LoggingMessageNotificationParams(level=level, data=data, logger=logger)
         await self._ctx.session.send_notification(
             types.LoggingMessageNotification(params=params), related_request_id=self._ctx.request_id
@@ -169,6 +170,9 @@ class ServerGateway:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Report progress on the request's progress token (no-op when the client sent none)."""
+        _check_sendable(
+            {"progress": progress, "total": total, "message": message}, "gateway.progress()"
+        )
         await self._ctx.session.report_progress(progress, total, message)
 
     async def sample(
@@ -194,6 +198,7 @@ class ServerGateway:
         }
         wire: dict[str, Any] = {"messages": [dict(m) for m in messages], "maxTokens": max_tokens}
         wire.update({key: value for key, value in optional.items() if value is not None})
+        _check_sendable(wire, "gateway.sample()")
         request = types.CreateMessageRequest(
             params=types.CreateMessageRequestParams.model_validate(wire, by_name=False)
         )
@@ -202,6 +207,9 @@ class ServerGateway:
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Ask the user to fill a form (``elicitation/create``, form mode): ``{"action", "content"?}``."""
+        _check_sendable(
+            {"message": message, "requestedSchema": requested_schema}, "gateway.elicit()"
+        )
         params = types.ElicitRequestFormParams(
             message=message, requested_schema=dict(requested_schema)
         )
@@ -289,3 +297,11 @@ class ServerGateway:
                 capability=capability,
                 required=required,
             )
+
+
+def _check_sendable(value: object, call: str) -> None:
+    # What a handler sends through the gateway is encoded later, by the transport's writer, where
+    # a failure would end the connection: refuse it here, as the handler's own error.
+    problem = unencodable(value)
+    if problem is not None:
+        raise ValueError(f"{call} was given something that cannot be sent as JSON: {problem}")

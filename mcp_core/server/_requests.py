@@ -19,6 +19,7 @@ from mcp_core.elements import Definition, Element, ElementKind, ElementRef
 from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
 from mcp_core.handlers import ClientGateway
 from mcp_core.registry import ElementCatalog, ElementResolver, ResolvedResource
+from mcp_core.server._errors import invalid_arguments_result
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec, Page, SnapshotCache
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, visible_at
 
@@ -167,10 +168,16 @@ class RequestHandlers:
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None, gateway: ClientGateway
     ) -> dict[str, Any]:
-        """The ``tools/call`` result; an unknown or hidden tool raises ElementNotFoundError."""
+        """The ``tools/call`` result; an unknown or hidden tool raises ElementNotFoundError.
+
+        Arguments that fail the tool's input schema are a tool execution error (SEP-1303).
+        """
         found = await self._resolver.get_tool(name) if name else None
         element = await self._visible(_missing(ElementKind.TOOL, name), found, gateway.session)
-        return await self._invoker.call_tool(element, arguments, gateway)
+        try:
+            return await self._invoker.call_tool(element, arguments, gateway)
+        except ArgumentValidationError as exc:
+            return invalid_arguments_result(exc)
 
     async def read_resource(self, uri: str, gateway: ClientGateway) -> dict[str, Any]:
         """The ``resources/read`` result; an unknown or hidden URI raises ElementNotFoundError."""

@@ -18,10 +18,9 @@ from typing import Any, Final, final
 import pydantic
 
 from mcp_core.elements import ElementCollection, ElementKind, HandlerRef
-from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import CompletionMark, ElementMark, marks_of
+from mcp_core.handlers import CompletionMark, ElementMark, escapes, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
-from mcp_core.sources._function import attach_completions, check_unique_refs
+from mcp_core.sources._marked import Marked, Provider, build_elements
 
 __all__ = ["DiscoverySource", "ImportFailure"]
 
@@ -36,23 +35,19 @@ _TRACEBACK_FRAMES: Final = 8
 class ImportFailure:
     """A module that could not be imported: it was skipped, the rest of the scan stands.
 
-    ``error`` is ``"ExceptionType: message"``; ``traceback`` the last frames of the traceback.
+    ``error`` is ``"ExceptionType: message"``; ``traceback`` the last frames of the traceback;
+    ``location`` the ``file:line`` where it failed (empty when unknown).
     """
 
     module: str
     error: str
     traceback: str
+    location: str = ""
 
-
-@final
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """One marked callable: what to derive from, and the reference that will serve it."""
-
-    function: Callable[..., Any]
-    mark: ElementMark
-    handler: HandlerRef
-    drop_first: bool
+    @property
+    def at(self) -> str:
+        """``" at file:line"``, or nothing when the location is unknown (for messages)."""
+        return f" at {self.location}" if self.location else ""
 
 
 @final
@@ -60,11 +55,10 @@ class _Found:
 class _Scan:
     """What importing the modules found; kept for the life of the source."""
 
-    found: list[_Found] = field(default_factory=list)
-    providers: list[tuple[HandlerRef, CompletionMark]] = field(default_factory=list)
+    found: list[Marked] = field(default_factory=list)
+    providers: list[Provider] = field(default_factory=list)
     failures: list[ImportFailure] = field(default_factory=list)
     diagnostics: tuple[SourceDiagnostic, ...] = ()
-    problem: InvalidElementError | None = None
     kinds: ElementKind = ElementKind.NONE
 
 
@@ -84,12 +78,13 @@ class DiscoverySource:
     - Handlers are :class:`~mcp_core.elements.HandlerRef` values ``"module:name"`` (a method:
       ``"module:Class.method"``, resolved through the container or by instantiating the class),
       so the collection is serializable and cacheable.
-    - A module that fails to import costs only itself: it is logged (logger ``mcp_core.sources``),
-      listed by :meth:`import_failures` and reported by :meth:`diagnostics`; a failed package's
-      submodules are not attempted.
-    - ``provide()`` raises :class:`~mcp_core.errors.InvalidElementError` for a callable marked
-      twice (naming both marks) and :class:`~mcp_core.errors.DuplicateElementError` for two
-      callables with one ref (naming both modules).
+    - A module that fails to import costs only itself: it is listed by :meth:`import_failures`
+      (with its traceback) and reported by :meth:`diagnostics` (one line naming the failing
+      ``file:line``); a failed package's submodules are not attempted.
+    - A broken declaration costs only itself: a callable marked twice, a second callable with an
+      already declared ref (the first in module order is kept), a completion provider without
+      its target, or a callable that cannot be published as marked is left out with one
+      ``skipped`` diagnostic each, naming the element, where it was declared, and the fix.
 
     Modules are imported once, on the first ``kinds()``, ``provide()`` or ``diagnostics()``
     (``kinds()`` needs the marks; it derives nothing); elements are derived on the first
@@ -132,26 +127,12 @@ class DiscoverySource:
     async def provide(self) -> ElementCollection:
         """The derived elements, in module order then definition order (derived once, then kept).
 
-        Raises:
-            InvalidElementError: a callable is marked twice, cannot be published as marked, or
-                a completion mark has no target here.
-            DuplicateElementError: two callables define one ref.
+        Declarations that cannot be published are left out; see :meth:`diagnostics`.
         """
         if self._collection is None:
             scan = self._scanned()
-            if scan.problem is not None:
-                raise scan.problem
-            entries = tuple((found.function, found.mark) for found in scan.found)
-            completions = attach_completions(entries, scan.providers)
-            self._collection = ElementCollection(
-                found.mark.derive(
-                    found.function,
-                    handler=found.handler,
-                    completions=completions.get(index),
-                    drop_first=found.drop_first,
-                )
-                for index, found in enumerate(scan.found)
-            )
+            self._collection, built = build_elements(scan.found, scan.providers, source=repr(self))
+            scan.diagnostics += built
         return self._collection
 
     def import_failures(self) -> tuple[ImportFailure, ...]:
@@ -159,7 +140,7 @@ class DiscoverySource:
         return tuple(self._scanned().failures)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """One ``skipped`` diagnostic per module that could not be imported (recorded at import)."""
+        """``skipped``: each module that could not be imported, then each declaration left out."""
         return self._scanned().diagnostics
 
     def handler_targets(self) -> frozenset[str]:
@@ -169,9 +150,9 @@ class DiscoverySource:
         (once, as ``kinds()`` does) without deriving anything.
         """
         scan = self._scanned()
-        return frozenset(found.handler.target for found in scan.found) | frozenset(
-            handler.target for handler, _ in scan.providers
-        )
+        references = [found.handler for found in scan.found]
+        references += [provider.provider for provider in scan.providers]
+        return frozenset(ref.target for ref in references if isinstance(ref, HandlerRef))
 
     def cache_inputs(self) -> Mapping[str, object]:
         """Everything besides the modules' code that decides the output, for ``CachedSource``.
@@ -210,9 +191,12 @@ class DiscoverySource:
         for name in sorted(names):
             if not self._selected(name) or any(name.startswith(f"{p}.") for p in failed_packages):
                 continue
+            # Any import failure (SystemExit at module level too) costs only that module.
             try:
                 module = importlib.import_module(name)
-            except Exception as exc:  # noqa: BLE001 -- any import failure costs only that module
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 failed_packages.append(name)
                 _record_failure(scan.failures, name, exc)
                 continue
@@ -221,18 +205,14 @@ class DiscoverySource:
                     continue
                 seen.add(id(function))
                 self._collect(scan, f"{name}:{path}", obj, function, drop_first=drop_first)
-        if scan.problem is None:
-            try:
-                check_unique_refs(((f.function, f.mark) for f in scan.found), where=_defined_in)
-            except InvalidElementError as exc:
-                scan.problem = exc
         for found in scan.found:
-            scan.kinds |= found.mark.kind
+            scan.kinds |= found.marks[0].kind
         scan.diagnostics = tuple(
             SourceDiagnostic(
                 source=repr(self),
                 kind="skipped",
-                message=f"module {failure.module!r} was skipped: it failed to import ({failure.error})",
+                message=f"module {failure.module!r} was skipped: it failed to import "
+                f"({failure.error}{failure.at}); fix it or exclude it",
             )
             for failure in scan.failures
         )
@@ -246,15 +226,22 @@ class DiscoverySource:
         if not marks:
             return
         handler = HandlerRef(target)
-        element_marks = [m for m in marks if isinstance(m, ElementMark)]
-        scan.providers.extend((handler, m) for m in marks if isinstance(m, CompletionMark))
-        if len(element_marks) > 1 and scan.problem is None:
-            scan.problem = InvalidElementError(
-                f"{target} is marked twice: {element_marks[0].describe()} and "
-                f"{element_marks[1].describe()}; keep one mark"
-            )
+        element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
+        scan.providers.extend(
+            Provider(provider=handler, mark=m, origin=target)
+            for m in marks
+            if isinstance(m, CompletionMark)
+        )
         if element_marks:
-            scan.found.append(_Found(function, element_marks[0], handler, drop_first))
+            scan.found.append(
+                Marked(
+                    function=function,
+                    marks=element_marks,
+                    origin=target,
+                    handler=handler,
+                    drop_first=drop_first,
+                )
+            )
 
 
 def _patterns(option: str, patterns: Iterable[str]) -> tuple[str, ...]:
@@ -266,19 +253,27 @@ def _patterns(option: str, patterns: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(values)))
 
 
-def _defined_in(function: object) -> str:
-    module = getattr(function, "__module__", "?")
-    qualname = getattr(function, "__qualname__", type(function).__qualname__)
-    return f"module {module!r} ({qualname})"
-
-
 def _record_failure(failures: list[ImportFailure], module: str, exc: BaseException) -> None:
     summary = "".join(
         traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-_TRACEBACK_FRAMES)
     ).rstrip()
-    failure = ImportFailure(module=module, error=f"{type(exc).__name__}: {exc}", traceback=summary)
+    failure = ImportFailure(
+        module=module,
+        error=f"{type(exc).__name__}: {exc}",
+        traceback=summary,
+        location=_failing_line(exc),
+    )
     failures.append(failure)
-    _log.warning("DiscoverySource skipped module %r, which failed to import:\n%s", module, summary)
+    # Reported once, as a diagnostic, by whoever serves the source; the traceback is for debugging.
+    _log.debug("DiscoverySource skipped module %r, which failed to import:\n%s", module, summary)
+
+
+def _failing_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if "importlib" not in f.filename] or frames
+    return f"{user[-1].filename}:{user[-1].lineno}" if user else ""
 
 
 def _walk(package: str, names: set[str], failures: list[ImportFailure]) -> None:

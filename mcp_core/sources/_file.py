@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import final
 
@@ -12,6 +12,7 @@ import anyio.to_thread
 
 from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
 from mcp_core.errors import CollectionFormatError, SourceError
+from mcp_core.sources._diagnostics import SourceDiagnostic
 
 __all__ = ["CollectionFileSource"]
 
@@ -37,7 +38,9 @@ class CollectionFileSource:
     this source; the message names the path; ``__cause__`` is the ``OSError`` or the
     :class:`~mcp_core.errors.CollectionFormatError`) rather than
     :class:`~mcp_core.errors.SourceUnavailableError`. A file holding elements outside declared
-    ``kinds`` is rejected the same way.
+    ``kinds`` is rejected the same way. One invalid entry in an otherwise valid file costs only
+    itself: it is left out (a repeated ref keeps the first entry) with one ``skipped`` diagnostic
+    from :meth:`diagnostics` naming the entry's position and element.
 
     ``kinds()``: the declared ``kinds`` when given. Otherwise advertising ``ElementKind.ALL``
     would over-advertise, so the file's element kinds are read synchronously (it is a local
@@ -48,12 +51,13 @@ class CollectionFileSource:
     keep even that one read off the event loop.
     """
 
-    __slots__ = ("_declared", "_kinds_cache", "_path")
+    __slots__ = ("_declared", "_diagnostics", "_kinds_cache", "_path")
 
     def __init__(self, path: str | os.PathLike[str], *, kinds: ElementKind | None = None) -> None:
         self._path = Path(path).absolute()
         self._declared = kinds
         self._kinds_cache: tuple[tuple[int, int, int], ElementKind] | None = None
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
         kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
@@ -83,9 +87,16 @@ class CollectionFileSource:
         self._kinds_cache = (signature, kinds)
         return kinds
 
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """One ``skipped`` diagnostic per entry the last ``provide()`` left out."""
+        return self._diagnostics
+
     async def provide(self) -> ElementCollection:
         """The collection in the file now; raises SourceError if it cannot be read or parsed."""
-        collection = await anyio.to_thread.run_sync(self._load)
+        # A stuck read (a network file system) must not outlive a timeout: the thread is abandoned.
+        collection, self._diagnostics = await anyio.to_thread.run_sync(
+            self._load, abandon_on_cancel=True
+        )
         if self._declared is not None:
             extra = collection.kinds & ~self._declared
             if extra:
@@ -97,7 +108,7 @@ class CollectionFileSource:
                 )
         return collection
 
-    def _load(self) -> ElementCollection:
+    def _load(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
         try:
             data = self._path.read_bytes()
         except OSError as exc:
@@ -106,8 +117,20 @@ class CollectionFileSource:
                 "check the path, or create the file with `mcp-core dump`",
                 source=self,
             ) from exc
+        skipped: list[SourceDiagnostic] = []
+
+        def invalid(error: CollectionFormatError) -> None:
+            skipped.append(
+                SourceDiagnostic(
+                    source=repr(self),
+                    kind="skipped",
+                    message=f"{error}; fix or remove that entry, or re-dump the file",
+                    ref=error.ref,
+                )
+            )
+
         try:
-            return ElementCollection.from_json(data)
+            return ElementCollection.from_json(data, on_invalid=invalid), tuple(skipped)
         except CollectionFormatError as exc:
             raise SourceError(
                 f"collection file {str(self._path)!r} is not usable: {exc}",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
-from mcp_core.elements import ElementCollection, ElementKind, ElementRef
-from mcp_core.errors import DuplicateElementError, InvalidElementError
+from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.handlers import CompletionMark, ElementMark, marks_of
-from mcp_core.sources._diagnostics import callable_name
+from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
+from mcp_core.sources._marked import Marked, Provider, build_elements
 
 __all__ = ["FunctionSource"]
 
@@ -26,43 +26,48 @@ class FunctionSource:
     here). Handlers are the functions themselves, so the collection is not serializable (use
     :class:`DiscoverySource` for references).
 
-    Construction reads the marks only: ``kinds()`` answers from them, and a function marked
-    twice, two functions with one ref, or a completion without its target are reported at once
-    (:class:`~mcp_core.errors.InvalidElementError`). Schemas are derived on the first
-    ``provide()`` and the collection is kept, so ``provide()`` is idempotent.
+    Construction reads the marks only, so ``kinds()`` answers from them. Schemas are derived on
+    the first ``provide()`` and the collection is kept, so ``provide()`` is idempotent.
+
+    A broken declaration costs only itself: a function marked twice, a second function with the
+    same ref (the first is kept), a completion provider without its target, or a function that
+    cannot be published as marked (an invalid name, a malformed URI template, an annotation that
+    does not resolve...) is left out, with one ``skipped`` diagnostic each from
+    :meth:`diagnostics` naming the element, where it was declared, and the fix.
     """
 
-    __slots__ = ("_collection", "_completions", "_entries", "_kinds")
+    __slots__ = ("_collection", "_diagnostics", "_kinds", "_marked", "_providers")
 
     def __init__(self, *functions: Callable[..., Any]) -> None:
-        entries: list[tuple[Callable[..., Any], ElementMark]] = []
-        completions: list[tuple[Callable[..., Any], CompletionMark]] = []
+        marked: list[Marked] = []
+        providers: list[Provider] = []
         for fn in functions:
             if not callable(fn):
                 raise TypeError(f"FunctionSource takes functions, got {type(fn).__name__} {fn!r}")
             marks = marks_of(fn)
-            element_marks = [m for m in marks if isinstance(m, ElementMark)]
-            completions.extend((fn, m) for m in marks if isinstance(m, CompletionMark))
-            if len(element_marks) > 1:
-                raise InvalidElementError(
-                    f"{callable_name(fn)} is marked twice: "
-                    f"{element_marks[0].describe()} and {element_marks[1].describe()}; keep one mark"
+            element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
+            providers.extend(
+                Provider(provider=fn, mark=m, origin=callable_name(fn))
+                for m in marks
+                if isinstance(m, CompletionMark)
+            )
+            if element_marks or not marks:
+                marked.append(
+                    Marked(
+                        function=fn, marks=element_marks or (_UNMARKED,), origin=callable_name(fn)
+                    )
                 )
-            if element_marks:
-                entries.append((fn, element_marks[0]))
-            elif not marks:
-                entries.append((fn, _UNMARKED))
-        check_unique_refs(entries, where=callable_name)
-        self._entries = tuple(entries)
-        self._completions = attach_completions(self._entries, completions)
+        self._marked = tuple(marked)
+        self._providers = tuple(providers)
         self._kinds = ElementKind.NONE
-        for _, mark in self._entries:
-            self._kinds |= mark.kind
+        for entry in self._marked:
+            self._kinds |= entry.marks[0].kind
         self._collection: ElementCollection | None = None
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
-        names = ", ".join(callable_name(fn) for fn, _ in self._entries[:3])
-        more = f", ... {len(self._entries)} functions" if len(self._entries) > 3 else ""  # noqa: PLR2004 -- a short repr
+        names = ", ".join(entry.origin for entry in self._marked[:3])
+        more = f", ... {len(self._marked)} functions" if len(self._marked) > 3 else ""  # noqa: PLR2004 -- a short repr
         return f"FunctionSource({names}{more})"
 
     def kinds(self) -> ElementKind:
@@ -72,80 +77,14 @@ class FunctionSource:
     async def provide(self) -> ElementCollection:
         """The derived elements, in the order the functions were given (derived once, then kept).
 
-        Raises:
-            InvalidElementError: a function cannot be published as its mark says.
+        Declarations that cannot be published are left out; see :meth:`diagnostics`.
         """
         if self._collection is None:
-            self._collection = ElementCollection(
-                mark.derive(fn, completions=self._completions.get(index))
-                for index, (fn, mark) in enumerate(self._entries)
+            self._collection, self._diagnostics = build_elements(
+                self._marked, self._providers, source=repr(self)
             )
         return self._collection
 
-
-def check_unique_refs(
-    entries: Iterable[tuple[Any, ElementMark]], *, where: Callable[[Any], str]
-) -> None:
-    """Raise DuplicateElementError naming both places when two entries share a ref."""
-    seen: dict[ElementRef, Any] = {}
-    for fn, mark in entries:
-        ref = mark.ref(fn)
-        if ref in seen:
-            raise DuplicateElementError(
-                f"{ref} is defined twice, by {where(seen[ref])} and by {where(fn)}; rename one "
-                "(name=...) or drop one",
-                ref=ref,
-            )
-        seen[ref] = fn
-
-
-def attach_completions(
-    entries: tuple[tuple[Callable[..., Any], ElementMark], ...],
-    completions: Iterable[tuple[object, CompletionMark]],
-) -> dict[int, Mapping[str, object]]:
-    """The completion providers of each entry (by index): ``(provider, mark)`` pairs attached.
-
-    A provider is stored as given: the function itself, or a reference to it.
-    """
-    attached: dict[int, dict[str, object]] = {}
-    for provider, mark in completions:
-        index = _target_index(entries, mark)
-        providers = attached.setdefault(index, {})
-        if mark.argument in providers:
-            raise InvalidElementError(
-                f"{mark.argument!r} of {entries[index][1].ref(entries[index][0])} has two "
-                f"completion providers; the second is marked at {mark.where}"
-            )
-        providers[mark.argument] = provider
-    return dict(attached)
-
-
-def _target_index(
-    entries: tuple[tuple[Callable[..., Any], ElementMark], ...], mark: CompletionMark
-) -> int:
-    completable = ElementKind.PROMPT | ElementKind.RESOURCE_TEMPLATE
-    found = [
-        index
-        for index, (fn, element_mark) in enumerate(entries)
-        if element_mark.kind in completable
-        and (
-            _unbound(fn) is _unbound(mark.target)
-            if not isinstance(mark.target, str)
-            else element_mark.key(fn) == mark.target
-        )
-    ]
-    if len(found) != 1:
-        target = mark.target if isinstance(mark.target, str) else callable_name(mark.target)
-        problem = (
-            "matches no prompt or resource template" if not found else "matches several elements"
-        )
-        raise InvalidElementError(
-            f"@completion({target!r}, {mark.argument!r}) at {mark.where} {problem} in this "
-            "source; give the marked function, or the prompt's name or the template's uri_template"
-        )
-    return found[0]
-
-
-def _unbound(fn: object) -> object:
-    # A bound method given to a source and the function a mark names are the same element.
-    return getattr(fn, "__func__", fn)
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """One ``skipped`` diagnostic per declaration left out (after the first ``provide()``)."""
+        return self._diagnostics

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Protocol, final
 
-from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, Tool, thaw
-from mcp_core.handlers import schema_problems
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits
 from mcp_core.sources._cached import source_identity
 from mcp_core.sources._diagnostics import (
     SourceDiagnostic,
@@ -36,29 +34,6 @@ class ElementChecker(Protocol):
         ...
 
 
-@functools.lru_cache(maxsize=1024)
-def _schema_problems(schema_json: str) -> tuple[str, ...]:
-    # Cached by canonical JSON text, which, unlike frozen-value equality, tells 1 from true.
-    return tuple(
-        f"{where}: {message}" for where, message in schema_problems(json.loads(schema_json))
-    )
-
-
-def _tool_problems(tool: Tool) -> list[str]:
-    problems: list[str] = []
-    for field, schema in (
-        ("input_schema", tool.input_schema),
-        ("output_schema", tool.output_schema),
-    ):
-        if schema is None:
-            continue
-        text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
-        problems.extend(
-            f"{field} is not a valid JSON Schema at {where}" for where in _schema_problems(text)
-        )
-    return problems
-
-
 @final
 class ValidatedSource:
     """Drops the inner source's individually invalid elements, with one diagnostic each.
@@ -70,25 +45,34 @@ class ValidatedSource:
 
     Checks, all too costly to run when a definition is constructed:
 
-    - every tool's input and output schema against its JSON Schema meta-schema, with the
-      validator the schema's ``$schema`` selects (Draft 2020-12 when absent or unknown), format
-      assertions included (so an invalid ``pattern`` regex is caught);
+    - the admission checks a reference ``Registry`` applies when it builds its catalogue (see
+      :class:`~mcp_core.handlers.Admission`): every tool's input and output schema against its
+      JSON Schema meta-schema, with the validator the schema's ``$schema`` selects (Draft
+      2020-12 when absent or unknown), format assertions included (so an invalid ``pattern``
+      regex is caught), and nesting and size within ``limits``;
     - when ``invoker`` is given, the problems its ``check(element)`` returns; a ``check`` that
       raises counts as a problem of that element.
 
     Each dropped element gets a ``skipped`` diagnostic naming it (``ref``) and listing its
-    problems, and a logged warning; the rest of the collection is unaffected.
+    problems (whoever serves the source logs it); the rest of the collection is unaffected.
     """
 
-    __slots__ = ("_inner", "_diagnostics", "_invoker")  # noqa: RUF023 -- the inner source comes first
+    __slots__ = ("_inner", "_admission", "_diagnostics", "_invoker")  # noqa: RUF023 -- the inner source comes first
 
-    def __init__(self, inner: ElementSource, *, invoker: ElementChecker | None = None) -> None:
+    def __init__(
+        self,
+        inner: ElementSource,
+        *,
+        invoker: ElementChecker | None = None,
+        limits: ElementLimits = DEFAULT_LIMITS,
+    ) -> None:
         if invoker is not None and not callable(getattr(invoker, "check", None)):
             raise TypeError(
                 f"ValidatedSource invoker must have a check(element) method, got {type(invoker).__name__}"
             )
         self._inner = inner
         self._invoker = invoker
+        self._admission = Admission(limits)
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
@@ -119,11 +103,16 @@ class ValidatedSource:
     def cache_inputs(self) -> Mapping[str, object]:
         """The inner source's identity and the invoker's type (what decides what is dropped)."""
         invoker = None if self._invoker is None else callable_name(type(self._invoker))
-        return {"inner": source_identity(self._inner), "invoker": invoker}
+        limits = self._admission.limits
+        return {
+            "inner": source_identity(self._inner),
+            "invoker": invoker,
+            "limits": [limits.max_depth, limits.max_bytes],
+        }
 
     def problems(self, element: Element) -> list[str]:
         """Everything wrong with ``element`` (empty when it is healthy)."""
-        found = _tool_problems(element.definition) if isinstance(element.definition, Tool) else []
+        found = self._admission.problems(element)
         if self._invoker is not None:
             try:
                 found.extend(str(problem) for problem in self._invoker.check(element))
@@ -147,7 +136,7 @@ class ValidatedSource:
                 message="; ".join(problems),
                 ref=element.ref,
             )
-            _log.warning("%s", diagnostic)
+            _log.debug("%s", diagnostic)
             notes.append(diagnostic)
         self._diagnostics = tuple(notes)
         return collection if not notes else ElementCollection(kept)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -39,30 +41,50 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     pytest.fail(f"the server did not listen on {port} within {timeout} s")
 
 
-@contextmanager
-def serving_http(
-    target: Path, *options: str, env: Mapping[str, str] | None = None
-) -> Iterator[str]:
-    """``mcp-core run TARGET --transport http`` on a free loopback port; yields its URL."""
+def run_http(
+    target: Path,
+    *options: str,
+    env: Mapping[str, str] | None = None,
+    stderr: IO[Any] | int = subprocess.DEVNULL,
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port: its base URL and process."""
     port = free_port()
     command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
     process = subprocess.Popen(  # noqa: S603 -- our own console script
         [*command, *options],
         cwd=ROOT,
-        env=dict(env) if env is not None else None,
+        env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
     try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
+        wait_for_port(port, process, timeout=120)  # a guard: a loaded machine starts slowly
+    except BaseException:
+        stop(process)
+        raise
+    return f"http://127.0.0.1:{port}", process
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server process and reap it."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def serving_http(
+    target: Path, *options: str, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port; yields its MCP URL."""
+    url, process = run_http(target, *options, env=env)
+    try:
+        yield f"{url}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 @pytest.fixture(scope="module")

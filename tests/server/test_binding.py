@@ -235,7 +235,10 @@ class TestRequests:
         assert completed.completion.values == []
 
     async def test_errors(self, mode: str) -> None:
-        """Unknown names are -32602, unknown URIs -32002, failures opaque, tool errors isError."""
+        """Unknown names are -32602, unknown URIs -32002, failures opaque, tool errors isError.
+
+        Arguments failing the input schema are a tool execution error (SEP-1303), not -32602.
+        """
         async with client(McpServer(make_registry()), mode=mode) as c:
             with pytest.raises(MCPError) as unknown_tool:
                 await c.call_tool("nope", {})
@@ -243,8 +246,7 @@ class TestRequests:
                 await c.get_prompt("nope", {})
             with pytest.raises(MCPError) as unknown_resource:
                 await c.read_resource("test://nope")
-            with pytest.raises(MCPError) as bad_arguments:
-                await c.call_tool("add", {"a": "x"})
+            bad_arguments = await c.call_tool("add", {"a": "x"})
             with pytest.raises(MCPError) as bad_cursor:
                 await c.list_tools(cursor="forged", cache_mode="bypass")
             failed = await c.call_tool("crash", {})
@@ -260,7 +262,11 @@ class TestRequests:
             -32002,
             {"uri": "test://nope"},
         )
-        assert bad_arguments.value.code == -32602
+        assert bad_arguments.is_error is True
+        assert bad_arguments.content[0].text == (  # type: ignore[union-attr]  # a text block
+            "tool 'add': invalid arguments: /: 'b' is a required property; "
+            "/a: 'x' is not of type 'integer'"
+        )
         assert bad_cursor.value.code == -32602
         assert failed.is_error is True
         assert "hunter2" not in str(failed.content)

@@ -156,11 +156,24 @@ class TestElementRequests:
         result = await handlers.call_tool("echo", {"x": 1}, USER)
         assert result == {"content": [{"type": "text", "text": "echo {'x': 1}"}]}
 
-    async def test_invalid_arguments_are_invalid_params(self, handlers: RequestHandlers) -> None:
-        """Arguments that miss the schema are -32602 with the problems in data."""
-        with pytest.raises(ArgumentValidationError) as caught:
-            await handlers.call_tool("echo", {"x": "one"}, USER)
-        error = wire_error(caught.value)
+    async def test_invalid_arguments_are_tool_errors(self, handlers: RequestHandlers) -> None:
+        """Arguments that miss the schema are an isError result with the message (SEP-1303)."""
+        result = await handlers.call_tool("echo", {"x": "one"}, USER)
+        assert result == {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "tool 'echo': invalid arguments: /x: 'one' is not of type 'integer'",
+                }
+            ],
+            "isError": True,
+        }
+
+    def test_argument_errors_elsewhere_are_invalid_params(self) -> None:
+        """Outside tools/call (prompt arguments), an ArgumentValidationError stays -32602 with data."""
+        error = wire_error(
+            ArgumentValidationError("bad", errors=[("/x", "'one' is not of type 'integer'")])
+        )
         assert error.code == INVALID_PARAMS
         assert error.data == {
             "errors": [{"path": "/x", "message": "'one' is not of type 'integer'"}]

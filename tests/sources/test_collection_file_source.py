@@ -51,6 +51,39 @@ class TestCollectionFileSource:
         source = CollectionFileSource(tmp_path / "later.json", kinds=ElementKind.TOOL)
         assert source.kinds() == ElementKind.TOOL
 
+    async def test_one_invalid_entry_costs_only_itself(self, tmp_path: Path) -> None:
+        """A bad name, a malformed template, garbage and a repeated ref are skipped one by one."""
+        document = json.loads(COLLECTION.to_json())
+        records = document["elements"]
+        bad_name = json.loads(json.dumps(records[0]))
+        bad_name["definition"]["name"] = "bad name!"
+        bad_template = json.loads(json.dumps(records[1]))
+        bad_template["definition"]["uriTemplate"] = "app://items/{id"
+        repeated = json.loads(json.dumps(records[0]))
+        document["elements"] = [bad_name, *records, bad_template, 42, repeated]
+        path = tmp_path / "elements.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        source = CollectionFileSource(path)
+        assert await source.provide() == COLLECTION
+        found = [(d.kind, str(d.ref), d.message.split(" is ")[0]) for d in source.diagnostics()]
+        assert found == [
+            ("skipped", "tool 'bad name!'", "collection element #0"),
+            ("skipped", "resource_template 'app://items/{id'", "collection element #4"),
+            ("skipped", "None", "collection element #5"),
+            (
+                "skipped",
+                "tool 'a'",
+                "collection element #6 repeats tool 'a' of element #1; the first",
+            ),
+        ]
+        assert all(
+            d.message.endswith("fix or remove that entry, or re-dump the file")
+            for d in source.diagnostics()
+        )
+        path.write_text(COLLECTION.to_json(), encoding="utf-8")
+        await source.provide()
+        assert source.diagnostics() == ()
+
     def test_unreadable_files_advertise_nothing(self, tmp_path: Path) -> None:
         """A missing, corrupt or future-version file advertises NONE: it can provide nothing."""
         (tmp_path / "corrupt.json").write_text("{not json", encoding="utf-8")

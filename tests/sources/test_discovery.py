@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind, ElementRef, HandlerRef
-from mcp_core.errors import DuplicateElementError, InvalidElementError
 from mcp_core.handlers import Invoker
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.sources import ElementSource
@@ -113,9 +112,9 @@ class TestDiscoverySource:
     async def test_import_failures_cost_only_their_module(
         self, caplog: pytest.LogCaptureFixture
     ) -> None:
-        """Broken modules are skipped, logged and reported; a broken package's children are not tried."""
+        """Broken modules are skipped and reported; a broken package's children are not tried."""
         source = DiscoverySource("discovery_pkg")
-        with caplog.at_level(logging.WARNING, logger="mcp_core.sources"):
+        with caplog.at_level(logging.DEBUG, logger="mcp_core.sources"):
             collection = await source.provide()
         assert len(collection) == len(EXPECTED_REFS)
         failures = source.import_failures()
@@ -126,8 +125,12 @@ class TestDiscoverySource:
         diagnostics = source.diagnostics()
         assert [d.kind for d in diagnostics] == ["skipped", "skipped"]
         assert "'discovery_pkg.broken'" in diagnostics[0].message
+        assert f"at {failures[0].location}" in diagnostics[0].message
+        assert failures[0].location.endswith("broken.py:12")
         assert diagnostics[0].source == "DiscoverySource(['discovery_pkg'])"
-        assert sum("discovery_pkg.broken" in r.getMessage() for r in caplog.records) == 2
+        # The traceback is logged for debugging only; the diagnostic is the one-line report.
+        logged = [r for r in caplog.records if "discovery_pkg.broken" in r.getMessage()]
+        assert [r.levelno for r in logged] == [logging.DEBUG, logging.DEBUG]
 
     async def test_include_and_exclude(self) -> None:
         """Fnmatch patterns on module names select what is imported."""
@@ -156,24 +159,56 @@ class TestDiscoverySource:
         assert await source.provide() is first
 
     async def test_a_callable_marked_twice(self) -> None:
-        """One function with two element marks is refused, naming both marks and places."""
+        """One function with two element marks is skipped, naming both marks; the rest stands."""
         source = DiscoverySource("discovery_pkg_twice")
-        with pytest.raises(
-            InvalidElementError, match=r"discovery_pkg_twice.marked:both is marked twice"
-        ) as caught:
-            await source.provide()
-        message = str(caught.value)
-        assert "@prompt() at" in message
-        assert "@tool() at" in message
-        assert message.count("marked.py:") == 2
+        assert (await source.provide()).refs == (ElementRef.tool("fine"),)
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.kind == "skipped"
+        assert diagnostic.ref == ElementRef.prompt("both")
+        assert diagnostic.message.startswith("discovery_pkg_twice.marked:both is marked twice")
+        assert "@prompt() at" in diagnostic.message
+        assert "@tool() at" in diagnostic.message
+        assert diagnostic.message.count("marked.py:") == 2
 
     async def test_one_name_in_two_modules(self) -> None:
-        """Two modules defining tool 'same' are refused, naming both modules."""
-        with pytest.raises(DuplicateElementError) as caught:
-            await DiscoverySource("discovery_pkg_dupes").provide()
-        assert "'discovery_pkg_dupes.one'" in str(caught.value)
-        assert "'discovery_pkg_dupes.two'" in str(caught.value)
-        assert caught.value.ref == ElementRef.tool("same")
+        """Two modules defining tool 'same': the first (module order) is kept, the second named."""
+        source = DiscoverySource("discovery_pkg_dupes")
+        collection = await source.provide()
+        assert collection.refs == (ElementRef.tool("same"),)
+        same = collection.get(ElementRef.tool("same"))
+        assert same is not None
+        assert str(same.handler) == "discovery_pkg_dupes.one:same"
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.ref == ElementRef.tool("same")
+        assert "discovery_pkg_dupes.one:same at " in diagnostic.message
+        assert "discovery_pkg_dupes.two:other at " in diagnostic.message
+        assert "the first is kept" in diagnostic.message
+
+    async def test_each_broken_declaration_costs_only_itself(self) -> None:
+        """Bad names, templates, bindings and annotations are skipped one by one; the rest serve."""
+        source = DiscoverySource("discovery_pkg_mixed")
+        collection = await source.provide()
+        assert collection.refs == (
+            ElementRef.tool("fine"),
+            ElementRef.prompt("greet"),
+            ElementRef.tool("also_fine"),
+        )
+        greet = collection.get(ElementRef.prompt("greet"))
+        assert greet is not None
+        assert greet.completions is not None
+        assert set(greet.completions) == {"name"}
+        skipped = {(str(d.ref), d.message.split(": ", 1)[0]) for d in source.diagnostics()}
+        assert {ref for ref, _ in skipped} == {
+            "tool 'bad name!'",
+            "resource_template 'app://items/{id'",
+            "resource_template 'app://users/{id}'",
+            "tool 'unresolvable'",
+            "prompt 'greet'",
+            "None",
+        }
+        for diagnostic in source.diagnostics():
+            assert diagnostic.kind == "skipped"
+            assert "bad.py:" in diagnostic.message or "completions.py:" in diagnostic.message
 
     async def test_missing_package_is_a_failure_not_a_crash(self) -> None:
         """A package that does not exist is reported like a module that fails to import."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from mcp_core.elements import ElementKind, ElementRef, Tool
-from mcp_core.errors import DuplicateElementError, InvalidElementError
 from mcp_core.handlers import (
     ElementMark,
     Invoker,
@@ -119,46 +119,88 @@ class TestFunctionSource:
         result = await Invoker().call_tool(element, {"a": 1, "b": 2}, RecordingGateway())
         assert result["structuredContent"] == {"result": 3}
 
-    def test_a_function_marked_twice_names_both_marks(self) -> None:
-        """Two element marks on one function are refused, naming both places."""
+    async def test_a_function_marked_twice_names_both_marks(self) -> None:
+        """Two element marks on one function skip it, naming both places; the rest is served."""
 
         @tool(name="t")
         @prompt(name="p")
         def twice() -> str:
             return "x"
 
-        with pytest.raises(
-            InvalidElementError, match=r"marked twice: @prompt\(name='p'\) at .*:\d+ and @tool"
-        ):
-            FunctionSource(twice)
+        source = FunctionSource(twice, add)
+        assert (await source.provide()).refs == (ElementRef.tool("add"),)
+        [diagnostic] = source.diagnostics()
+        assert (diagnostic.kind, diagnostic.ref) == ("skipped", ElementRef.prompt("p"))
+        assert re.search(
+            r"marked twice: @prompt\(name='p'\) at .*:\d+ and @tool", diagnostic.message
+        )
 
-    def test_two_functions_with_one_ref(self) -> None:
-        """A duplicate ref is refused naming both functions."""
+    async def test_two_functions_with_one_ref(self) -> None:
+        """A duplicate ref keeps the first function and names both in a diagnostic."""
 
         @tool(name="add")
         def other_add() -> int:
             return 0
 
-        with pytest.raises(DuplicateElementError, match=r"add.*other_add") as caught:
-            FunctionSource(add, other_add)
-        assert caught.value.ref == ElementRef.tool("add")
+        source = FunctionSource(add, other_add)
+        collection = await source.provide()
+        kept = collection.get(ElementRef.tool("add"))
+        assert kept is not None
+        assert kept.handler is add
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.ref == ElementRef.tool("add")
+        assert re.search(
+            r"declared twice, by .*\.add at .* and by .*other_add at ", diagnostic.message
+        )
 
-    def test_completion_without_its_target(self) -> None:
-        """A completion whose target is not in the source is refused."""
-        with pytest.raises(InvalidElementError, match="matches no prompt or resource template"):
-            FunctionSource(add, names)
+    async def test_completion_without_its_target(self) -> None:
+        """A completion whose target is not in the source is dropped with a diagnostic."""
+        source = FunctionSource(add, names)
+        assert (await source.provide()).refs == (ElementRef.tool("add"),)
+        [diagnostic] = source.diagnostics()
+        assert "matches no prompt or resource template" in diagnostic.message
+        assert diagnostic.ref is None
 
-    async def test_derivation_errors_surface_on_provide(self) -> None:
-        """A function that cannot be published fails ``provide``, naming it."""
+    async def test_two_providers_for_one_argument_keep_the_first(self) -> None:
+        """A second provider for one argument is dropped; the first stays attached."""
+
+        @completion(greet, "name")
+        def more_names(value: str) -> list[str]:
+            return []
+
+        source = FunctionSource(greet, names, more_names)
+        element = (await source.provide()).get(ElementRef.prompt("greet"))
+        assert element is not None
+        assert element.completions == {"name": names}
+        [diagnostic] = source.diagnostics()
+        assert "already has one" in diagnostic.message
+
+    async def test_derivation_errors_cost_only_their_element(self) -> None:
+        """A function that cannot be published is skipped, naming it and where it was declared."""
 
         @tool
         def variadic(*xs: int) -> int:
             return sum(xs)
 
-        source = FunctionSource(variadic)
+        source = FunctionSource(variadic, add)
         assert source.kinds() is ElementKind.TOOL
-        with pytest.raises(InvalidElementError, match="variadic"):
-            await source.provide()
+        assert (await source.provide()).refs == (ElementRef.tool("add"),)
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.ref == ElementRef.tool("variadic")
+        assert diagnostic.message.startswith(f"declared at {__file__}:")
+        assert "variadic" in diagnostic.message
+
+    async def test_any_exception_while_deriving_is_contained(self) -> None:
+        """Even a non-mcp-core error (here from a bad option value) costs only its element."""
+
+        @tool(icons=5)  # type: ignore[call-overload, untyped-decorator]  # the misuse under test
+        def iconic() -> str:
+            return "x"
+
+        source = FunctionSource(iconic, add)
+        assert (await source.provide()).refs == (ElementRef.tool("add"),)
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.ref == ElementRef.tool("iconic")
 
     async def test_declaring_ten_thousand_tools_derives_nothing_until_provide(
         self, monkeypatch: pytest.MonkeyPatch

@@ -1,0 +1,277 @@
+"""Admission: what an element must satisfy to enter a catalogue, checked once per element.
+
+Construction validates each field of a definition on its own (names, URIs, the root of a
+schema). Some properties are too costly to check on every construction, or are about what the
+catalogue can carry rather than about the field: they are checked here, once, when a catalogue
+is built (the reference ``Registry`` does it for every element it merges or registers), never
+per request. An element that fails is left out with a diagnostic, so that lists and calls of
+the others never fail because of it:
+
+- a tool's ``input_schema`` and ``output_schema`` are valid against their JSON Schema dialect's
+  meta-schema (the dialect ``$schema`` names, Draft 2020-12 by default), format assertions
+  included, so a ``pattern`` (or a ``patternProperties`` key) that does not compile is caught;
+- the definition's JSON form nests objects and arrays at most :attr:`ElementLimits.max_depth`
+  levels deep: JSON parsers refuse documents nested too deeply (the official SDK's stops at
+  about 200 levels), so one such tool would make every ``tools/list`` unreadable;
+- its JSON form is at most about :attr:`ElementLimits.max_bytes` bytes, so one element cannot
+  make every list response huge;
+- every string in it is valid Unicode (no lone surrogates), so it can be encoded as UTF-8.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Generic, TypeAlias, TypeVar, final
+
+from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
+from mcp_core.errors import InvalidElementError
+from mcp_core.handlers._jsonschema import schema_problems
+
+__all__ = ["DEFAULT_LIMITS", "Admission", "ElementLimits"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElementLimits:
+    """The bounds on one element's definition, checked when a catalogue is built.
+
+    ``max_depth``: how many levels of JSON objects and arrays the definition's wire form may
+    nest (the definition object itself is level 1, so a tool's input schema has
+    ``max_depth - 1``). ``max_bytes``: about how large its JSON encoding may be.
+    """
+
+    max_depth: int = 64
+    max_bytes: int = 1_048_576
+
+    def __post_init__(self) -> None:
+        for name in ("max_depth", "max_bytes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"ElementLimits.{name} must be a positive int, got {value!r}")
+
+
+DEFAULT_LIMITS: Final = ElementLimits()
+
+# Definition fields whose values are JSON documents (possibly shared between thousands of
+# definitions: derived schemas are); measured once per distinct object.
+_JSON_FIELDS: Final = frozenset({"input_schema", "output_schema", "meta"})
+_SCHEMA_FIELDS: Final = ("input_schema", "output_schema")
+
+
+_Measure: TypeAlias = tuple[int, int, str | None]
+"""A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
+
+
+@final
+class _Memo(Generic[K, V]):
+    """A bounded memo keyed by identity: the value is held, so its id cannot be reused meanwhile.
+
+    Cheaper than an LRU on the hot path (one dict lookup); when full it starts over, which only
+    costs a recomputation.
+    """
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: dict[int, tuple[K, V]] = {}
+
+    def get(self, key: K) -> V | None:
+        found = self._entries.get(id(key))
+        return found[1] if found is not None and found[0] is key else None
+
+    def put(self, key: K, value: V) -> V:
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        self._entries[id(key)] = (key, value)
+        return value
+
+
+@final
+class Admission:
+    """Checks elements against the admission rules above, remembering what it has checked.
+
+    Thousands of derived tools share a handful of schema objects, and a reload merges the same
+    elements again, so results are kept per definition and per JSON document (by identity), and
+    meta-schema verdicts per schema text, in bounded caches: a catalogue costs about one
+    meta-schema check per distinct schema and one short pass over each definition's fields.
+    """
+
+    __slots__ = ("_documents", "_limits", "_schemas", "_verdicts")
+
+    def __init__(self, limits: ElementLimits = DEFAULT_LIMITS, *, cache_size: int = 65_536) -> None:
+        if not isinstance(limits, ElementLimits):
+            raise TypeError(f"limits must be an ElementLimits, got {type(limits).__name__}")
+        self._limits = limits
+        self._verdicts: _Memo[Definition, tuple[str, ...]] = _Memo(cache_size)
+        self._documents: _Memo[object, _Measure] = _Memo(cache_size)
+        self._schemas: _Memo[object, tuple[str, ...]] = _Memo(cache_size)
+
+    def __repr__(self) -> str:
+        return f"Admission({self._limits!r})"
+
+    @property
+    def limits(self) -> ElementLimits:
+        """The bounds applied."""
+        return self._limits
+
+    def problems(self, element: Element) -> list[str]:
+        """Why ``element`` may not enter a catalogue, one sentence each; empty when it may."""
+        definition = element.definition
+        found = self._verdicts.get(definition)
+        if found is None:
+            found = self._verdicts.put(definition, self._problems(definition))
+        return list(found)
+
+    def check(self, element: Element) -> None:
+        """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
+        found = self.problems(element)
+        if found:
+            ref: ElementRef = element.ref
+            raise InvalidElementError(f"{ref}: {'; '.join(found)}", ref=ref)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _problems(self, definition: Definition) -> tuple[str, ...]:
+        depth, size, problem = self._definition(definition)
+        limits = self._limits
+        schemas = (
+            [getattr(definition, name) for name in _SCHEMA_FIELDS]
+            if isinstance(definition, Tool)
+            else []
+        )
+        within = problem is None and depth <= limits.max_depth and size <= limits.max_bytes
+        if within and not any(self._schema(schema) for schema in schemas if schema is not None):
+            return ()  # the common case, decided without building any message
+        found: list[str] = []
+        if problem is not None:
+            found.append(f"its definition cannot be sent: {problem}")
+        if depth > limits.max_depth:
+            found.append(
+                f"its definition nests {depth} levels of JSON objects and arrays, more than the "
+                f"limit of {limits.max_depth} (clients cannot parse documents nested that "
+                "deeply); flatten it, e.g. with $defs and $ref, or raise ElementLimits.max_depth"
+            )
+        if size > limits.max_bytes:
+            found.append(
+                f"its definition takes about {size} bytes of JSON, more than the limit of "
+                f"{limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
+            )
+        if depth <= limits.max_depth:
+            for name, schema in zip(_SCHEMA_FIELDS, schemas, strict=False):
+                if schema is not None:
+                    found.extend(
+                        f"{name} is not a valid JSON Schema at {where}"
+                        for where in self._schema(schema)[:3]
+                    )
+        return tuple(found)
+
+    def _schema(self, schema: object) -> tuple[str, ...]:
+        """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
+        problems = self._schemas.get(schema)
+        if problems is None:
+            # Canonical text as the key: unlike frozen-value equality, it tells 1 from true.
+            text = json.dumps(thaw(schema), sort_keys=True, separators=(",", ":"))
+            problems = self._schemas.put(schema, _meta_problems(text))
+        return problems
+
+    def _definition(self, definition: Definition) -> _Measure:
+        # The hot path of a cold start: one pass over the fields, shared documents looked up.
+        depth, size, problem = 0, 2, None
+        documents = self._documents
+        for name, shared in _shape(type(definition)):
+            value = getattr(definition, name)
+            if value is None:
+                continue
+            if value.__class__ is str and value.isascii():  # most fields: names, descriptions
+                size += len(name) + len(value) + 6
+                continue
+            if isinstance(value, str):
+                measure: _Measure = (0, _text_size(value), _text_problem(value))
+            elif shared:  # a JSON document, possibly shared by thousands of definitions
+                measure = documents.get(value) or documents.put(value, _measure(value))
+            else:
+                measure = _measure(value)
+            depth = max(depth, measure[0])
+            size += len(name) + 4 + measure[1]
+            if problem is None and measure[2] is not None:
+                problem = f"{name}: {measure[2]}"
+        return depth + 1, size, problem
+
+
+@functools.lru_cache(maxsize=4096)
+def _meta_problems(text: str) -> tuple[str, ...]:
+    return tuple(f"{where}: {message}" for where, message in schema_problems(json.loads(text)))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_SHAPES: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _public_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a definition (or nested value) type that its JSON form carries."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        fields = dataclasses.fields(cls)
+        names = _FIELDS[cls] = tuple(f.name for f in fields if not f.name.startswith("_"))
+    return names
+
+
+def _shape(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(field, holds a JSON document)`` for each public field of a definition type."""
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        shape = _SHAPES[cls] = tuple((name, name in _JSON_FIELDS) for name in _public_fields(cls))
+    return shape
+
+
+def _measure(value: object) -> _Measure:
+    """Depth, approximate JSON size and the first text problem of ``value``, without recursion.
+
+    Mappings, sequences and dataclass values (icons, annotations, prompt arguments) are walked
+    as JSON objects and arrays.
+    """
+    deepest, size, problem = 0, 0, None
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            size += _text_size(item)
+            problem = problem or _text_problem(item)
+            continue
+        if isinstance(item, Mapping):
+            members: list[object] = []
+            for key, member in item.items():
+                members.extend((key, member))
+        elif isinstance(item, list | tuple):
+            members = list(item)
+        elif dataclasses.is_dataclass(item) and not isinstance(item, type):
+            members = [getattr(item, name) for name in _public_fields(type(item))]
+        else:
+            size += len(str(item))  # numbers, booleans, null: about their JSON text
+            continue
+        size += 2 + len(members)
+        deepest = max(deepest, depth + 1)
+        stack.extend((member, depth + 1) for member in members if member is not None)
+    return deepest, size, problem
+
+
+def _text_size(text: str) -> int:
+    return len(text) + 2 if text.isascii() else len(text.encode("utf-8", "replace")) + 2
+
+
+def _text_problem(text: str) -> str | None:
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a string holds a lone surrogate, which has no UTF-8 encoding"
+    return None

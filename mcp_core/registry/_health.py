@@ -1,0 +1,174 @@
+"""Health: how each source of a registry is doing, as plain values an operator can read.
+
+The reference :class:`~mcp_core.registry.Registry` records, per source, when it last provided
+successfully, its last error, how many times in a row it has failed and when it will be retried;
+:meth:`Registry.health() <mcp_core.registry.Registry.health>` returns a :class:`RegistryHealth`
+snapshot of that. The same snapshot is served as JSON by the HTTP health endpoint and printed by
+``mcp-core inspect``.
+
+Times are wall-clock seconds since the epoch (``time.time()``), ``None`` when the event has not
+happened.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, final
+
+__all__ = ["RegistryHealth", "RegistryStatus", "SourceHealth", "SourceState", "SourceStatus"]
+
+SourceState: TypeAlias = Literal["pending", "ok", "degraded", "down"]
+"""How a source is serving.
+
+- ``pending``: not provided yet (the registry has not loaded, or the source was just added);
+- ``ok``: its last ``provide()`` succeeded and nothing it serves is stale;
+- ``degraded``: it serves an older collection: its last ``provide()`` failed or timed out and
+  its last good collection is served, or it reports a ``stale`` diagnostic (a cache entry served
+  past its expiry);
+- ``down``: its last ``provide()`` failed or timed out and it has nothing to serve.
+"""
+
+RegistryStatus: TypeAlias = Literal["loading", "ok", "degraded"]
+"""``loading`` until the first load completes; then ``ok`` when every source is ``ok``, else
+``degraded``."""
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceHealth:
+    """One source's health: its state, what it contributes, and its recent history.
+
+    ``source`` describes the source as diagnostics do; ``elements`` is the size of the
+    collection it serves (None before its first success); ``last_error`` is the message of its
+    most recent failure (kept after it recovers, with ``last_error_at``); ``stale_since`` is when
+    what it serves stopped being fresh (its first failure since its last success, or when it
+    started serving a stale cache entry); ``failures`` counts consecutive failures;
+    ``next_retry`` is when the registry will try it again in the background.
+    """
+
+    source: str
+    priority: int
+    state: SourceState
+    elements: int | None
+    last_success: float | None
+    last_error: str | None
+    last_error_at: float | None
+    stale_since: float | None
+    failures: int
+    next_retry: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (camelCase keys, times as seconds since the epoch or null)."""
+        return {
+            "source": self.source,
+            "priority": self.priority,
+            "state": self.state,
+            "elements": self.elements,
+            "lastSuccess": self.last_success,
+            "lastError": self.last_error,
+            "lastErrorAt": self.last_error_at,
+            "staleSince": self.stale_since,
+            "failures": self.failures,
+            "nextRetry": self.next_retry,
+        }
+
+
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegistryHealth:
+    """A registry's health: whether it has loaded, and each source's :class:`SourceHealth`.
+
+    ``at`` is when the snapshot was taken.
+    """
+
+    loaded: bool
+    sources: tuple[SourceHealth, ...]
+    at: float
+
+    @property
+    def status(self) -> RegistryStatus:
+        """``loading``, ``ok`` (every source ``ok``) or ``degraded`` (some source is not)."""
+        if not self.loaded:
+            return "loading"
+        return "ok" if all(s.state == "ok" for s in self.sources) else "degraded"
+
+    @property
+    def ready(self) -> bool:
+        """Whether the catalogue is built and served (degraded sources included)."""
+        return self.loaded
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form served by the health endpoint."""
+        return {
+            "status": self.status,
+            "ready": self.ready,
+            "at": self.at,
+            "sources": [source.to_json() for source in self.sources],
+        }
+
+
+@dataclass(slots=True, eq=False)
+class SourceStatus:
+    """The registry's running record of one source (mutable; snapshots are SourceHealth)."""
+
+    last_success: float | None = None
+    last_error: str | None = None
+    last_error_at: float | None = None
+    failing_since: float | None = None
+    stale_from: float | None = None
+    failures: int = 0
+    next_retry: float | None = None
+
+    def succeeded(self) -> int:
+        """Record a successful provide; return how many failures in a row it ends."""
+        ended, self.failures = self.failures, 0
+        self.last_success = time.time()
+        self.failing_since = None
+        self.next_retry = None
+        return ended
+
+    def serving_stale(self, at: float | None) -> None:
+        """Record whether the source reports serving stale data (``at``: since when), or not."""
+        if at is None:
+            self.stale_from = None
+        elif self.stale_from is None:
+            self.stale_from = at
+
+    def failed(self, message: str) -> None:
+        """Record a failed (or timed-out) provide."""
+        now = time.time()
+        self.failures += 1
+        self.last_error, self.last_error_at = message, now
+        if self.failing_since is None:
+            self.failing_since = now
+
+    def health(
+        self,
+        *,
+        source: str,
+        priority: int,
+        provided: bool,
+        elements: int | None,
+    ) -> SourceHealth:
+        """A snapshot of this record."""
+        state: SourceState
+        if not provided:
+            state = "pending"
+        elif self.failures:
+            state = "degraded" if elements is not None else "down"
+        else:
+            state = "degraded" if self.stale_from is not None else "ok"
+        stale_since = self.failing_since if self.failures else self.stale_from
+        return SourceHealth(
+            source=source,
+            priority=priority,
+            state=state,
+            elements=elements,
+            last_success=self.last_success,
+            last_error=self.last_error,
+            last_error_at=self.last_error_at,
+            stale_since=stale_since,
+            failures=self.failures,
+            next_retry=self.next_retry,
+        )

@@ -1,0 +1,80 @@
+"""The HTTP health endpoint: the registry's health as JSON, for load balancers and probes.
+
+``GET /healthz`` (the path is configurable) answers the registry's
+:class:`~mcp_core.registry.RegistryHealth` as JSON. The status code follows one policy:
+
+- ``200`` once the catalogue is built and served, even when some source is ``degraded`` or
+  ``down`` (the body says which): a broken source costs only its own elements, so a worker that
+  serves everything else is worth routing to, and marking every worker unready because they
+  share one broken backend would turn a partial outage into a total one;
+- ``503`` while the first load is still running (the request starts it when nothing has);
+- with ``?strict``: ``200`` only when every source is ``ok``, for deployments that would rather
+  route around a worker whose catalogue is incomplete.
+
+The endpoint is not behind the MCP endpoint's bearer authentication (probes carry no token),
+and it shows source descriptions and error messages: disable it (``health_path=None``) or keep
+it off the public network if those are sensitive. On a loopback host it refuses requests whose
+``Host`` names another host, like the MCP endpoint (DNS-rebinding protection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mcp_core.registry import RegistryHealth
+
+__all__ = ["DEFAULT_HEALTH_PATH", "health_route", "transport_security_for"]
+
+DEFAULT_HEALTH_PATH: Final = "/healthz"
+
+_LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security_for(
+    host: str, given: TransportSecuritySettings | None
+) -> TransportSecuritySettings | None:
+    """The settings guarding both endpoints: ``given``, else the loopback default.
+
+    On a loopback host that default is DNS-rebinding protection, as the SDK sets up for its MCP
+    endpoint.
+    """
+    if given is not None or host not in _LOOPBACK:
+        return given
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def health_route(
+    path: str,
+    snapshot: Callable[[], RegistryHealth],
+    warm: Callable[[], None],
+    security: TransportSecuritySettings | None,
+) -> Route:
+    """The ``GET``/``HEAD`` route at ``path``; ``warm()`` starts loading when nothing has."""
+    guard = TransportSecurityMiddleware(security) if security is not None else None
+
+    async def health(request: Request) -> Response:
+        if guard is not None:
+            refused = await guard.validate_request(request, is_post=False)
+            if refused is not None:
+                return refused
+        report = snapshot()
+        if not report.loaded:
+            warm()
+        healthy = report.status == "ok" if "strict" in request.query_params else report.ready
+        return JSONResponse(
+            report.to_json(),
+            status_code=200 if healthy else 503,
+            headers={"Cache-Control": "no-store"},
+        )
+
+    return Route(path, health, methods=["GET"])
