@@ -191,7 +191,9 @@ class App:
     a diagnostic, never taking the others down. ``limits``, ``provide_timeout`` and ``retry``
     configure the registry (admission bounds, seconds a source may take, background retry; see
     :class:`~mcp_core.registry.Registry`); ``handler_timeout`` the invoker (seconds a handler
-    may run, or a function of the element; no limit by default).
+    may run, or a function of the element; no limit by default). ``preload=False`` serves without
+    loading everything at startup, for catalogues meant to be answered per name (see
+    :class:`~mcp_core.server.McpServer`).
 
     ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
     returning an async context manager, entered once per server run before the first request and
@@ -229,6 +231,7 @@ class App:
         provide_timeout: float | None = DEFAULT_PROVIDE_TIMEOUT,
         retry: Backoff | None = DEFAULT_BACKOFF,
         handler_timeout: HandlerTimeout = None,
+        preload: bool = True,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -260,6 +263,7 @@ class App:
             "cursor_secret": cursor_secret,
             "session_hook": session_hook,
             "request_state_security": request_state_security,
+            "preload": preload,
         }
 
     def __repr__(self) -> str:

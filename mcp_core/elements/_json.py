@@ -81,34 +81,36 @@ def freeze(value: object, *, path: str = "$", max_depth: int | None = None) -> J
         return value
     if isinstance(value, FrozenDict):
         return value
-    if isinstance(value, (list, tuple)) or isinstance(value, Mapping):  # noqa: SIM101 -- the cheap check first
-        if max_depth is not None and max_depth < 1:
-            raise ValueError(f"{path}: JSON nested too deeply; flatten it")
-        return _freeze_container(value, path, None if max_depth is None else max_depth - 1)
+    if isinstance(value, Mapping):
+        inner = _inner_depth(max_depth, path)
+        frozen: dict[str, JsonValue] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"{path}: JSON object keys must be strings, got {type(key).__name__} {key!r}"
+                )
+            frozen[key] = freeze(item, path=f"{path}.{key}", max_depth=inner)
+        return FrozenDict(frozen)
+    if isinstance(value, (list, tuple)):
+        inner = _inner_depth(max_depth, path)
+        return tuple(
+            freeze(item, path=f"{path}[{index}]", max_depth=inner)
+            for index, item in enumerate(value)
+        )
     raise TypeError(
         f"{path}: {type(value).__name__} is not a JSON value; use dict, list, str, int, float, "
         "bool or None"
     )
 
 
-def _freeze_container(
-    value: Mapping[object, object] | list[object] | tuple[object, ...],
-    path: str,
-    max_depth: int | None,
-) -> JsonValue:
-    if isinstance(value, (list, tuple)):
-        return tuple(
-            freeze(item, path=f"{path}[{index}]", max_depth=max_depth)
-            for index, item in enumerate(value)
-        )
-    frozen: dict[str, JsonValue] = {}
-    for key, item in value.items():
-        if not isinstance(key, str):
-            raise TypeError(
-                f"{path}: JSON object keys must be strings, got {type(key).__name__} {key!r}"
-            )
-        frozen[key] = freeze(item, path=f"{path}.{key}", max_depth=max_depth)
-    return FrozenDict(frozen)
+def _inner_depth(max_depth: int | None, path: str) -> int | None:
+    # One level used by the container at ``path``; kept out of line so that freezing costs no
+    # extra stack frame per level (deep definitions are refused by admission, not by a crash).
+    if max_depth is None:
+        return None
+    if max_depth < 1:
+        raise ValueError(f"{path}: JSON nested too deeply; flatten it")
+    return max_depth - 1
 
 
 def thaw(value: object) -> Any:

@@ -271,6 +271,10 @@ class McpServer:
       requests (a handler asking the client) is sealed: by default with a key made for this
       process (fine for stdio and one HTTP worker); give every worker of one deployment the same
       ``RequestStateSecurity(keys=[secret])``.
+    - ``preload``: whether :meth:`run_stdio` and :meth:`run_http` (so ``mcp-core run`` and
+      ``app.run``) load the registry at startup, logging its problems at once. Turn it off for a
+      registry meant to answer per name (lazy plugins, a large generated catalogue): then only
+      what a request needs is built, and the full load waits for the first list.
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -284,6 +288,7 @@ class McpServer:
         "_loading",
         "_notifies",
         "_preload",
+        "_preload_when_run",
         "_registry",
         "handlers",
         "lowlevel",
@@ -304,12 +309,15 @@ class McpServer:
         session_hook: SessionHook | None = None,
         lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
         request_state_security: RequestStateSecurity | None = None,
+        preload: bool = True,
     ) -> None:
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
         self._hubs: set[_Hub] = set()
         self._invoker: ElementInvoker = invoker if invoker is not None else Invoker()
+        # Whether run_stdio()/run_http() load the registry at startup unless told otherwise.
+        self._preload_when_run = preload
         self._preload = False
         self._loading = False
         self.handlers: Final = RequestHandlers(
@@ -766,16 +774,17 @@ class McpServer:
             bind_sessions(self.lowlevel.session_manager, store)
         return app
 
-    async def run_stdio(self, *, preload: bool = True) -> None:
+    async def run_stdio(self, *, preload: bool | None = None) -> None:
         """Serve one client over this process's stdin and stdout until it disconnects.
 
         ``preload`` starts loading the registry at once (problems are logged at startup and
-        the first request finds the catalogue ready) instead of on the first request.
+        the first request finds the catalogue ready) instead of on the first request; None:
+        as the server was built (``McpServer(preload=...)``, True by default).
         """
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
 
         await self.prefetch_kinds()  # the initialization options below advertise the kinds
-        self._preload = self._preload or preload
+        self._preload = self._preload or (self._preload_when_run if preload is None else preload)
         async with stdio_server() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
@@ -795,9 +804,10 @@ class McpServer:
         The socket is bound first (a :class:`~mcp_core.errors.ListenError` says why it cannot
         be); ``ready`` then gets the URL served (with the real port when ``port`` is 0) once
         requests are accepted. Cancelling drains open requests and streams, then returns. The
-        registry starts loading at startup (``preload=False`` to wait for the first request).
+        registry starts loading at startup unless the server was built with ``preload=False``
+        (or ``preload=False`` is given here): then it loads on the first request that needs it.
         """
-        options.setdefault("preload", True)
+        options.setdefault("preload", self._preload_when_run)
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)

@@ -28,7 +28,8 @@ from mcp_core.stores import SqliteStore
 
 BUILT = {"alpha": 0, "beta": 0}
 
-app = App("seam-resolution")
+# Answered per name: a call builds only what it names, so nothing is loaded at startup.
+app = App("seam-resolution", preload=False)
 
 
 def _plugin(name: str) -> ElementCollection:
