@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, final
@@ -31,15 +32,12 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
 from mcp_core.handlers import validate_handler
-from mcp_core.registry._protocols import ResolvedResource
+from mcp_core.registry._protocols import ChangeListener, ResolvedResource
 from mcp_core.sources import DiagnosticKind, ElementSource, SourceDiagnostic, describe_source
 
 __all__ = ["ChangeListener", "Priority", "Registry"]
 
 _log = logging.getLogger("mcp_core.registry")
-
-ChangeListener = Callable[[ElementKind], object]
-"""Called once per reload or write with the union of the kinds whose catalogue changed."""
 
 
 @final
@@ -79,7 +77,7 @@ _EMPTY_LAYER: Final = _Layer({})
 
 @final
 class Registry:
-    """The reference registry: an ElementCatalog, ElementResolver, ElementWriter and DeferredRegistry.
+    """The reference registry: every role (catalogue, resolver, writer, lifecycle, change events).
 
     Precedence, applied once per (re)load by one merge rule: runtime registrations > sources by
     descending priority (``Priority.MANUAL`` > ``DEFAULT`` > ``DISCOVERY``); at equal priority the
@@ -163,8 +161,9 @@ class Registry:
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(kinds)`` after each reload or write that changed those kinds' catalogue.
 
-        The initial load emits nothing. Returns a function that unsubscribes. A listener that
-        raises is logged and does not affect the registry or other listeners.
+        Nothing is emitted before the first load completes (see ``ChangeNotifier``). Returns a
+        function that unsubscribes. A listener that raises is logged and does not affect the
+        registry or other listeners.
         """
         self._listeners.append(listener)
 
@@ -310,7 +309,7 @@ class Registry:
         before = self._effective_definition(ref)
         self._runtime[ref] = element
         self._views = None
-        if before != element.definition:
+        if self._loaded and before != element.definition:
             self._notify(ref.kind)
 
     async def unregister(self, ref: ElementRef) -> bool:
@@ -319,7 +318,7 @@ class Registry:
         if element is None:
             return False
         self._views = None
-        if self._effective_definition(ref) != element.definition:
+        if self._loaded and self._effective_definition(ref) != element.definition:
             self._notify(ref.kind)
         return True
 
@@ -371,11 +370,12 @@ class Registry:
             views = self._views = _Views.build(self._runtime, self._base)
         return views
 
-    def _definitions_by_kind(self) -> dict[ElementKind, tuple[Definition, ...]]:
+    def _definitions_by_kind(self) -> dict[ElementKind, Counter[Definition]]:
+        # As multisets: a change of order alone is no change (ChangeNotifier).
         views = self._views or _Views.build(self._runtime, self._base)
-        return {kind: views.collection.definitions(kind) for kind in SINGLE_KINDS}
+        return {kind: Counter(views.collection.definitions(kind)) for kind in SINGLE_KINDS}
 
-    def _emit_changes(self, before: dict[ElementKind, tuple[Definition, ...]]) -> None:
+    def _emit_changes(self, before: dict[ElementKind, Counter[Definition]]) -> None:
         after = self._definitions_by_kind()
         changed = ElementKind.NONE
         for kind in SINGLE_KINDS:

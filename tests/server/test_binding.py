@@ -331,6 +331,7 @@ class TestSessionFeatures:
             client(McpServer(registry), mode="auto") as c,
             c.listen(tools_list_changed=True) as events,
         ):
+            await c.list_tools()  # changes are announced once a catalogue has been loaded
             await registry.register(tool_from_function(greet, name="late"))
             with anyio.fail_after(5):
                 event = await anext(aiter(events))
