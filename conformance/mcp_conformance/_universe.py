@@ -123,11 +123,22 @@ def _three(strategy: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str
     )
 
 
-# Templates that overlap (one matches what another expands to) at times, so that "the most
-# specific template wins" is exercised by every law that resolves.
-_OVERLAPPING: Final = st.sampled_from(
-    ("kit://items/{id}", "kit://items/{id}/meta", "kit://{+path}", "kit://items/{id}{?fields}")
+# Half the time, templates that overlap (one matches what another expands to) and resource URIs
+# that templates match: "exact beats template" and "the most specific template wins" are then
+# exercised by every law that resolves, and so is an element that shadows another in resolution.
+_OVERLAPPING: Final = (
+    "kit://items/{id}",
+    "kit://items/{id}/meta",
+    "kit://{+path}",
+    "kit://items/{id}{?fields}",
 )
+_UNDER_TEMPLATES: Final = st.sampled_from(
+    ("kit://items/v0", "kit://items/v0/meta", "kit://notes/a")
+)
+
+
+def _overlapping_templates() -> st.SearchStrategy[tuple[str, str, str]]:
+    return st.permutations(_OVERLAPPING).map(lambda order: (order[0], order[1], order[2]))
 
 
 def vocabularies() -> st.SearchStrategy[Vocabulary]:
@@ -135,8 +146,8 @@ def vocabularies() -> st.SearchStrategy[Vocabulary]:
     return st.builds(
         Vocabulary,
         tools=_three(tool_names()),
-        resources=_three(uris()),
-        resource_templates=_three(_OVERLAPPING | uri_templates()),
+        resources=_three(_UNDER_TEMPLATES | uris()),
+        resource_templates=_overlapping_templates() | _three(uri_templates()),
         prompts=_three(tool_names()),
     )
 

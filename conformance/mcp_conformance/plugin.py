@@ -309,9 +309,12 @@ def _detail(call: pytest.CallInfo[None]) -> str:
     error: BaseException = call.excinfo.value
     if isinstance(error, pytest.skip.Exception):
         return error.msg or ""
+    notes: list[str] = []
+    # Task groups wrap a failure in exception groups; hypothesis notes the outermost one.
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        notes.extend(getattr(error, "__notes__", []))
         error = error.exceptions[0]
-    notes = getattr(error, "__notes__", [])
+    notes = [*getattr(error, "__notes__", []), *notes]
     return "\n".join([f"{type(error).__name__}: {error}", *notes])
 
 

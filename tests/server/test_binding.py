@@ -235,7 +235,7 @@ class TestRequests:
         assert completed.completion.values == []
 
     async def test_errors(self, mode: str) -> None:
-        """Unknown names are -32602, unknown URIs -32002, failures opaque, tool errors isError."""
+        """Unknown names are -32602, unknown URIs -32002 (2026-07-28: -32602), failures opaque."""
         async with client(McpServer(make_registry()), mode=mode) as c:
             with pytest.raises(MCPError) as unknown_tool:
                 await c.call_tool("nope", {})
@@ -256,8 +256,9 @@ class TestRequests:
             -32602,
             "Unknown prompt: nope",
         )
+        # SEP-2164: 2026-07-28 retired -32002; a missing resource is invalid params there.
         assert (unknown_resource.value.code, unknown_resource.value.data) == (
-            -32002,
+            -32002 if mode == "legacy" else -32602,
             {"uri": "test://nope"},
         )
         assert bad_arguments.value.code == -32602
