@@ -50,10 +50,11 @@ def test_source_idempotent(kit: Kit) -> None:
             except Exception as exc:  # noqa: BLE001 -- a raise is an answer that disagrees
                 answers[index].append(exc)
 
-        for _ in range(calls):
+        for number in range(calls):
+            # Each round starts the instances in another order, so calls interleave differently.
             async with anyio.create_task_group() as together:
-                for index in range(len(group)):
-                    together.start_soon(call, index)
+                for offset in range(len(group)):
+                    together.start_soon(call, (number + offset) % len(group))
         for index, got in enumerate(answers):
             _agree(got, f"on instance {index + 1} of {len(group)}, calls interleaved with others'")
 
