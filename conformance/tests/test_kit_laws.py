@@ -8,10 +8,25 @@ import pytest
 
 from mcp_conformance import LAWS, Capabilities, laws_for
 from mcp_conformance._laws import law
-from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, ElementWriter
+from mcp_core.registry import (
+    ChangeNotifier,
+    DeferredRegistry,
+    ElementCatalog,
+    ElementResolver,
+    ElementWriter,
+)
 from mcp_core.sources import ElementSource
+from mcp_core.visibility import ElementVisibility
 
-_PROTOCOLS = (ElementSource, ElementCatalog, ElementResolver, ElementWriter, DeferredRegistry)
+_PROTOCOLS = (
+    ElementSource,
+    ElementCatalog,
+    ElementResolver,
+    ElementWriter,
+    DeferredRegistry,
+    ChangeNotifier,
+    ElementVisibility,
+)
 
 
 def _docstring_law_ids() -> set[str]:
@@ -38,13 +53,18 @@ class TestLawTable:
     def test_every_source_and_registry_law_is_written_down(self) -> None:
         """Each source and registry law of the kit appears in some Protocol's Laws: section."""
         kit = {entry.id for entry in LAWS if entry.about in {"source", "registry"}}
-        assert kit == _docstring_law_ids()
+        assert kit == _docstring_law_ids() - {"server.visibility-agrees"}
+
+    def test_visibility_law_is_written_on_the_visibility_protocol(self) -> None:
+        """The server law a visibility rule's author must know is in ElementVisibility's Laws."""
+        assert "server.visibility-agrees" in _docstring_law_ids()
 
     def test_laws_for_each_target(self) -> None:
-        """A wrapper answers to the source laws too; a registry carries the server laws."""
+        """A wrapper answers to the source laws too; registries and servers to their own."""
         assert {entry.about for entry in laws_for("source")} == {"source"}
         assert {entry.about for entry in laws_for("wrapper")} == {"source", "wrapper"}
-        assert {entry.about for entry in laws_for("registry")} == {"registry", "server"}
+        assert {entry.about for entry in laws_for("registry")} == {"registry"}
+        assert {entry.about for entry in laws_for("server")} == {"server"}
 
     def test_unknown_id_names_the_known_ones(self) -> None:
         """A misspelt law id is an error listing the real ones."""

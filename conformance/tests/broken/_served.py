@@ -10,6 +10,14 @@ from mcp_core.visibility import ElementVisibility
 
 from ._delegate import reference
 
+LIST_ITEMS = {
+    "tools/list": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+    "prompts/list": "prompts",
+}
+"""Each list method and the key of its items in the result."""
+
 
 def served(
     registry: ServableRegistry, *, visibility: ElementVisibility, page_size: int

@@ -6,38 +6,36 @@ registry did before the rule was written down).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from mcp_core.elements import Element, ElementKind, ElementRef
 from mcp_core.sources import ElementSource
 
-from ._delegate import Delegating, reference
+from ._delegate import OwnListeners, reference
 
 
-class _EarlyEvents(Delegating):
-    def __init__(self, sources: Sequence[tuple[ElementSource, int]]) -> None:
-        super().__init__(reference(sources))
-        self.listeners: list[Callable[[ElementKind], object]] = []
-        self.inner.subscribe(self._fan_out)
-
-    def _fan_out(self, kinds: ElementKind) -> None:
-        for listener in tuple(self.listeners):
-            listener(kinds)
-
-    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
-        self.listeners.append(listener)
-        return lambda: self.listeners.remove(listener)
-
+class _EarlyEvents(OwnListeners):
     async def register(self, element: Element) -> None:
         await self.inner.register(element)
         if not self.inner.loaded:
-            self._fan_out(element.kind)
+            self.guarded(element.kind)
 
     async def unregister(self, ref: ElementRef) -> bool:
         removed = await self.inner.unregister(ref)
         if removed and not self.inner.loaded:
-            self._fan_out(ref.kind)
+            self.guarded(ref.kind)
         return removed
+
+    def guarded(self, kinds: ElementKind) -> None:
+        """Announce, isolating raising listeners (this variant breaks only the events' rule)."""
+        for listener in tuple(self.listeners):
+            try:
+                listener(kinds)
+            except Exception:  # noqa: BLE001, S112 -- isolation, as the contract asks
+                continue
+
+    def fan_out(self, kinds: ElementKind) -> None:
+        self.guarded(kinds)
 
 
 def make_registry(sources: Sequence[tuple[ElementSource, int]]) -> _EarlyEvents:

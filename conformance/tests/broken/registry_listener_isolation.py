@@ -6,29 +6,13 @@ unregister() or reload(), and the listeners after it hear nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from mcp_core.elements import ElementKind
 from mcp_core.sources import ElementSource
 
-from ._delegate import Delegating, reference
+from ._delegate import OwnListeners, reference
 
 
-class _Unguarded(Delegating):
-    def __init__(self, sources: Sequence[tuple[ElementSource, int]]) -> None:
-        super().__init__(reference(sources))
-        self.listeners: list[Callable[[ElementKind], object]] = []
-        self.inner.subscribe(self._fan_out)
-
-    def _fan_out(self, kinds: ElementKind) -> None:
-        for listener in self.listeners:
-            listener(kinds)
-
-    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
-        self.listeners.append(listener)
-        return lambda: self.listeners.remove(listener)
-
-
-def make_registry(sources: Sequence[tuple[ElementSource, int]]) -> _Unguarded:
+def make_registry(sources: Sequence[tuple[ElementSource, int]]) -> OwnListeners:
     """The reference registry whose change listeners are called unguarded."""
-    return _Unguarded(sources)
+    return OwnListeners(reference(sources))

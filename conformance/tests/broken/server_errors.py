@@ -16,16 +16,14 @@ from mcp_core.server import McpServer
 from mcp_core.sources import ElementSource
 from mcp_core.visibility import ElementVisibility
 
-from ._served import registry_of, served
-
-_LISTS = {"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
+from ._served import LIST_ITEMS, registry_of, served
 
 
 async def _start_over(ctx: Any, call_next: CallNext) -> HandlerResult:
     try:
         return await call_next(ctx)
     except MCPError:
-        if ctx.method not in _LISTS or not (ctx.params or {}).get("cursor"):
+        if ctx.method not in LIST_ITEMS or not (ctx.params or {}).get("cursor"):
             raise
         ctx.params = {key: value for key, value in ctx.params.items() if key != "cursor"}
         return await call_next(ctx)

@@ -14,19 +14,12 @@ from mcp_core.server import McpServer
 from mcp_core.sources import ElementSource
 from mcp_core.visibility import ElementVisibility
 
-from ._served import registry_of, served
-
-_ITEMS = {
-    "tools/list": "tools",
-    "resources/list": "resources",
-    "resources/templates/list": "resourceTemplates",
-    "prompts/list": "prompts",
-}
+from ._served import LIST_ITEMS, registry_of, served
 
 
 async def _off_by_one(ctx: Any, call_next: CallNext) -> HandlerResult:
     result = await call_next(ctx)
-    items = _ITEMS.get(ctx.method)
+    items = LIST_ITEMS.get(ctx.method)
     if items is not None and isinstance(result, dict) and result.get("nextCursor"):
         result = {**result, items: result[items][:-1]}
     return result
