@@ -56,8 +56,8 @@ from mcp_conformance._universe import (
     Universe,
     Vocabulary,
     collection,
-    expected_resolution,
     features,
+    listed_matches,
     make_element,
     show,
     slots,
@@ -551,7 +551,10 @@ async def resolve_all(
 
 
 def expected_resolutions(listing: Listing, words: Vocabulary) -> dict[str, tuple[Definition, ...]]:
-    """What every probe may resolve to given ``listing`` (empty: nothing may resolve)."""
+    """What every probe may resolve to given ``listing`` (empty: nothing may resolve).
+
+    A URI may resolve to any listed element matching it: which one wins is registry.templates.
+    """
     listed = {definition.ref: definition for definition in listing.definitions}
     expected: dict[str, tuple[Definition, ...]] = {}
     for name in words.tools:
@@ -561,8 +564,7 @@ def expected_resolutions(listing: Listing, words: Vocabulary) -> dict[str, tuple
         found = listed.get(ElementRef(ElementKind.PROMPT, name))
         expected[f"get_prompt({name!r})"] = (found,) if found is not None else ()
     for uri in words.probe_uris():
-        exact, best = expected_resolution(listed, uri)
-        expected[f"get_resource({uri!r})"] = (exact,) if exact is not None else best
+        expected[f"get_resource({uri!r})"] = listed_matches(listed, uri)
     return expected
 
 
@@ -584,10 +586,15 @@ async def resolver_agrees(registry: RegistryUnderTest, words: Vocabulary) -> Non
                         else ""
                     )
                 )
+            same_ref = [d for d in allowed if d.ref == found.ref]
             raise LawViolation(
                 f"{probe} resolved to {show(found)}, but the catalogue lists "
-                f"{' or '.join(show(d) for d in allowed)}; they differ in "
-                f"{'; '.join(diff_definitions(allowed[0], found)) or 'the ref'}"
+                + (
+                    f"{show(same_ref[0])}; they differ in "
+                    f"{'; '.join(diff_definitions(same_ref[0], found))}"
+                    if same_ref
+                    else f"only {' or '.join(show(d) for d in allowed)} for it"
+                )
             )
 
 

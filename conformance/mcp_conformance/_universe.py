@@ -43,7 +43,6 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
     UriTemplate,
-    most_specific_first,
 )
 
 __all__ = [
@@ -55,8 +54,8 @@ __all__ = [
     "Universe",
     "Vocabulary",
     "collection",
-    "expected_resolution",
     "features",
+    "listed_matches",
     "make_element",
     "origin_of",
     "show",
@@ -351,29 +350,25 @@ def collection(
     )
 
 
-def expected_resolution(
-    listed: Mapping[ElementRef, Definition], uri: str
-) -> tuple[Definition | None, tuple[Definition, ...]]:
-    """What ``get_resource(uri)`` must find, given what is listed.
+def listed_matches(listed: Mapping[ElementRef, Definition], uri: str) -> tuple[Definition, ...]:
+    """Every listed definition ``get_resource(uri)`` may answer with.
 
-    ``(exact, ())`` for a listed resource at exactly ``uri``; else ``(None, best)`` with the
-    listed templates of the highest specificity that match ``uri`` (empty: nothing resolves).
+    That is the resource at exactly ``uri`` and every listed template that matches it. Which of
+    them wins (exact first, then the most specific template) is ``registry.templates``; that one
+    of them resolves, and nothing else, is ``registry.resolver-agrees``.
     """
-    exact = listed.get(ElementRef(ElementKind.RESOURCE, uri))
-    if exact is not None:
-        return exact, ()
-    templates = {
-        UriTemplate.parse(definition.ref.key): definition
+    found = [
+        definition
+        for ref, definition in listed.items()
+        if ref.kind is ElementKind.RESOURCE and ref.key == uri
+    ]
+    found.extend(
+        definition
         for ref, definition in listed.items()
         if ref.kind is ElementKind.RESOURCE_TEMPLATE
-    }
-    matching = [
-        template for template in most_specific_first(templates) if template.match(uri) is not None
-    ]
-    if not matching:
-        return None, ()
-    best = matching[0].specificity
-    return None, tuple(templates[t] for t in matching if t.specificity == best)
+        and UriTemplate.parse(ref.key).match(uri) is not None
+    )
+    return tuple(found)
 
 
 @dataclass(slots=True)
