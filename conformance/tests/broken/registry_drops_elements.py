@@ -3,7 +3,8 @@
 Two variants a real implementation might have: hiding elements tagged ``internal`` on its own
 (hiding is the server's per-session visibility rule, not the catalogue's), and skipping
 "undocumented" elements without a description (optional in MCP). Every element counts whatever
-its fields.
+its fields. (Where the dropped element had a rival at its ref, the rival is listed instead of the
+winner: registry.precedence fails too, rightly.)
 """
 
 from __future__ import annotations
