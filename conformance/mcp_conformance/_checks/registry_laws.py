@@ -11,8 +11,8 @@ import anyio
 import anyio.lowlevel
 from hypothesis import strategies as st
 
+from mcp_conformance._checks._needs import Needs, require
 from mcp_conformance._contract import (
-    ROLE_NAMES,
     LawViolation,
     RegistryUnderTest,
     Role,
@@ -59,32 +59,23 @@ from mcp_core.registry import ResolvedResource
 # -- what each law needs -------------------------------------------------------------------------
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Needs:
-    roles: tuple[Role, ...] = ()
-    sources: bool = False  # only meaningful for a registry built over sources
-    content: bool = True  # the kit must be able to put elements in (sources or writer)
-    changes: bool = False  # something must be able to change the catalogue (writer or reload)
-
-
-_EVENTS: Final = _Needs(roles=("change_events", "catalog"), changes=True)
-_NEEDS: Final[dict[str, _Needs]] = {
-    "registry.model": _Needs(roles=("catalog",)),
-    "registry.resolver-agrees": _Needs(roles=("catalog", "resolver")),
-    "registry.load-idempotent": _Needs(roles=("deferred", "catalog"), sources=True),
-    "registry.single-flight": _Needs(sources=True),
-    "registry.first-read-complete": _Needs(sources=True),
-    "registry.lazy": _Needs(sources=True),
-    "registry.precedence": _Needs(roles=("catalog",), sources=True),
-    "registry.element-isolation": _Needs(roles=("catalog",)),
-    "registry.undeclared-kinds": _Needs(roles=("catalog",), sources=True),
-    "registry.source-isolation": _Needs(roles=("catalog",), sources=True),
-    "registry.unavailable-keeps-last-good": _Needs(roles=("catalog", "deferred"), sources=True),
-    "registry.reload-atomic": _Needs(roles=("deferred",), sources=True),
-    "registry.register-inverse": _Needs(roles=("catalog", "writer")),
-    "registry.templates": _Needs(roles=("resolver",)),
-    "registry.honest-kinds": _Needs(roles=("deferred",)),
+_EVENTS: Final = Needs(roles=("change_events", "catalog"), changes=True)
+_NEEDS: Final[dict[str, Needs]] = {
+    "registry.model": Needs(roles=("catalog",)),
+    "registry.resolver-agrees": Needs(roles=("catalog", "resolver")),
+    "registry.load-idempotent": Needs(roles=("deferred", "catalog"), sources=True),
+    "registry.single-flight": Needs(sources=True),
+    "registry.first-read-complete": Needs(sources=True),
+    "registry.lazy": Needs(sources=True),
+    "registry.precedence": Needs(roles=("catalog",), sources=True),
+    "registry.element-isolation": Needs(roles=("catalog",)),
+    "registry.undeclared-kinds": Needs(roles=("catalog",), sources=True),
+    "registry.source-isolation": Needs(roles=("catalog",), sources=True),
+    "registry.unavailable-keeps-last-good": Needs(roles=("catalog", "deferred"), sources=True),
+    "registry.reload-atomic": Needs(roles=("deferred",), sources=True),
+    "registry.register-inverse": Needs(roles=("catalog", "writer")),
+    "registry.templates": Needs(roles=("resolver",)),
+    "registry.honest-kinds": Needs(roles=("deferred",)),
     "registry.change-events": _EVENTS,
     "registry.listener-isolation": _EVENTS,
     "registry.unsubscribe": _EVENTS,
@@ -92,30 +83,11 @@ _NEEDS: Final[dict[str, _Needs]] = {
 
 
 def _require(kit: Kit, law_id: str) -> dict[Role, RoleStatus]:
-    """The target's roles, after ending the check as N/A (or FAIL) if it cannot apply."""
-    needs = _NEEDS[law_id]
+    roles = require(kit, _NEEDS[law_id])
     capabilities = kit.capabilities
-    roles = dict(kit.session.roles)
-    for role in needs.roles:
-        status = roles[role]
-        if status.claimed_but_missing:
-            raise LawViolation(f"the target claims {ROLE_NAMES[role]}, but {status.reason}")
-        if not status.present:
-            kit.not_applicable(status.reason, why="declared" if status.declared else "absent")
-    if needs.sources and not capabilities.composes_sources:
-        kit.not_applicable(
-            f"needs a registry built over sources; not claimed (composes_sources=False): "
-            f"{capabilities.reason}",
-            why="declared",
-        )
     if law_id == "registry.element-isolation" and not capabilities.validates_elements:
         kit.not_applicable(
             f"not claimed (validates_elements=False): {capabilities.reason}", why="declared"
-        )
-    if needs.changes and not (roles["writer"].present or roles["deferred"].present):
-        kit.not_applicable(
-            "nothing can change its catalogue: it has neither an ElementWriter nor reload()",
-            why="absent",
         )
     return roles
 
