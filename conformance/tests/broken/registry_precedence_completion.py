@@ -51,6 +51,7 @@ class _CompletionOrder(Delegating):
         self.order: list[int] = list(range(len(self.sources)))
         super().__init__(reference(self._pairs()))
         self.started = False
+        self.lock = anyio.Lock()
         self.runtime: dict[ElementRef, Element] = {}
 
     async def register(self, element: Element) -> None:
@@ -86,15 +87,17 @@ class _CompletionOrder(Delegating):
                 await self.inner.register(element)
 
     async def load(self) -> None:
-        if not self.started:
-            self.started = True
-            await self._provide_all()
+        async with self.lock:  # concurrent first readers share one load, as they must
+            if not self.started:
+                self.started = True
+                await self._provide_all()
         await self.inner.load()
 
     async def reload(self) -> None:
-        self.started = True
-        await self._provide_all()
-        await self.inner.reload()
+        async with self.lock:
+            self.started = True
+            await self._provide_all()
+            await self.inner.reload()
 
     async def tools(self) -> Sequence[Tool]:
         await self.load()
