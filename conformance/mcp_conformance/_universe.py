@@ -140,13 +140,18 @@ def _overlapping_templates() -> st.SearchStrategy[tuple[str, str, str]]:
     return st.permutations(_OVERLAPPING).map(lambda order: (order[0], order[1], order[2]))
 
 
-def vocabularies() -> st.SearchStrategy[Vocabulary]:
-    """Vocabularies drawn from the public name, URI and template strategies."""
+def vocabularies(*, overlapping: bool = False) -> st.SearchStrategy[Vocabulary]:
+    """Vocabularies drawn from the public name, URI and template strategies.
+
+    ``overlapping``: always the overlapping templates, and resource URIs they match.
+    """
     return st.builds(
         Vocabulary,
         tools=_three(tool_names()),
-        resources=_three(_UNDER_TEMPLATES | uris()),
-        resource_templates=_overlapping_templates() | _three(uri_templates()),
+        resources=_three(_UNDER_TEMPLATES | (st.nothing() if overlapping else uris())),
+        resource_templates=_overlapping_templates()
+        if overlapping
+        else _overlapping_templates() | _three(uri_templates()),
         prompts=_three(tool_names()),
     )
 

@@ -315,3 +315,10 @@ def test_writer_only_registry_is_certified_with_declared_not_applicable(
         elif row.law.startswith("registry."):
             assert row.status == "PASS", row
     assert report.certified
+
+
+def test_a_server_resolving_only_visible_elements_is_certified(pytester: pytest.Pytester) -> None:
+    """server.visibility-agrees can be met: resolution that skips hidden elements passes it."""
+    report = run_kit(pytester, *BASE, "--mcp-server=broken.server_resolves_visible:make_server")
+    assert report.law("server.visibility-agrees").status == "PASS"
+    assert report.certified

@@ -62,26 +62,28 @@ def _contents(draw: st.DrawFn) -> tuple[ContentItem, ...]:
 
 @st.composite
 def _cases(draw: st.DrawFn, *, hiding: bool) -> ServerCase:
-    # Half the time every slot is filled: hidden elements then often shadow visible ones in
+    # Half the time every slot is filled, over overlapping templates and resource URIs they
+    # match, with about half the elements hidden: hidden elements then shadow visible ones in
     # resolution (a hidden specific template over a visible general one, a hidden resource at a
     # URI a visible template matches), which is where "hidden answers like missing" breaks.
     crowded = draw(st.booleans())
+    words = draw(vocabularies(overlapping=crowded))
     content = (
         tuple((slot, False, draw(features(slot[0]))) for slot in ALL_SLOTS)
         if crowded
         else draw(_contents())
     )
     slots = [slot for slot, _, _ in content]
-    hidden = (
-        frozenset(draw(st.lists(st.sampled_from(slots), min_size=1, unique=True)))
-        if hiding and slots
-        else frozenset()
-    )
+    hidden: frozenset[Slot] = frozenset()
+    if hiding and slots:
+        hidden = frozenset(slot for slot in slots if draw(st.booleans())) or frozenset(
+            {draw(st.sampled_from(slots))}
+        )
     kinds = ElementKind.NONE
     for slot in slots:
         kinds |= slot[0]
     return ServerCase(
-        words=draw(vocabularies()),
+        words=words,
         content=content,
         hidden=hidden,
         # Sources may declare more than they hold (honest over-advertising).
