@@ -24,8 +24,9 @@ ProfileName: TypeAlias = Literal["fast", "deep"]
 class Profile:
     """How hard the kit looks: examples per check, steps per state-machine run, determinism.
 
-    ``provide_calls``: how many times ``source.idempotent`` calls each source's ``provide()``
-    (a source that fails now and then must be caught). ``server_examples``: examples per server
+    ``provide_calls``: how many times ``source.idempotent`` calls a source target's ``provide()``
+    on each of its instances (a source that fails now and then must be caught; a wrapper target
+    gets 10 calls per generated example instead). ``server_examples``: examples per server
     law, each a pair of servers and clients in both protocol eras (far costlier than a registry
     example).
     """
