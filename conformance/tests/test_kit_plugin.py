@@ -118,8 +118,12 @@ class TestTargets:
 
     def test_raising_factory_is_refused_with_the_cause(self, pytester: pytest.Pytester) -> None:
         """A factory that raises is no empty pass: the run stops, naming the cause."""
-        pytester.makepyfile(down="def make_source():\n    raise RuntimeError('no database')\n")
-        error = _usage_error(pytester, "--mcp-conformance", "--mcp-source=down:make_source")
+        pytester.makepyfile(
+            kit_down_factory="def make_source():\n    raise RuntimeError('no database')\n"
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-source=kit_down_factory:make_source"
+        )
         assert "calling the factory raised RuntimeError: no database" in error
 
     def test_header_shows_target_capabilities_and_profile(self, pytester: pytest.Pytester) -> None:
@@ -309,15 +313,17 @@ class TestVerdict:
 
     def test_no_role_at_all_is_refused(self, pytester: pytest.Pytester) -> None:
         """An object() is no registry: refused up front, naming what was looked for."""
-        pytester.makepyfile(hollow="def make_registry(sources):\n    return object()\n")
-        error = _usage_error(pytester, "--mcp-conformance", "--mcp-registry=hollow:make_registry")
+        pytester.makepyfile(kit_hollow_object="def make_registry(sources):\n    return object()\n")
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-registry=kit_hollow_object:make_registry"
+        )
         assert "refused" in error
         assert "plays neither ElementCatalog" in error
 
     def test_every_role_declared_away_is_refused(self, pytester: pytest.Pytester) -> None:
         """Declaring every role False leaves nothing to certify: refused, not certified."""
         pytester.makepyfile(
-            hollow=(
+            kit_hollow_declared=(
                 "from mcp_conformance import Capabilities\n"
                 "from mcp_core.registry import Registry\n"
                 "MCP_CONFORMANCE = Capabilities(catalog=False, resolver=False, writer=False,\n"
@@ -325,15 +331,20 @@ class TestVerdict:
                 "def make_registry(sources):\n    return Registry(sources)\n"
             )
         )
-        error = _usage_error(pytester, "--mcp-conformance", "--mcp-registry=hollow:make_registry")
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-registry=kit_hollow_declared:make_registry"
+        )
         assert "refused" in error
+        assert "(found: no role)" in error
 
     def test_server_without_lowlevel_is_refused(self, pytester: pytest.Pytester) -> None:
         """A server factory must return something with the SDK's low-level server."""
         pytester.makepyfile(
-            nothing="def make_server(sources, *, visibility, page_size):\n    return object()\n"
+            kit_no_server="def make_server(sources, *, visibility, page_size):\n    return object()\n"
         )
-        error = _usage_error(pytester, "--mcp-conformance", "--mcp-server=nothing:make_server")
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-server=kit_no_server:make_server"
+        )
         assert "not the SDK's low-level mcp.server.lowlevel.Server" in error
 
     def test_live_handlers_are_certified_without_a_declaration(
@@ -341,13 +352,13 @@ class TestVerdict:
     ) -> None:
         """A correct source with live handlers is certified; the report says roundtrip is N/A."""
         pytester.makepyfile(
-            live=(
+            kit_live_handlers=(
                 "from mcp_conformance.reference import _app\n"
                 "from mcp_core.sources import FunctionSource\n"
                 "def make_source():\n    return FunctionSource(_app.add, _app.review)\n"
             )
         )
-        report = run_kit(pytester, *BASE, "--mcp-source=live:make_source")
+        report = run_kit(pytester, *BASE, "--mcp-source=kit_live_handlers:make_source")
         row = report.law("source.json-roundtrip")
         assert (row.status, row.why) == ("N/A", "live-handlers")
         assert report.verdict == "certified"
@@ -355,14 +366,14 @@ class TestVerdict:
     def test_wrong_kinds_type_is_named(self, pytester: pytest.Pytester) -> None:
         """kinds() returning a string is named as such, not as "no elements"."""
         pytester.makepyfile(
-            stringly=(
+            kit_stringly_kinds=(
                 "from mcp_conformance.reference._example import example_collection\n"
                 "class S:\n    def kinds(self):\n        return 'tool'\n"
                 "    async def provide(self):\n        return example_collection()\n"
                 "def make_source():\n    return S()\n"
             )
         )
-        report = run_kit(pytester, *BASE, "--mcp-source=stringly:make_source")
+        report = run_kit(pytester, *BASE, "--mcp-source=kit_stringly_kinds:make_source")
         assert (
             "kinds() returned str, which is not ElementKind"
             in report.law("source.returns-collection").detail
