@@ -1,7 +1,8 @@
 """The mcp-core conformance kit: ``pytest --mcp-conformance`` certifies an implementation.
 
-It checks a registry, source or source wrapper against the laws of the contracts
-(docs/architecture.md section 3; the Protocol docstrings' ``Laws:`` lists carry the same ids).
+It checks a registry, source, source wrapper or server against the laws of the contracts (the
+Protocol docstrings' ``Laws:`` lists carry the same ids); pytest exits non-zero unless the run
+certifies the target.
 
 Public API:
 

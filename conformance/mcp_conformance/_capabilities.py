@@ -19,7 +19,6 @@ _CLAIMS = (
     "writer",
     "deferred",
     "change_events",
-    "honest_kinds",
     "composes_sources",
     "validates_elements",
     "serializable",
@@ -41,11 +40,14 @@ class Capabilities:
             reason="filled only through register(); sources are compiled in at build time",
         )
 
-    The role flags (``catalog``, ``resolver``, ``writer``, ``deferred``, ``change_events`` for a
-    ``subscribe(listener)`` method, ``honest_kinds`` for a ``kinds()`` method) are three-valued:
-    ``None`` (the default) probes the object for the role's methods and reports N/A when they are
-    absent; ``True`` claims the role, so its absence is a FAIL rather than a quiet N/A (a typo in a
-    method name cannot pass); ``False`` withdraws the claim even where the methods exist.
+    The role flags are three-valued, one per protocol of :mod:`mcp_core.registry`: ``catalog``
+    (``ElementCatalog``), ``resolver`` (``ElementResolver``), ``writer`` (``ElementWriter``),
+    ``deferred`` (``DeferredRegistry``: ``load``, ``reload``, ``loaded``, ``kinds``) and
+    ``change_events`` (``ChangeNotifier``: ``subscribe``). ``None`` (the default) probes the object
+    for the role's methods and reports N/A when they are absent (which is not a certificate);
+    ``True`` claims the role, so its absence is a FAIL rather than an N/A (a typo in a method name
+    cannot pass); ``False`` withdraws the claim, with a ``reason``, even where the methods exist.
+    For a server target, ``change_events=False`` says it sends no ``list_changed`` notifications.
 
     Registries:
         composes_sources: built over ``(source, priority)`` pairs. ``False`` for a registry filled
@@ -69,7 +71,6 @@ class Capabilities:
     writer: bool | None = None
     deferred: bool | None = None
     change_events: bool | None = None
-    honest_kinds: bool | None = None
     composes_sources: bool = True
     validates_elements: bool = True
     serializable: bool | None = None

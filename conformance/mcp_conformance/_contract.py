@@ -89,17 +89,15 @@ def check_collection(value: object, *, what: str) -> ElementCollection:
 
 # -- roles ------------------------------------------------------------------------------------
 
-Role: TypeAlias = Literal[
-    "catalog", "resolver", "writer", "deferred", "change_events", "honest_kinds"
-]
+Role: TypeAlias = Literal["catalog", "resolver", "writer", "deferred", "change_events"]
+"""One per protocol of :mod:`mcp_core.registry`."""
 
 ROLE_NAMES: Final[dict[Role, str]] = {
     "catalog": "ElementCatalog (tools/resources/resource_templates/prompts)",
     "resolver": "ElementResolver (get_tool/get_prompt/get_resource)",
     "writer": "ElementWriter (register/unregister)",
-    "deferred": "DeferredRegistry (load/reload/loaded)",
-    "change_events": "change events (subscribe(listener) -> unsubscribe)",
-    "honest_kinds": "kinds()",
+    "deferred": "DeferredRegistry (load/reload/loaded/kinds)",
+    "change_events": "ChangeNotifier (subscribe(listener) -> unsubscribe)",
 }
 
 # Each role's methods and how many positional arguments the kit calls them with.
@@ -107,9 +105,8 @@ _ROLE_METHODS: Final[dict[Role, tuple[tuple[str, int], ...]]] = {
     "catalog": (("tools", 0), ("resources", 0), ("resource_templates", 0), ("prompts", 0)),
     "resolver": (("get_tool", 1), ("get_prompt", 1), ("get_resource", 1)),
     "writer": (("register", 1), ("unregister", 1)),
-    "deferred": (("load", 0), ("reload", 0)),
+    "deferred": (("load", 0), ("reload", 0), ("kinds", 0)),
     "change_events": (("subscribe", 1),),
-    "honest_kinds": (("kinds", 0),),
 }
 
 

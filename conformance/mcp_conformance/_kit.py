@@ -82,11 +82,17 @@ class Kit:
         anyio.run(body)
 
     def given(
-        self, strategy: SearchStrategy[T], body: Callable[[T], Awaitable[None]], *, name: str
+        self,
+        strategy: SearchStrategy[T],
+        body: Callable[[T], Awaitable[None]],
+        *,
+        name: str,
+        max_examples: int | None = None,
     ) -> None:
         """Run ``body`` on examples of ``strategy``, each on a fresh event loop.
 
-        ``name`` is what the shrunk reproduction in the report calls the check.
+        ``name`` is what the shrunk reproduction in the report calls the check; ``max_examples``
+        overrides the profile's for checks whose examples cost far more than most.
         """
 
         def check(example: T) -> None:
@@ -94,7 +100,7 @@ class Kit:
             anyio.run(body, example)
 
         check.__name__ = check.__qualname__ = name
-        self.settings()(given(strategy)(check))()
+        self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))()
 
 
 @pytest.fixture(name="kit")

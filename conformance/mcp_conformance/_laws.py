@@ -12,9 +12,9 @@ from typing import Final, Literal, TypeAlias, final
 
 __all__ = ["LAWS", "Law", "LawTarget", "TargetKind", "law", "laws_for"]
 
-TargetKind: TypeAlias = Literal["registry", "source", "wrapper"]
-"""What a run certifies: the object a ``--mcp-registry``, ``--mcp-source`` or ``--mcp-wrapper``
-factory makes."""
+TargetKind: TypeAlias = Literal["registry", "source", "wrapper", "server"]
+"""What a run certifies: the object a ``--mcp-registry``, ``--mcp-source``, ``--mcp-wrapper`` or
+``--mcp-server`` factory makes."""
 
 LawTarget: TypeAlias = Literal["source", "wrapper", "registry", "server"]
 """What a law is about."""
@@ -39,7 +39,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="source.idempotent",
         about="source",
-        statement="two provide() calls with no outside change are equal",
+        statement="repeated provide() calls with no outside change agree (many calls, interleaved "
+        "with other sources' calls); none raises",
     ),
     Law(
         id="source.kinds-cover",
@@ -92,6 +93,11 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="concurrent first reads provide each source once",
     ),
     Law(
+        id="registry.first-read-complete",
+        about="registry",
+        statement="every concurrent first read answers from the fully loaded catalogue",
+    ),
+    Law(
         id="registry.lazy",
         about="registry",
         statement="nothing is provided before the first catalogue or resolver call or load()",
@@ -99,12 +105,18 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="registry.precedence",
         about="registry",
-        statement="runtime > higher priority > lower; equal priority: first added wins",
+        statement="runtime > higher priority > lower; equal priority: first added wins; "
+        "whatever order sources finish providing in",
     ),
     Law(
         id="registry.element-isolation",
         about="registry",
         statement="an invalid element costs only itself",
+    ),
+    Law(
+        id="registry.undeclared-kinds",
+        about="registry",
+        statement="an element of a kind its source does not declare is skipped, costing only itself",
     ),
     Law(
         id="registry.source-isolation",
@@ -115,6 +127,11 @@ LAWS: Final[tuple[Law, ...]] = (
         id="registry.unavailable-keeps-last-good",
         about="registry",
         statement="a source raising SourceUnavailableError on reload keeps serving its last collection",
+    ),
+    Law(
+        id="registry.reload-atomic",
+        about="registry",
+        statement="a read during reload() answers from the whole old or the whole new catalogue",
     ),
     Law(
         id="registry.register-inverse",
@@ -135,29 +152,58 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="registry.change-events",
         about="registry",
-        statement="a reload or write emits one change covering exactly the affected kinds",
+        statement="after the first load, one event per operation with exactly the kinds whose "
+        "listed definitions changed; nothing before it",
     ),
     Law(
-        id="server.visibility-agrees",
+        id="registry.listener-isolation",
+        about="registry",
+        statement="a raising listener changes nothing: the operation completes, others are called",
+    ),
+    Law(
+        id="registry.unsubscribe",
+        about="registry",
+        statement="an unsubscribed listener is never called again; others still are",
+    ),
+    Law(
+        id="server.capabilities",
         about="server",
-        statement="hidden in a list <=> not callable, with the same error as a missing element",
+        statement="initialize/discover advertise tools, resources and prompts exactly for the kinds "
+        "the registry may hold, in both protocol eras",
     ),
     Law(
         id="server.pagination",
         about="server",
-        statement="a cursor walk yields every element exactly once",
+        statement="a cursor walk yields every listed element exactly once; walking again gives the "
+        "same pages; a cursor can be used again",
+    ),
+    Law(
+        id="server.visibility-agrees",
+        about="server",
+        statement="a hidden element answers every method byte for byte like a missing one",
+    ),
+    Law(
+        id="server.errors",
+        about="server",
+        statement="unknown tool or prompt and bad cursor: -32602; unknown resource: -32002",
+    ),
+    Law(
+        id="server.list-changed",
+        about="server",
+        statement="a change of the catalogue reaches clients as list_changed for exactly the kinds "
+        "that changed, where listChanged is advertised",
     ),
 )
 
 _BY_ID: Final = {entry.id: entry for entry in LAWS}
 
 # Which laws a run reports, by what it certifies. A wrapper over a healthy source is a source,
-# so it answers to the source laws too; server laws ride along with registries until a server
-# factory exists, reported N/A with that reason rather than silently left out.
+# so it answers to the source laws too.
 _ABOUT: Final[dict[TargetKind, frozenset[LawTarget]]] = {
     "source": frozenset({"source"}),
     "wrapper": frozenset({"source", "wrapper"}),
-    "registry": frozenset({"registry", "server"}),
+    "registry": frozenset({"registry"}),
+    "server": frozenset({"server"}),
 }
 
 

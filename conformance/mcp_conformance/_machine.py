@@ -45,23 +45,40 @@ from mcp_conformance._contract import (
     checked,
     probe_roles,
 )
+from mcp_conformance._diff import diff_definitions, diff_lists
 from mcp_conformance._kit import Kit
 from mcp_conformance._universe import (
     ALL_SLOTS,
+    ContentItem,
+    Features,
+    Slot,
     SourceSpec,
     Universe,
+    Vocabulary,
     collection,
-    element,
-    probe_uri,
-    ref_of,
+    features,
+    listed_matches,
+    make_element,
+    show,
     slots,
     source_specs,
+    vocabularies,
 )
 from mcp_conformance.faults import MutableSource, is_invalid
-from mcp_core.elements import Definition, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements import SINGLE_KINDS, Definition, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import SourceError, SourceUnavailableError
 
-__all__ = ["PLANS", "Plan", "make_registry", "run_machine"]
+__all__ = [
+    "PLANS",
+    "Plan",
+    "describe_change",
+    "expected_resolutions",
+    "make_registry",
+    "reads_of",
+    "resolve_all",
+    "resolver_agrees",
+    "run_machine",
+]
 
 T = TypeVar("T")
 
@@ -80,7 +97,7 @@ class Plan:
 
     law: str
     asserts: Literal["model", "precedence", "resolver", "twin", "steps"]
-    faults: Literal["none", "raising", "unavailable", "invalid"] = "none"
+    faults: Literal["none", "raising", "unavailable", "invalid", "undeclared"] = "none"
     events: bool = False
     inverse: bool = False
 
@@ -105,6 +122,7 @@ PLANS: Final[dict[str, Plan]] = {
         Plan(law="registry.source-isolation", asserts="twin", faults="raising"),
         Plan(law="registry.unavailable-keeps-last-good", asserts="twin", faults="unavailable"),
         Plan(law="registry.element-isolation", asserts="twin", faults="invalid"),
+        Plan(law="registry.undeclared-kinds", asserts="twin", faults="undeclared"),
     )
 }
 
@@ -119,10 +137,12 @@ async def make_registry(kit: Kit, pairs: Sequence[tuple[object, int]]) -> Regist
 class _Twin:
     """The well-behaved stand-in for a kit source in the isolation runs.
 
-    It provides what the original would if failures and invalid elements cost only themselves:
-    the original's content without invalid elements, or, while the original raises, the last
-    good collection the oracle recorded for it (nothing if there is none). It keeps no state
-    of its own, so a registry that provides more often than it should cannot skew it.
+    It provides what the original would if failures, invalid elements and elements of undeclared
+    kinds cost only themselves: the original's content without them, or, while the original
+    raises, the last good collection the oracle recorded for it (nothing if there is none). It
+    takes as many turns of the event loop as the original, so both registries see their sources
+    finish in the same order. It keeps no state of its own, so a registry that provides more
+    often than it should cannot skew it.
     """
 
     def __init__(self, original: MutableSource, universe: Universe, index: int) -> None:
@@ -137,12 +157,16 @@ class _Twin:
         return self.original.declared
 
     async def provide(self) -> ElementCollection:
-        await anyio.lowlevel.checkpoint()
+        for _ in range(self.original.turns + 1):
+            await anyio.lowlevel.checkpoint()
         if self.original.fail_with is None:
             content: ElementCollection | None = self.original.content
         else:
             content = self.universe.sources[self.index].last_good
-        return ElementCollection(e for e in content or () if not is_invalid(e))
+        declared = self.original.declared
+        return ElementCollection(
+            e for e in content or () if not is_invalid(e) and e.kind & declared
+        )
 
 
 @final
@@ -172,10 +196,6 @@ class _Loop:
             loop.close()
 
 
-def _show(definition: Definition) -> str:
-    return f"{definition.ref} from {definition.description}"
-
-
 def run_machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> None:
     """Run ``plan``'s state machine against the target under the profile's settings."""
     run_state_machine_as_test(_machine(kit, plan, roles), settings=kit.settings())
@@ -184,10 +204,16 @@ def run_machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> None:
 def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBasedStateMachine]:  # noqa: C901 -- one machine, its rules enabled by the plan
     writer = roles["writer"].present
     deferred = roles["deferred"].present
-    resolver = roles["resolver"].present
     composes = kit.capabilities.composes_sources
     invalid = plan.faults == "invalid"
-    specs = source_specs(invalid=invalid, failures=plan.failures) if composes else st.just([])
+    specs = (
+        source_specs(
+            invalid=invalid, failures=plan.failures, undeclared=plan.faults == "undeclared"
+        )
+        if composes
+        else st.just([])
+    )
+    slot_strategy = st.sampled_from(ALL_SLOTS)
 
     class RegistryMachine(RuleBasedStateMachine):
         """Random registry lifecycles for one law."""
@@ -197,6 +223,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             kit.counted()
             self.loop = _Loop()
             self.universe = Universe()
+            self.vocabulary: Vocabulary | None = None
             self.sources: list[MutableSource] = []
             self.registries: list[RegistryUnderTest] = []
             self.events: list[object] = []
@@ -214,6 +241,11 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
         def registry(self) -> RegistryUnderTest:
             return self.registries[0]
 
+        @property
+        def words(self) -> Vocabulary:
+            assert self.vocabulary is not None  # noqa: S101 -- build() always runs first
+            return self.vocabulary
+
         def origin(self, what: str) -> str:
             self.serial += 1
             return f"{what} #{self.serial}"
@@ -225,37 +257,33 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self,
             action: Callable[[RegistryUnderTest], Awaitable[T]],
             *,
-            touched: ElementKind = ElementKind.NONE,
             loads: bool = False,
             reloads: bool = False,
         ) -> T:
             """Apply ``action`` to the registry (and its twin), update the oracle, check events."""
-            initial = (loads or reloads) and not self.universe.loaded
+            initial = not self.universe.loaded
             before: Listing | None = None
             mark = len(self.events)
-            if plan.events and self.universe.loaded:
+            if plan.events and not initial:
                 before = self.run(self.registry.listing())
             result = self.run(action(self.registry))
             for twin in self.registries[1:]:
                 self.run(action(twin))
-            if reloads or initial:
-                touched_by_load = self.universe.provided(self.outcomes())
-                if reloads and not initial:
-                    touched |= touched_by_load
+            if reloads or (loads and initial):
+                self.universe.provided(self.outcomes())
             if plan.events:
-                self.check_events(mark, before, touched, initial=initial)
+                self.check_events(mark, before)
             return result
 
         # -- rules --------------------------------------------------------------------------------
 
-        @initialize(specs=specs)
-        def build(self, specs: list[SourceSpec]) -> None:
-            for index, spec in enumerate(specs):
-                source = MutableSource(collection(spec.content, f"source {index} v0"))
-                if spec.failing is not None:
-                    source.fail_with = spec.failing(f"source {index} is down")
-                self.sources.append(source)
-            self.universe = Universe.over([spec.priority for spec in specs])
+        @initialize(vocabulary=vocabularies(), specs=specs)
+        def build(self, vocabulary: Vocabulary, specs: list[SourceSpec]) -> None:
+            self.vocabulary = vocabulary
+            self.sources = [
+                spec.source(vocabulary, f"source {i} v0") for i, spec in enumerate(specs)
+            ]
+            self.universe = Universe.over(specs)
             priorities = [spec.priority for spec in specs]
             self.registries.append(
                 self.run(make_registry(kit, list(zip(self.sources, priorities, strict=True))))
@@ -271,22 +299,19 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
                 self.registry.subscribe(self.events.append)
 
         @precondition(lambda _: writer)
-        @rule(slot=st.sampled_from(ALL_SLOTS))
-        def register(self, slot: tuple[ElementKind, str]) -> None:
-            kind, key = slot
-            new = element(kind, key, self.origin("runtime"))
-            self.step(lambda registry: registry.register(new), touched=kind)
+        @rule(slot=slot_strategy, data=st.data())
+        def register(self, slot: Slot, data: st.DataObject) -> None:
+            looks: Features = data.draw(features(slot[0]), label="looks")
+            new = make_element(self.words, slot, self.origin("runtime"), looks)
+            self.step(lambda registry: registry.register(new))
             self.universe.runtime[new.ref] = new
 
         @precondition(lambda _: writer)
-        @rule(slot=st.sampled_from(ALL_SLOTS))
-        def unregister(self, slot: tuple[ElementKind, str]) -> None:
-            ref = ref_of(*slot)
+        @rule(slot=slot_strategy)
+        def unregister(self, slot: Slot) -> None:
+            ref = self.words.ref(slot)
             held = ref in self.universe.runtime
-            removed = self.step(
-                lambda registry: registry.unregister(ref),
-                touched=ref.kind if held else ElementKind.NONE,
-            )
+            removed = self.step(lambda registry: registry.unregister(ref))
             if plan.asserts == "model" and removed is not held:
                 raise LawViolation(
                     f"unregister({ref}) returned {removed}, but there was "
@@ -301,18 +326,10 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
         @precondition(lambda self: not self.universe.loaded)
         @rule(readers=st.integers(min_value=2, max_value=5))
         def concurrent_first_reads(self, readers: int) -> None:
+            probes = self.words
+
             async def together(registry: RegistryUnderTest) -> None:
-                reads: list[Callable[[], Coroutine[Any, Any, object]]] = [
-                    registry.tools,
-                    registry.prompts,
-                    registry.resources,
-                    registry.resource_templates,
-                ]
-                if resolver:
-                    reads += [
-                        lambda: registry.get_tool("a"),
-                        lambda: registry.get_resource("kit://res/a"),
-                    ]
+                reads = list(reads_of(registry, probes).values())
                 async with anyio.create_task_group() as group:
                     for index in range(readers):
                         group.start_soon(reads[index % len(reads)])
@@ -331,12 +348,12 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
 
         @precondition(lambda self: self.universe.loaded and self.sources)
         @rule(index=st.integers(min_value=0, max_value=3), content=slots(invalid=invalid))
-        def change_content(
-            self, index: int, content: list[tuple[tuple[ElementKind, str], bool]]
-        ) -> None:
+        def change_content(self, index: int, content: list[ContentItem]) -> None:
             # An outside change: the registry must not see it before a reload.
             index %= len(self.sources)
-            self.sources[index].content = collection(content, self.origin(f"source {index}"))
+            self.sources[index].content = collection(
+                self.words, content, self.origin(f"source {index}")
+            )
 
         @precondition(lambda self: bool(plan.failures) and self.universe.loaded and self.sources)
         @rule(
@@ -353,9 +370,9 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.sources[index % len(self.sources)].fail_with = None
 
         @precondition(lambda _: invalid and writer)
-        @rule(slot=st.sampled_from(ALL_SLOTS))
-        def register_invalid(self, slot: tuple[ElementKind, str]) -> None:
-            bad = element(*slot, self.origin("invalid runtime"), invalid=True)
+        @rule(slot=slot_strategy)
+        def register_invalid(self, slot: Slot) -> None:
+            bad = make_element(self.words, slot, self.origin("invalid runtime"), invalid=True)
 
             async def attempt(registry: RegistryUnderTest) -> None:
                 if registry is not self.registry:
@@ -368,12 +385,13 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.step(attempt)
 
         @precondition(lambda _: plan.inverse and writer)
-        @rule(slot=st.sampled_from(ALL_SLOTS))
-        def register_then_unregister(self, slot: tuple[ElementKind, str]) -> None:
-            ref = ref_of(*slot)
+        @rule(slot=slot_strategy, data=st.data())
+        def register_then_unregister(self, slot: Slot, data: st.DataObject) -> None:
+            ref = self.words.ref(slot)
             if ref in self.universe.runtime:
                 return  # the law is about a ref without a runtime registration of its own
-            new = element(*slot, self.origin("runtime"))
+            looks: Features = data.draw(features(slot[0]), label="looks")
+            new = make_element(self.words, slot, self.origin("runtime"), looks)
             before = self.step(lambda registry: registry.listing(), loads=True)
             self.run(self.registry.register(new))
             removed = self.run(self.registry.unregister(ref))
@@ -383,7 +401,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             if after != before:
                 raise LawViolation(
                     f"register() then unregister() of {ref} changed the catalogue: "
-                    f"{_describe_change(before, after)}"
+                    f"{describe_change(before, after)}"
                 )
 
         # -- assertions --------------------------------------------------------------------------
@@ -409,7 +427,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             if twice:
                 raise LawViolation(f"the catalogue lists {', '.join(twice)} more than once")
             expected = self.universe.refs()
-            missing = sorted(str(ref) for ref in expected - set(counts))
+            missing = sorted(self.show_ref(ref) for ref in expected - set(counts))
             extra = sorted(str(ref) for ref in set(counts) - expected)
             if missing or extra:
                 raise LawViolation(
@@ -419,10 +437,17 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             for definition in listing.definitions:
                 held = [c.definition for c in self.universe.candidates(definition.ref)]
                 if definition not in held:
+                    closest = "; ".join(diff_definitions(held[0], definition)) if held else ""
                     raise LawViolation(
-                        f"the catalogue lists {_show(definition)}, which no source or runtime "
-                        f"registration holds now (candidates: {[_show(d) for d in held]})"
+                        f"the catalogue lists {show(definition)}, which no source or runtime "
+                        f"registration holds now (candidates: {[show(d) for d in held]}"
+                        + (f"; it differs from the first in {closest}" if closest else "")
+                        + ")"
                     )
+
+        def show_ref(self, ref: ElementRef) -> str:
+            candidates = self.universe.candidates(ref)
+            return show(candidates[0].definition) if candidates else str(ref)
 
         def check_precedence(self) -> None:
             listing = self.run(self.registry.listing())
@@ -433,90 +458,151 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             for ref, found in listed.items():
                 winner = winners.get(ref)
                 if winner is not None and found != {winner}:
-                    ranking = [_show(c.definition) for c in self.universe.candidates(ref)]
+                    ranking = [show(c.definition) for c in self.universe.candidates(ref)]
+                    turns = [source.turns for source in self.sources]
                     raise LawViolation(
-                        f"{ref}: the catalogue lists {sorted(_show(d) for d in found)}, but "
-                        f"precedence picks {_show(winner)} (candidates, best first: {ranking})"
+                        f"{ref}: the catalogue lists {sorted(show(d) for d in found)}, but "
+                        f"precedence picks {show(winner)} (candidates, best first: {ranking}; "
+                        f"the sources took {turns} turns of the event loop to provide)"
                     )
 
         def check_resolver(self) -> None:
-            self.run(self.resolver_agrees())
-
-        async def resolver_agrees(self) -> None:
-            listing = await self.registry.listing()
-            listed = {definition.ref: definition for definition in listing.definitions}
-            for kind, key in ALL_SLOTS:
-                ref = ref_of(kind, key)
-                found = await self.resolve(ref)
-                if ref in listed and found != listed[ref]:
-                    shown = _show(found) if found is not None else "nothing"
-                    raise LawViolation(
-                        f"{ref} is listed as {_show(listed[ref])} but resolves to {shown}"
-                    )
-                if ref not in listed and found is not None:
-                    raise LawViolation(f"{ref} is not listed but resolves to {_show(found)}")
-
-        async def resolve(self, ref: ElementRef) -> Definition | None:
-            registry = self.registry
-            if ref.kind is ElementKind.TOOL:
-                found = await registry.get_tool(ref.key)
-            elif ref.kind is ElementKind.PROMPT:
-                found = await registry.get_prompt(ref.key)
-            else:
-                resolved = await registry.get_resource(probe_uri(ref) or ref.key)
-                found = resolved.element if resolved is not None else None
-            return found.definition if found is not None else None
+            self.run(resolver_agrees(self.registry, self.words))
 
         def check_twin(self) -> None:
             served = self.run(self.registry.listing())
             healthy = self.run(self.registries[1].listing())
             if served.changed_kinds(healthy):
                 raise LawViolation(
-                    f"the fault cost more than itself: {_describe_change(healthy, served)} "
+                    f"the fault cost more than itself: {describe_change(healthy, served)} "
                     "(compared with the same registry over sources without the fault)"
                 )
 
-        def check_events(
-            self, mark: int, before: Listing | None, touched: ElementKind, *, initial: bool
-        ) -> None:
-            after = self.run(self.registry.listing()) if before is not None else None
+        def check_events(self, mark: int, before: Listing | None) -> None:
             emitted = [
                 checked(kinds, ElementKind, what="a change event") for kinds in self.events[mark:]
             ]
-            if len(emitted) > 1:
-                raise LawViolation(f"one operation emitted {len(emitted)} changes: {emitted}")
-            if initial:
+            if before is None:
                 if emitted:
-                    raise LawViolation(f"the initial load emitted {emitted[0].label}")
+                    raise LawViolation(
+                        f"emitted {[e.label or 'no kinds' for e in emitted]} before the first load "
+                        "completed (nothing is emitted until a catalogue has been loaded)"
+                    )
                 return
-            event: ElementKind = emitted[0] if emitted else ElementKind.NONE
-            if event & ~touched:
-                raise LawViolation(
-                    f"emitted {event.label} for an operation that touched only "
-                    f"{touched.label or 'nothing'}"
-                )
-            if before is None or after is None:
-                return  # a write before the initial load: nothing was listed yet to change
+            after = self.run(self.registry.listing())
             changed = before.changed_kinds(after)
-            if changed & ~event:
+            if len(emitted) > 1:
                 raise LawViolation(
-                    f"the catalogue changed for {changed.label} "
-                    f"({_describe_change(before, after)}) but the change emitted was "
-                    f"{event.label or 'none'}"
+                    f"one operation emitted {len(emitted)} changes "
+                    f"{[e.label or 'no kinds' for e in emitted]}; it must emit one, "
+                    f"for {changed.label or 'nothing (so none at all)'}"
+                )
+            event = emitted[0] if emitted else None
+            if event is not None and not event:
+                raise LawViolation("emitted a change of no kinds (ElementKind.NONE)")
+            if (event or ElementKind.NONE) != changed:
+                what = f"emitted {event.label}" if event is not None else "emitted nothing"
+                raise LawViolation(
+                    f"{what}, but the listed definitions changed for "
+                    f"{changed.label or 'no kind'}"
+                    + (f" ({describe_change(before, after)})" if changed else "")
                 )
 
     return RegistryMachine
 
 
-def _describe_change(before: Listing, after: Listing) -> str:
-    parts = []
-    old, new = Counter(before.definitions), Counter(after.definitions)
-    gone = sorted(_show(d) for d in old - new)
-    came = sorted(_show(d) for d in new - old)
-    if gone:
-        parts.append(f"lost {gone}")
-    if came:
-        parts.append(f"gained {came}")
-    if not parts:
-        parts.append("same definitions, different order")
-    return "; ".join(parts)
+def reads_of(
+    registry: RegistryUnderTest, words: Vocabulary
+) -> dict[str, Callable[[], Coroutine[Any, Any, object]]]:
+    """Every read the registry's roles offer, each a zero-argument coroutine function."""
+    reads: dict[str, Callable[[], Coroutine[Any, Any, object]]] = {}
+    if registry.plays("catalog"):
+        reads.update(
+            tools=registry.tools,
+            resources=registry.resources,
+            resource_templates=registry.resource_templates,
+            prompts=registry.prompts,
+        )
+    if registry.plays("resolver"):
+        tool, prompt, uri = words.tools[0], words.prompts[0], words.probe_uris()[-1]
+        reads[f"get_tool({tool!r})"] = lambda: registry.get_tool(tool)
+        reads[f"get_prompt({prompt!r})"] = lambda: registry.get_prompt(prompt)
+        reads[f"get_resource({uri!r})"] = lambda: registry.get_resource(uri)
+    return reads
+
+
+async def resolve_all(
+    registry: RegistryUnderTest, words: Vocabulary
+) -> dict[str, Definition | None]:
+    """What every probe of the vocabulary resolves to, by probe."""
+    found: dict[str, Definition | None] = {}
+    for name in words.tools:
+        element = await registry.get_tool(name)
+        found[f"get_tool({name!r})"] = element.definition if element is not None else None
+    for name in words.prompts:
+        element = await registry.get_prompt(name)
+        found[f"get_prompt({name!r})"] = element.definition if element is not None else None
+    for uri in words.probe_uris():
+        resolved = await registry.get_resource(uri)
+        found[f"get_resource({uri!r})"] = (
+            resolved.element.definition if resolved is not None else None
+        )
+    return found
+
+
+def expected_resolutions(listing: Listing, words: Vocabulary) -> dict[str, tuple[Definition, ...]]:
+    """What every probe may resolve to given ``listing`` (empty: nothing may resolve).
+
+    A URI may resolve to any listed element matching it: which one wins is registry.templates.
+    """
+    listed = {definition.ref: definition for definition in listing.definitions}
+    expected: dict[str, tuple[Definition, ...]] = {}
+    for name in words.tools:
+        found = listed.get(ElementRef(ElementKind.TOOL, name))
+        expected[f"get_tool({name!r})"] = (found,) if found is not None else ()
+    for name in words.prompts:
+        found = listed.get(ElementRef(ElementKind.PROMPT, name))
+        expected[f"get_prompt({name!r})"] = (found,) if found is not None else ()
+    for uri in words.probe_uris():
+        expected[f"get_resource({uri!r})"] = listed_matches(listed, uri)
+    return expected
+
+
+async def resolver_agrees(registry: RegistryUnderTest, words: Vocabulary) -> None:
+    """Everything listed resolves to the listed definition; nothing unlisted resolves."""
+    listing = await registry.listing()
+    expected = expected_resolutions(listing, words)
+    for probe, found in (await resolve_all(registry, words)).items():
+        allowed = expected[probe]
+        if found is None and allowed:
+            raise LawViolation(f"{probe} resolved to nothing, but {show(allowed[0])} is listed")
+        if found is not None and found not in allowed:
+            if not allowed:
+                raise LawViolation(
+                    f"{probe} resolved to {show(found)}, which the catalogue does not list"
+                    + (
+                        " (matching template, but not listed)"
+                        if found.ref.kind is ElementKind.RESOURCE_TEMPLATE
+                        else ""
+                    )
+                )
+            same_ref = [d for d in allowed if d.ref == found.ref]
+            raise LawViolation(
+                f"{probe} resolved to {show(found)}, but the catalogue lists "
+                + (
+                    f"{show(same_ref[0])}; they differ in "
+                    f"{'; '.join(diff_definitions(same_ref[0], found))}"
+                    if same_ref
+                    else f"only {' or '.join(show(d) for d in allowed)} for it"
+                )
+            )
+
+
+def describe_change(before: Listing, after: Listing) -> str:
+    """What changed between two listings, kind by kind."""
+    parts = [
+        f"{kind.label}: {diff_lists(before.of(kind), after.of(kind), show=show)}"
+        for kind in SINGLE_KINDS
+        if Counter(before.of(kind)) != Counter(after.of(kind))
+    ]
+    return "; ".join(parts) or "same definitions, in another order"

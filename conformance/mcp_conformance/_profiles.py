@@ -22,21 +22,30 @@ ProfileName: TypeAlias = Literal["fast", "deep"]
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
-    """How hard the kit looks: examples per check, steps per state-machine run, determinism."""
+    """How hard the kit looks: examples per check, steps per state-machine run, determinism.
+
+    ``provide_calls``: how many times ``source.idempotent`` calls a source target's ``provide()``
+    on each of its instances (a source that fails now and then must be caught; a wrapper target
+    gets 10 calls per generated example instead). ``server_examples``: examples per server
+    law, each a pair of servers and clients in both protocol eras (far costlier than a registry
+    example).
+    """
 
     name: ProfileName
     max_examples: int
     stateful_step_count: int
     derandomize: bool
+    provide_calls: int
+    server_examples: int
 
-    def settings(self) -> settings:
+    def settings(self, *, max_examples: int | None = None) -> settings:
         """The hypothesis settings every check of this profile runs under."""
         # Imported here: the plugin imports profiles in every pytest run, the kit or not.
         from hypothesis import HealthCheck, Phase, Verbosity, settings  # noqa: PLC0415
 
         return settings(
             settings.get_profile("default"),
-            max_examples=self.max_examples,
+            max_examples=self.max_examples if max_examples is None else max_examples,
             stateful_step_count=self.stateful_step_count,
             derandomize=self.derandomize,
             # No example database: a certification is a function of the target and the profile,
@@ -73,6 +82,20 @@ class Profile:
 PROFILES: Final[dict[ProfileName, Profile]] = {
     # Sized so that certifying one target takes seconds on two cores, and derandomized so that a
     # CI run is reproducible: the same target fails the same way every time.
-    "fast": Profile(name="fast", max_examples=50, stateful_step_count=30, derandomize=True),
-    "deep": Profile(name="deep", max_examples=1000, stateful_step_count=80, derandomize=False),
+    "fast": Profile(
+        name="fast",
+        max_examples=50,
+        stateful_step_count=30,
+        derandomize=True,
+        provide_calls=20,
+        server_examples=10,
+    ),
+    "deep": Profile(
+        name="deep",
+        max_examples=1000,
+        stateful_step_count=80,
+        derandomize=False,
+        provide_calls=200,
+        server_examples=100,
+    ),
 }

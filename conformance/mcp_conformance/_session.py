@@ -6,14 +6,18 @@ is not used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
 
 import pytest
 
 from mcp_conformance._profiles import Profile
 from mcp_conformance._target import Target
+
+if TYPE_CHECKING:
+    from mcp_conformance._contract import Role, RoleStatus
 
 __all__ = ["CHECK_FACTS", "LAW_MARK", "SESSION", "CheckFacts", "KitSession", "NotApplicableWhy"]
 
@@ -28,15 +32,18 @@ class KitSession:
     target: Target
     profile: Profile
     report_path: Path | None
+    # A registry target's roles, probed once when the run starts (empty for other kinds).
+    roles: Mapping[Role, RoleStatus] = field(default_factory=dict)
 
 
 SESSION: Final = pytest.StashKey[KitSession]()
 
 
-NotApplicableWhy: TypeAlias = Literal["declared", "absent", "inapplicable", "unsupported"]
-"""Why a law is N/A: the target's Capabilities withdraw it (``declared``); the registry lacks the
-role (``absent``); the law's condition never held for what the target provided
-(``inapplicable``); or the kit cannot check it yet (``unsupported``)."""
+NotApplicableWhy: TypeAlias = Literal["declared", "live-handlers", "absent", "inapplicable"]
+"""Why a law is N/A: the target's Capabilities withdraw it (``declared``); the source provides
+live handlers, so serialization does not apply to it (``live-handlers``); the registry lacks the
+role (``absent``); or the law's condition never held for what the target provided
+(``inapplicable``). Only the first two leave a run certified."""
 
 
 @final

@@ -19,8 +19,16 @@ SIGNATURES: Final[dict[TargetKind, str]] = {
     "registry": "make_registry(sources: Sequence[tuple[ElementSource, int]]) -> object",
     "source": "make_source() -> ElementSource",
     "wrapper": "wrap(inner: ElementSource) -> ElementSource",
+    "server": "make_server(sources: Sequence[tuple[ElementSource, int]], *, "
+    "visibility: ElementVisibility, page_size: int) -> object with .lowlevel and .registry",
 }
-_ARITY: Final[dict[TargetKind, int]] = {"registry": 1, "source": 0, "wrapper": 1}
+# How the kit calls each kind of factory: positional arguments, keyword arguments.
+_CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
+    "registry": (1, ()),
+    "source": (0, ()),
+    "wrapper": (1, ()),
+    "server": (1, ("visibility", "page_size")),
+}
 
 
 class TargetError(ValueError):
@@ -114,8 +122,9 @@ def _check_arity(
         signature = inspect.signature(factory)
     except (TypeError, ValueError):
         return  # a builtin or C callable: its call will tell
+    positional, keywords = _CALL[kind]
     try:
-        signature.bind(*([None] * _ARITY[kind]))
+        signature.bind(*([None] * positional), **dict.fromkeys(keywords))
     except TypeError as exc:
         raise TargetError(
             f"{origin}={spec}{signature} cannot be called as {SIGNATURES[kind]}: {exc}"

@@ -1,20 +1,35 @@
-"""The registry checks' small world: few keys per kind, self-describing elements, the oracle.
+"""The registry checks' small world: a few keys per kind, varied elements, the oracle.
 
-Keys are few on purpose, so that sources and runtime registrations collide often (precedence is
-only observable on collisions); every element's description records its origin, so two
-candidates for one ref always differ and the catalogue shows which one won.
+Each generated run draws its own :class:`Vocabulary` (three keys per kind: tool and prompt names,
+resource URIs, URI templates, from the public strategies), so that sources and runtime
+registrations collide often (precedence is only observable on collisions) while names and URIs
+vary from run to run. Every element varies in every other field a registry could look at (title,
+description, ``_meta``, icons, annotations, tags, handlers by reference or live, completions), so
+a registry that drops elements by some property of theirs is caught: none of them may cost an
+element its place. Each element records where it came from (``source 1 v0``, ``runtime #3``) in
+its title, its description or its ``_meta``, so two candidates for one ref always differ and a
+report names which one won.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, final
+from typing import Final, Literal, TypeAlias, final
 
 from hypothesis import strategies as st
 
-from mcp_conformance._handlers import HANDLER_PATHS
-from mcp_conformance.faults import invalid_element, is_invalid
+from mcp_conformance import _handlers
+from mcp_conformance._handlers import COMPLETION_PATH, HANDLER_PATHS
+from mcp_conformance.faults import MutableSource, invalid_element, is_invalid
+from mcp_conformance.strategies import (
+    definitions,
+    element_kinds,
+    tool_names,
+    uri_templates,
+    uris,
+)
 from mcp_core.elements import (
     SINGLE_KINDS,
     Definition,
@@ -27,118 +42,344 @@ from mcp_core.elements import (
     Resource,
     ResourceTemplate,
     Tool,
+    UriTemplate,
 )
 
 __all__ = [
     "ALL_SLOTS",
-    "KEYS",
     "PRIORITIES",
+    "Features",
     "Slot",
     "SourceSpec",
     "Universe",
+    "Vocabulary",
     "collection",
-    "definition",
-    "element",
-    "probe_uri",
-    "ref_of",
+    "features",
+    "listed_matches",
+    "make_element",
+    "origin_of",
+    "show",
     "slots",
     "source_specs",
+    "vocabularies",
 ]
 
-KEYS: Final = ("a", "b", "c")
 PRIORITIES: Final = (-100, 0, 0, 7, 100)
 """Sampled priorities: the named ones, an int in between, and 0 twice so ties are common."""
 
-Slot = tuple[ElementKind, str]
-"""A (kind, key) place an element can occupy."""
+Slot: TypeAlias = tuple[ElementKind, int]
+"""A place an element can occupy: a kind and the index of one of the vocabulary's keys of it."""
+
+ALL_SLOTS: Final[tuple[Slot, ...]] = tuple(
+    (kind, index) for kind in SINGLE_KINDS for index in range(3)
+)
+
+_ORIGIN_META: Final = "kit.origin"
 
 
-def definition(kind: ElementKind, key: str, origin: str) -> Definition:
-    """The definition at ``(kind, key)`` whose description is ``origin``."""
-    if kind is ElementKind.TOOL:
-        return Tool(name=key, input_schema={"type": "object"}, description=origin)
-    if kind is ElementKind.RESOURCE:
-        return Resource(uri=f"kit://res/{key}", name=key, description=origin)
-    if kind is ElementKind.RESOURCE_TEMPLATE:
-        return ResourceTemplate(
-            uri_template=f"kit://tpl/{key}/{{id}}", name=key, description=origin
+@final
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """The keys of one run: three per kind (names, URIs, templates), each distinct."""
+
+    tools: tuple[str, str, str]
+    resources: tuple[str, str, str]
+    resource_templates: tuple[str, str, str]
+    prompts: tuple[str, str, str]
+
+    def key(self, slot: Slot) -> str:
+        """The key at ``slot``."""
+        kind, index = slot
+        if kind is ElementKind.TOOL:
+            return self.tools[index]
+        if kind is ElementKind.RESOURCE:
+            return self.resources[index]
+        if kind is ElementKind.RESOURCE_TEMPLATE:
+            return self.resource_templates[index]
+        return self.prompts[index]
+
+    def ref(self, slot: Slot) -> ElementRef:
+        """The ref of the element at ``slot``."""
+        return ElementRef(slot[0], self.key(slot))
+
+    def probe_uris(self) -> tuple[str, ...]:
+        """URIs worth resolving: every resource URI and one expansion of every template."""
+        expanded = tuple(
+            UriTemplate.parse(template).expand(
+                {
+                    name: f"v{number}"
+                    for number, name in enumerate(UriTemplate.parse(template).variables)
+                }
+            )
+            for template in self.resource_templates
         )
-    return Prompt(name=key, description=origin)
+        return (*self.resources, *expanded)
 
 
-def element(kind: ElementKind, key: str, origin: str, *, invalid: bool = False) -> Element:
-    """A valid element (a real handler of its kind, by reference), or the kit's invalid one."""
+def _three(strategy: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str, str]]:
+    return st.lists(strategy, min_size=3, max_size=3, unique=True).map(
+        lambda keys: (keys[0], keys[1], keys[2])
+    )
+
+
+# Half the time, templates that overlap (one matches what another expands to) and resource URIs
+# that templates match: "exact beats template" and "the most specific template wins" are then
+# exercised by every law that resolves, and so is an element that shadows another in resolution.
+_OVERLAPPING: Final = (
+    "kit://items/{id}",
+    "kit://items/{id}/meta",
+    "kit://{+path}",
+    "kit://items/{id}{?fields}",
+)
+_UNDER_TEMPLATES: Final = st.sampled_from(
+    ("kit://items/v0", "kit://items/v0/meta", "kit://notes/a")
+)
+
+
+def _overlapping_templates() -> st.SearchStrategy[tuple[str, str, str]]:
+    return st.permutations(_OVERLAPPING).map(lambda order: (order[0], order[1], order[2]))
+
+
+def vocabularies(*, overlapping: bool = False) -> st.SearchStrategy[Vocabulary]:
+    """Vocabularies drawn from the public name, URI and template strategies.
+
+    ``overlapping``: always the overlapping templates, and resource URIs they match.
+    """
+    return st.builds(
+        Vocabulary,
+        tools=_three(tool_names()),
+        resources=_three(_UNDER_TEMPLATES | (st.nothing() if overlapping else uris())),
+        resource_templates=_overlapping_templates()
+        if overlapping
+        else _overlapping_templates() | _three(uri_templates()),
+        prompts=_three(tool_names()),
+    )
+
+
+OriginField: TypeAlias = Literal["description", "title", "meta"]
+Handler: TypeAlias = Literal["ref", "other-ref", "live", "other-live"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Features:
+    """How an element looks beyond its key: every field a registry could be tempted to read.
+
+    ``rich`` is a fully generated definition of the element's kind whose fields (all but the key)
+    the element takes; ``origin_in`` is the field that records where the element came from.
+    """
+
+    origin_in: OriginField = "description"
+    handler: Handler = "ref"
+    tags: frozenset[str] = frozenset()
+    completions: bool = False
+    rich: Definition | None = None
+
+
+_TAGS: Final = ("public", "internal", "beta", "hidden", "scope:admin", "deprecated")
+
+
+@st.composite
+def _features(draw: st.DrawFn, kind: ElementKind) -> Features:
+    # A rich definition costs ten times a plain one to draw: one element in four gets one.
+    rich = draw(definitions(kind)) if draw(st.integers(min_value=0, max_value=3)) == 0 else None
+    return Features(
+        origin_in=draw(st.sampled_from(("description", "title", "meta"))),
+        handler=draw(st.sampled_from(("ref", "other-ref", "live", "other-live"))),
+        tags=draw(st.frozensets(st.sampled_from(_TAGS), max_size=2)),
+        completions=draw(st.booleans()),
+        rich=rich,
+    )
+
+
+_BY_KIND: Final = {kind: _features(kind) for kind in SINGLE_KINDS}
+_PLAIN: Final = Features()
+
+
+def features(kind: ElementKind) -> st.SearchStrategy[Features]:
+    """Features for an element of ``kind`` (shrinking towards a plain element)."""
+    return st.just(_PLAIN) | _BY_KIND[kind]
+
+
+def _definition(kind: ElementKind, key: str, origin: str, looks: Features) -> Definition:
+    base = looks.rich
+    common: dict[str, object] = {}
+    if looks.origin_in == "meta":
+        meta = dict(getattr(base, "meta", None) or {})
+        meta[_ORIGIN_META] = origin
+        common["meta"] = meta
+    else:
+        common[looks.origin_in] = origin
+    if kind is ElementKind.TOOL:
+        made: Definition = Tool(name=key, input_schema={"type": "object"})
+        key_field = "name"
+    elif kind is ElementKind.RESOURCE:
+        made = Resource(uri=key, name="resource")
+        key_field = "uri"
+    elif kind is ElementKind.RESOURCE_TEMPLATE:
+        made = ResourceTemplate(uri_template=key, name="template")
+        key_field = "uri_template"
+    else:
+        made = Prompt(name=key)
+        key_field = "name"
+    if base is not None and type(base) is type(made):
+        made = base
+    return dataclasses.replace(made, **{key_field: key}, **common)  # type: ignore[arg-type]  # every definition has these fields
+
+
+_LIVE: Final[dict[ElementKind, tuple[object, object]]] = {
+    ElementKind.TOOL: (_handlers.tool, _handlers.other_tool),
+    ElementKind.RESOURCE: (_handlers.resource, _handlers.other_resource),
+    ElementKind.RESOURCE_TEMPLATE: (_handlers.resource_template, _handlers.other_resource_template),
+    ElementKind.PROMPT: (_handlers.prompt, _handlers.other_prompt),
+}
+
+
+def make_element(
+    vocabulary: Vocabulary,
+    slot: Slot,
+    origin: str,
+    looks: Features = _PLAIN,
+    *,
+    invalid: bool = False,
+) -> Element:
+    """The element at ``slot`` recording ``origin``: valid, or the kit's invalid one."""
+    kind = slot[0]
     if invalid:
         # The origin says so, so that a report naming it needs no decoding.
-        return invalid_element(definition(kind, key, f"{origin} (wrong-kind handler)"))
-    made = definition(kind, key, origin)
-    return Element(definition=made, handler=HandlerRef(HANDLER_PATHS[kind][0]))
+        plain = dataclasses.replace(looks, rich=None)
+        return invalid_element(
+            _definition(kind, vocabulary.key(slot), f"{origin} (wrong-kind handler)", plain)
+        )
+    made = _definition(kind, vocabulary.key(slot), origin, looks)
+    handler: object
+    if looks.handler in {"ref", "other-ref"}:
+        handler = HandlerRef(HANDLER_PATHS[kind][looks.handler == "other-ref"])
+    else:
+        handler = _LIVE[kind][looks.handler == "other-live"]
+    completions = None
+    if looks.completions:
+        if isinstance(made, ResourceTemplate):
+            completions = dict.fromkeys(made.template.variables, HandlerRef(COMPLETION_PATH))
+        elif isinstance(made, Prompt) and made.arguments:
+            completions = {made.arguments[0].name: HandlerRef(COMPLETION_PATH)}
+    return Element(
+        definition=made, handler=handler, completions=completions or None, tags=looks.tags
+    )
 
 
-def ref_of(kind: ElementKind, key: str) -> ElementRef:
-    """The ref of the element at ``(kind, key)``."""
-    return definition(kind, key, "").ref
-
-
-def probe_uri(ref: ElementRef) -> str | None:
-    """A URI that resolves to ``ref`` (resources and templates), else None."""
-    if ref.kind is ElementKind.RESOURCE:
-        return ref.key
-    if ref.kind is ElementKind.RESOURCE_TEMPLATE:
-        return ref.key.replace("{id}", "v")
+def origin_of(definition: Definition) -> str | None:
+    """Where a kit-made definition came from, or None for one the kit did not make."""
+    meta = getattr(definition, "meta", None) or {}
+    for candidate in (meta.get(_ORIGIN_META), definition.title, definition.description):
+        if isinstance(candidate, str) and candidate.startswith(("source ", "runtime", "invalid")):
+            return candidate
     return None
 
 
-ALL_SLOTS: Final[tuple[Slot, ...]] = tuple((kind, key) for kind in SINGLE_KINDS for key in KEYS)
-
-
-def slots(
-    *, invalid: bool = False, max_size: int = 5
-) -> st.SearchStrategy[list[tuple[Slot, bool]]]:
-    """Distinct slots, each flagged invalid at times when ``invalid`` is allowed."""
-    flag = st.booleans() if invalid else st.just(value=False)
-    return st.lists(
-        st.tuples(st.sampled_from(ALL_SLOTS), flag),
-        max_size=max_size,
-        unique_by=lambda item: item[0],
+def show(definition: Definition) -> str:
+    """``tool 'x' from source 1 v0``: a definition as the reports name it."""
+    origin = origin_of(definition)
+    return (
+        f"{definition.ref} from {origin}" if origin else f"{definition.ref} (not made by the kit)"
     )
+
+
+ContentItem: TypeAlias = tuple[Slot, bool, Features]
+"""An element of a source's content: its slot, whether it is invalid, how it looks."""
+
+
+@st.composite
+def _content_item(draw: st.DrawFn, invalid: bool) -> ContentItem:
+    slot = draw(st.sampled_from(ALL_SLOTS))
+    bad = draw(st.booleans()) if invalid else False
+    return (slot, bad, draw(features(slot[0])))
+
+
+def slots(*, invalid: bool = False, max_size: int = 5) -> st.SearchStrategy[list[ContentItem]]:
+    """Content: distinct slots, each flagged invalid at times when ``invalid`` is allowed."""
+    return st.lists(_content_item(invalid), max_size=max_size, unique_by=lambda item: item[0])
 
 
 @final
 @dataclass(frozen=True, slots=True)
 class SourceSpec:
-    """One source of a generated registry: its priority, first content, and what it raises."""
+    """One source of a generated registry.
+
+    Its priority, first content, what it raises (if anything), the kinds it declares, and how
+    many turns of the event loop each ``provide()`` takes (so sources finish in varied orders).
+    """
 
     priority: int
-    content: tuple[tuple[Slot, bool], ...]
+    content: tuple[ContentItem, ...]
     failing: type[Exception] | None = None
+    declared: ElementKind = ElementKind.ALL
+    turns: int = 0
+
+    def source(self, vocabulary: Vocabulary, origin: str) -> MutableSource:
+        """A fresh source for this spec."""
+        made = MutableSource(
+            collection(vocabulary, self.content, origin), kinds=self.declared, turns=self.turns
+        )
+        if self.failing is not None:
+            made.fail_with = self.failing(f"{origin} is down")
+        return made
 
 
 def source_specs(
     *,
     invalid: bool = False,
     failures: Sequence[type[Exception]] = (),
+    undeclared: bool = False,
     min_sources: int = 0,
     max_sources: int = 4,
 ) -> st.SearchStrategy[list[SourceSpec]]:
-    """Lists of source specs: with invalid elements when asked, failing with ``failures``."""
+    """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked."""
     spec = st.builds(
         SourceSpec,
         priority=st.sampled_from(PRIORITIES),
         content=slots(invalid=invalid).map(tuple),
         failing=st.none() | st.sampled_from(failures) if failures else st.none(),
+        declared=element_kinds() if undeclared else st.just(ElementKind.ALL),
+        turns=st.integers(min_value=0, max_value=4),
     )
     return st.lists(spec, min_size=min_sources, max_size=max_sources)
 
 
-def collection(items: Iterable[tuple[Slot, bool]], origin: str) -> ElementCollection:
+def collection(
+    vocabulary: Vocabulary, items: Iterable[ContentItem], origin: str
+) -> ElementCollection:
     """The collection of ``items`` whose elements all record ``origin``."""
-    return ElementCollection(element(kind, key, origin, invalid=bad) for (kind, key), bad in items)
+    return ElementCollection(
+        make_element(vocabulary, slot, origin, looks, invalid=bad) for slot, bad, looks in items
+    )
+
+
+def listed_matches(listed: Mapping[ElementRef, Definition], uri: str) -> tuple[Definition, ...]:
+    """Every listed definition ``get_resource(uri)`` may answer with.
+
+    That is the resource at exactly ``uri`` and every listed template that matches it. Which of
+    them wins (exact first, then the most specific template) is ``registry.templates``; that one
+    of them resolves, and nothing else, is ``registry.resolver-agrees``.
+    """
+    found = [
+        definition
+        for ref, definition in listed.items()
+        if ref.kind is ElementKind.RESOURCE and ref.key == uri
+    ]
+    found.extend(
+        definition
+        for ref, definition in listed.items()
+        if ref.kind is ElementKind.RESOURCE_TEMPLATE
+        and UriTemplate.parse(ref.key).match(uri) is not None
+    )
+    return tuple(found)
 
 
 @dataclass(slots=True)
 class _SourceState:
     priority: int
+    declared: ElementKind
     last_good: ElementCollection | None = None
 
 
@@ -149,8 +390,8 @@ class Universe:
 
     It tracks each source's last good collection (what a load or reload must keep serving) and the
     runtime registrations; :meth:`winners` applies the one precedence rule: runtime first, then
-    sources by descending priority, then the source added first. Invalid elements are no
-    candidates at all.
+    sources by descending priority, then the source added first. Invalid elements and elements of
+    kinds their source does not declare are no candidates at all.
     """
 
     sources: list[_SourceState] = field(default_factory=list)
@@ -158,33 +399,25 @@ class Universe:
     loaded: bool = False
 
     @classmethod
-    def over(cls, priorities: Sequence[int]) -> Universe:
-        """A universe over sources of these priorities, in the order they were added."""
-        return cls([_SourceState(priority) for priority in priorities])
+    def over(cls, specs: Sequence[SourceSpec]) -> Universe:
+        """A universe over sources of these specs, in the order they were added."""
+        return cls([_SourceState(spec.priority, spec.declared) for spec in specs])
 
-    def provided(self, outcomes: Sequence[ElementCollection | None]) -> ElementKind:
-        """Record a (re)load where source ``i`` returned ``outcomes[i]`` (None: it raised).
-
-        Returns the kinds whose source content changed: what the (re)load touched.
-        """
-        touched = ElementKind.NONE
+    def provided(self, outcomes: Sequence[ElementCollection | None]) -> None:
+        """Record a (re)load where source ``i`` returned ``outcomes[i]`` (None: it raised)."""
         for state, outcome in zip(self.sources, outcomes, strict=True):
-            if outcome is None:
-                continue
-            before = state.last_good or ElementCollection()
-            touched |= _difference_kinds(before, outcome)
-            state.last_good = outcome
+            if outcome is not None:
+                state.last_good = outcome
         self.loaded = True
-        return touched
 
     def candidates(self, ref: ElementRef) -> list[Element]:
         """Every valid element at ``ref``, best first."""
         found = [self.runtime[ref]] if ref in self.runtime else []
         ranked = sorted(range(len(self.sources)), key=lambda i: (-self.sources[i].priority, i))
         for index in ranked:
-            last_good = self.sources[index].last_good
-            candidate = last_good.get(ref) if last_good is not None else None
-            if candidate is not None and not is_invalid(candidate):
+            state = self.sources[index]
+            candidate = state.last_good.get(ref) if state.last_good is not None else None
+            if candidate is not None and not is_invalid(candidate) and ref.kind & state.declared:
                 found.append(candidate)
         return found
 
@@ -193,17 +426,11 @@ class Universe:
         refs = set(self.runtime)
         for state in self.sources:
             if state.last_good is not None:
-                refs.update(e.ref for e in state.last_good if not is_invalid(e))
+                refs.update(
+                    e.ref for e in state.last_good if not is_invalid(e) and e.kind & state.declared
+                )
         return refs
 
     def winners(self) -> dict[ElementRef, Definition]:
         """The definition that must be listed at each ref."""
         return {ref: self.candidates(ref)[0].definition for ref in self.refs()}
-
-
-def _difference_kinds(before: ElementCollection, after: ElementCollection) -> ElementKind:
-    kinds = ElementKind.NONE
-    for ref in {*before.refs, *after.refs}:
-        if before.get(ref) != after.get(ref):
-            kinds |= ref.kind
-    return kinds

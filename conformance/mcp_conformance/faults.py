@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import final
 
 import anyio
+import anyio.lowlevel
 
 from mcp_core.elements import Definition, Element, ElementCollection, ElementKind
 from mcp_core.errors import SourceError, SourceUnavailableError
@@ -95,11 +96,16 @@ class _CountingSource:
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             await anyio.sleep(self._delay())
+            for _ in range(self._turns()):
+                await anyio.lowlevel.checkpoint()
             return self._answer()
         finally:
             self.in_flight -= 1
 
     def _delay(self) -> float:
+        return 0
+
+    def _turns(self) -> int:
         return 0
 
     def _answer(self) -> ElementCollection:
@@ -112,7 +118,9 @@ class MutableSource(_CountingSource):
 
     ``content`` is what ``provide()`` returns; set ``fail_with`` to an exception to make it raise
     that instead (``None`` heals it). ``kinds()`` answers ``declared``, which defaults to
-    ``ElementKind.ALL`` so that content changes never make the source dishonest.
+    ``ElementKind.ALL`` so that content changes never make the source dishonest. Each
+    ``provide()`` takes ``delay`` seconds, then ``turns`` more turns of the event loop: sources
+    with different turns finish in a known order, without a clock.
     """
 
     def __init__(
@@ -121,6 +129,7 @@ class MutableSource(_CountingSource):
         *,
         kinds: ElementKind = ElementKind.ALL,
         delay: float = 0,
+        turns: int = 0,
     ) -> None:
         super().__init__(kinds)
         self.content = (
@@ -128,6 +137,7 @@ class MutableSource(_CountingSource):
         )
         self.fail_with: Exception | None = None
         self.delay = delay
+        self.turns = turns
 
     def __repr__(self) -> str:
         failing = f", failing with {self.fail_with!r}" if self.fail_with is not None else ""
@@ -135,6 +145,9 @@ class MutableSource(_CountingSource):
 
     def _delay(self) -> float:
         return self.delay
+
+    def _turns(self) -> int:
+        return self.turns
 
     def _answer(self) -> ElementCollection:
         if self.fail_with is not None:

@@ -1,10 +1,13 @@
 """The pytest plugin (entry point ``pytest11: mcp_conformance``). Inert without ``--mcp-conformance``.
 
 With it, the plugin resolves the one target (``--mcp-registry``/``--mcp-source``/
-``--mcp-wrapper`` or the ``mcp_registry``/``mcp_source``/``mcp_wrapper`` ini keys), adds the
-kit's check files to the session *by path*, collects the law checks in them whatever the
-project's ``python_files``/``python_functions``/``python_classes``/``testpaths`` say, and at the
-end prints (and optionally writes) the per-law report.
+``--mcp-wrapper``/``--mcp-server`` or the matching ini keys), refuses a target that plays no role
+the kit can certify, adds the kit's check files to the session *by path*, collects the law
+checks in them whatever the project's ``python_files``/``python_functions``/``python_classes``/
+``testpaths`` say, prints (and optionally writes) the per-law report at the end, and makes
+pytest exit non-zero unless the verdict is "certified". A failing check shows its one-line
+cause, the frames of the target's own code and hypothesis's shrunk reproduction, not the kit's
+internals (pytest's ``--tb`` given explicitly restores pytest's own traceback).
 
 Results travel as JSON in each test report's ``user_properties``, so the controller of a
 ``pytest-xdist`` run aggregates exactly what its workers ran.
@@ -14,8 +17,9 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import traceback
 import warnings
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
@@ -24,30 +28,43 @@ import pytest
 from mcp_conformance._laws import TargetKind, laws_for
 from mcp_conformance._profiles import PROFILES, ProfileName
 from mcp_conformance._session import CHECK_FACTS, LAW_MARK, SESSION, CheckFacts, KitSession
-from mcp_conformance._target import SIGNATURES, TargetError, load_target
+from mcp_conformance._target import SIGNATURES, Target, TargetError, load_target
 from mcp_conformance.report import CheckResult, Report, build_report
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
 
+    from mcp_conformance._contract import Role, RoleStatus
+
 __all__: list[str] = []
 
 _CHECKS_DIR: Final = Path(__file__).resolve().parent / "_checks"
-_CHECK_FILES: Final[dict[TargetKind, tuple[str, ...]]] = {
-    "source": ("source_laws.py", "lookup_laws.py"),
-    "wrapper": ("source_laws.py", "wrapper_laws.py", "lookup_laws.py"),
-    "registry": ("registry_laws.py", "template_tie_laws.py"),
-}
 _TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str]]] = {
     # kind: (command-line flag, ini key)
     "registry": ("--mcp-registry", "mcp_registry"),
     "source": ("--mcp-source", "mcp_source"),
     "wrapper": ("--mcp-wrapper", "mcp_wrapper"),
+    "server": ("--mcp-server", "mcp_server"),
 }
 _USER_PROPERTY: Final = "mcp_conformance"
-_CHECK_PATHS: Final = frozenset(
-    (_CHECKS_DIR / name).resolve() for names in _CHECK_FILES.values() for name in names
-)
+
+
+def check_files(kind: TargetKind) -> list[Path]:
+    """The kit's check modules for a ``kind`` target.
+
+    A check module is ``_checks/<about>_laws.py`` or ``_checks/<about>_<topic>_laws.py``, where
+    ``<about>`` is what its laws are about (``source``, ``wrapper``, ``registry``, ``server``):
+    adding a law is a row in ``LAWS`` and a ``@checks(law_id)`` function in such a module.
+    """
+    about = {law.about for law in laws_for(kind)}
+    return sorted(
+        path.resolve()
+        for path in _CHECKS_DIR.glob("*_laws.py")
+        if path.name.split("_", 1)[0] in about
+    )
+
+
+_CHECK_PATHS: Final = frozenset(path.resolve() for path in _CHECKS_DIR.glob("*_laws.py"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -100,7 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     session = _kit_session(config)
     config.stash[SESSION] = session
-    files = [str(_CHECKS_DIR / name) for name in _CHECK_FILES[session.target.kind]]
+    files = [str(path) for path in check_files(session.target.kind)]
     if config.args_source is pytest.Config.ArgsSource.ARGS:
         # Paths given on the command line run alongside the kit.
         config.args.extend(path for path in files if path not in config.args)
@@ -158,7 +175,28 @@ def _kit_session(config: pytest.Config) -> KitSession:
         target=target,
         profile=PROFILES[profile],
         report_path=config.invocation_params.dir / report if report else None,
+        roles=_refuse_or_probe(target),
     )
+
+
+def _refuse_or_probe(target: Target) -> Mapping[Role, RoleStatus]:
+    """The target's roles; a UsageError when it plays none the kit can certify.
+
+    A target that implements no role would otherwise be "certified" with every law N/A.
+    """
+    # Imported here: the plugin is imported by every pytest run, the kit or not.
+    from mcp_conformance._probe import refusal  # noqa: PLC0415 -- see above
+
+    try:
+        roles, refused = refusal(target)
+    except Exception as exc:
+        raise pytest.UsageError(
+            f"conformance kit: {target.describe()}: calling the factory raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if refused:
+        raise pytest.UsageError(f"conformance kit: refused {target.describe()}: {refused}")
+    return roles
 
 
 @final
@@ -197,6 +235,8 @@ class _Certification:
         """Attach each kit check's outcome to its report, for the controller to aggregate."""
         report = yield
         mark = item.get_closest_marker(LAW_MARK)
+        if mark is not None and report.failed and self.config.option.tbstyle == "auto":
+            report.longrepr = _concise(call)
         if mark is not None and (report.when == "call" or not report.passed):
             facts = item.stash.get(CHECK_FACTS, CheckFacts())
             result = CheckResult(
@@ -238,6 +278,7 @@ class _Certification:
             versions=_versions(),
             law_ids=[entry.id for entry in laws_for(target.kind)],
             results=self.results,
+            covers=_covers(self.session),
         )
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
@@ -251,14 +292,19 @@ class _Certification:
         for line in report.table():
             terminalreporter.write_line(line)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self) -> None:
-        """Write the JSON report, if asked to."""
-        path = self.session.report_path
-        if path is None or _is_worker(self.config) or self.config.option.collectonly:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Fail the run unless it certifies; write the JSON report, if asked to."""
+        if _is_worker(self.config) or self.config.option.collectonly:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.report().to_json() + "\n", encoding="utf-8")
+        report = self.report()
+        if not report.certified and session.exitstatus == pytest.ExitCode.OK:
+            # A partial or uncertified run must fail the CI job that runs it.
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        path = self.session.report_path
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(report.to_json() + "\n", encoding="utf-8")
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -272,15 +318,83 @@ def _detail(call: pytest.CallInfo[None]) -> str:
     error: BaseException = call.excinfo.value
     if isinstance(error, pytest.skip.Exception):
         return error.msg or ""
+    notes: list[str] = []
+    # Task groups wrap a failure in exception groups; hypothesis notes the outermost one.
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        notes.extend(getattr(error, "__notes__", []))
+        error = error.exceptions[0]
+    notes = [*getattr(error, "__notes__", []), *notes]
+    return "\n".join([f"{type(error).__name__}: {error}", *notes])
+
+
+# Frames from these are the kit's or its machinery's, never the target's.
+_MACHINERY: Final = tuple(
+    str(Path(module.__file__).resolve().parent)
+    for module in (__import__("pluggy"), __import__("_pytest"))
+    if module.__file__
+)
+_KIT_DIR: Final = str(Path(__file__).resolve().parent)
+_LIBRARIES: Final = ("/hypothesis/", "/anyio/", "/asyncio/", "/contextlib.py", "/beartype/")
+
+
+def _target_frames(error: BaseException) -> list[str]:
+    """The traceback of ``error`` in the target's own code, innermost last."""
+    frames = traceback.extract_tb(error.__traceback__)
+    shown = [
+        frame
+        for frame in frames
+        if not frame.filename.startswith((_KIT_DIR, *_MACHINERY))
+        and not any(part in frame.filename for part in _LIBRARIES)
+    ]
+    return [line.rstrip() for line in traceback.format_list(shown)]
+
+
+def _concise(call: pytest.CallInfo[None]) -> str:
+    """A failing check's report: the cause, the target's frames, the shrunk reproduction."""
+    if call.excinfo is None:
+        return ""
+    error: BaseException = call.excinfo.value
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
-    notes = getattr(error, "__notes__", [])
-    return "\n".join([f"{type(error).__name__}: {error}", *notes])
+    cause, *notes = _detail(call).splitlines()
+    frames = _target_frames(error)
+    cause_frames = _target_frames(error.__cause__) if error.__cause__ is not None else []
+    parts = [cause]
+    if frames or cause_frames:
+        parts += ["", "in the target's code:", *cause_frames, *frames]
+    parts += ["", *notes] if notes else []
+    parts.append("(kit frames hidden; pass --tb=long for pytest's full traceback)")
+    return "\n".join(parts)
+
+
+def _covers(session: KitSession) -> list[str]:
+    """What a certificate of this run is about: the roles, or the kind of target."""
+    kind = session.target.kind
+    if kind == "registry":
+        from mcp_conformance._contract import ROLE_NAMES  # noqa: PLC0415 -- cheap plugin import
+
+        return [
+            ROLE_NAMES[role].split(" (")[0]
+            for role, status in session.roles.items()
+            if status.present
+        ]
+    if kind == "server":
+        return ["MCP 2025-11-25 (initialize handshake)", "MCP 2026-07-28 (per request)"]
+    if kind == "wrapper":
+        return ["ElementSource (as a wrapper over healthy sources)"]
+    return ["ElementSource"]
 
 
 def _versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
-    for distribution in ("mcp-core", "pytest-mcp-conformance", "hypothesis", "pytest", "beartype"):
+    for distribution in (
+        "mcp-core",
+        "pytest-mcp-conformance",
+        "mcp",
+        "hypothesis",
+        "pytest",
+        "beartype",
+    ):
         try:
             found[distribution] = importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:

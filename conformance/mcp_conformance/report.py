@@ -1,12 +1,19 @@
 """The conformance report: one row per law, as a table and as JSON.
 
 The plugin builds a :class:`Report` at the end of a run, prints :meth:`Report.table` and, with
-``--mcp-conformance-report=PATH``, writes :meth:`Report.to_json`. CI can gate on the file::
+``--mcp-conformance-report=PATH``, writes :meth:`Report.to_json`. pytest itself exits non-zero
+unless the run is certified; a stored report can be gated on again::
 
     python -m mcp_conformance.report report.json     # exit 1 unless certified
 
-A run is *certified* when every law is ``PASS``, or ``N/A`` because the target declared it does
-not claim it (``Capabilities``) or because the kit cannot check it yet (the server laws).
+The verdict is one of:
+
+- ``certified``: every law is ``PASS``, or ``N/A`` because the target declared it does not
+  claim it (``Capabilities``) or, for ``source.json-roundtrip``, because the source provides live
+  handlers; and at least one law passed. The report's scope says what the certificate covers.
+- ``partial: not a certificate``: some law did not run (``-k``, ``-x``, an interrupted run).
+- ``not certified``: some law failed, or is N/A for a reason that is no declaration (a role the
+  target lacks without saying so, a law whose condition never held), or no law passed at all.
 """
 
 from __future__ import annotations
@@ -22,6 +29,9 @@ from typing import Any, Final, Literal, TypeAlias, final
 from mcp_conformance._laws import LAWS
 
 __all__ = [
+    "CERTIFIED",
+    "NOT_CERTIFIED",
+    "PARTIAL",
     "REPORT_FORMAT",
     "CheckResult",
     "LawResult",
@@ -33,10 +43,14 @@ __all__ = [
 
 Status: TypeAlias = Literal["PASS", "FAIL", "N/A", "NOT RUN"]
 REPORT_FORMAT: Final = "mcp-conformance/report"
-_REPORT_VERSION: Final = 1
+_REPORT_VERSION: Final = 2
 _SEVERITY: Final[dict[Status, int]] = {"NOT RUN": 0, "N/A": 1, "PASS": 2, "FAIL": 3}
-# N/A reasons a certification accepts: the target said so, or the kit cannot check the law yet.
-_ACCEPTED_NA: Final = frozenset({"declared", "unsupported"})
+# N/A reasons a certification accepts: the target said so, or (for serialization) provides live
+# handlers, to which serialization does not apply.
+_ACCEPTED_NA: Final = frozenset({"declared", "live-handlers"})
+CERTIFIED: Final = "certified"
+PARTIAL: Final = "partial: not a certificate"
+NOT_CERTIFIED: Final = "not certified"
 
 
 @final
@@ -48,7 +62,7 @@ class CheckResult:
     nodeid: str
     status: Status
     detail: str = ""
-    why: str = ""  # for N/A: declared, absent, inapplicable or unsupported
+    why: str = ""  # for N/A: declared, live-handlers, absent or inapplicable
     examples: int = 0
     duration: float = 0.0
 
@@ -89,6 +103,7 @@ class Report:
     profile: Mapping[str, Any]
     versions: Mapping[str, str]
     laws: tuple[LawResult, ...]
+    covers: tuple[str, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -97,9 +112,29 @@ class Report:
         return {status: found.get(status, 0) for status in ("PASS", "FAIL", "N/A", "NOT RUN")}
 
     @property
+    def verdict(self) -> str:
+        """``certified``, ``partial: not a certificate`` or ``not certified`` (see the module)."""
+        if any(row.status == "FAIL" for row in self.laws):
+            return NOT_CERTIFIED
+        if not self.laws or any(row.status == "NOT RUN" for row in self.laws):
+            return PARTIAL
+        if not all(row.accepted for row in self.laws) or not self.counts["PASS"]:
+            return NOT_CERTIFIED
+        return CERTIFIED
+
+    @property
     def certified(self) -> bool:
-        """Every law passed, or is N/A by declaration or because the kit cannot check it yet."""
-        return bool(self.laws) and all(row.accepted for row in self.laws)
+        """Whether the verdict is ``certified``."""
+        return self.verdict == CERTIFIED
+
+    @property
+    def not_covered(self) -> tuple[str, ...]:
+        """What the certificate does not cover: each N/A law and why."""
+        return tuple(
+            f"{row.law} ({row.why}): {row.detail.strip().splitlines()[0] if row.detail else ''}"
+            for row in self.laws
+            if row.status == "N/A"
+        )
 
     def law(self, law_id: str) -> LawResult:
         """The row for ``law_id``."""
@@ -119,12 +154,30 @@ class Report:
             lines.append(f"{row.law:<{width}}  {row.status:<7}  {detail[0]}".rstrip())
             lines.extend(f"{'':<{width}}  {'':<7}  {line}".rstrip() for line in detail[1:])
         counts = self.counts
+        if self.covers:
+            lines.append(f"covers: {', '.join(self.covers)}")
+        if self.certified and self.not_covered:
+            lines.append(
+                f"does not cover: {'; '.join(law.split(':')[0] for law in self.not_covered)}"
+            )
         lines.append(
             f"{len(self.laws)} laws: {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
-            f"{counts['N/A']} N/A, {counts['NOT RUN']} NOT RUN"
-            + (" - certified" if self.certified else " - not certified")
+            f"{counts['N/A']} N/A, {counts['NOT RUN']} NOT RUN - {self.verdict}" + self._why_not()
         )
         return lines
+
+    def _why_not(self) -> str:
+        if self.verdict == PARTIAL:
+            return " (a run of some laws certifies nothing; run them all)"
+        if self.verdict != NOT_CERTIFIED or any(row.status == "FAIL" for row in self.laws):
+            return ""
+        if not self.counts["PASS"]:
+            return " (no law was checked)"
+        unaccepted = [row.law for row in self.laws if not row.accepted]
+        return (
+            f" ({', '.join(unaccepted)} N/A without a declaration: implement the role, or declare "
+            "what you do not claim in MCP_CONFORMANCE)"
+        )
 
     def to_json(self) -> str:
         """The versioned JSON document."""
@@ -135,7 +188,10 @@ class Report:
             "profile": dict(self.profile),
             "versions": dict(self.versions),
             "counts": self.counts,
+            "verdict": self.verdict,
             "certified": self.certified,
+            "covers": list(self.covers),
+            "not_covered": list(self.not_covered),
             "laws": [asdict(row) for row in self.laws],
         }
         return json.dumps(document, indent=2)
@@ -153,6 +209,7 @@ class Report:
             profile=document["profile"],
             versions=document["versions"],
             laws=tuple(LawResult(**row) for row in document["laws"]),
+            covers=tuple(document.get("covers", ())),
         )
 
 
@@ -163,6 +220,7 @@ def build_report(
     versions: Mapping[str, str],
     law_ids: Sequence[str],
     results: Iterable[CheckResult],
+    covers: Sequence[str] = (),
 ) -> Report:
     """One row per law in ``law_ids``: the worst outcome of its checks (NOT RUN if none ran)."""
     by_law: dict[str, list[CheckResult]] = {law_id: [] for law_id in law_ids}
@@ -184,7 +242,9 @@ def build_report(
                 examples=sum(result.examples for result in found),
             )
         )
-    return Report(target=target, profile=profile, versions=versions, laws=tuple(rows))
+    return Report(
+        target=target, profile=profile, versions=versions, laws=tuple(rows), covers=tuple(covers)
+    )
 
 
 def load_report(path: str | Path) -> Report:

@@ -42,6 +42,7 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
     ToolAnnotations,
+    ToolExecution,
 )
 
 __all__ = [
@@ -222,6 +223,11 @@ _tool_annotations: Final = st.none() | st.builds(
 )
 
 
+_execution: Final = st.none() | st.builds(
+    ToolExecution, task_support=st.none() | st.sampled_from(("forbidden", "optional", "required"))
+)
+
+
 @st.composite
 def tools(draw: st.DrawFn) -> Tool:
     """Tool definitions with an object input schema and, at times, every other field."""
@@ -232,6 +238,7 @@ def tools(draw: st.DrawFn) -> Tool:
         description=draw(_maybe_texts),
         output_schema=draw(st.none() | object_schemas()),
         annotations=draw(_tool_annotations),
+        execution=draw(_execution),
         icons=draw(_icons()),
         meta=draw(_metas()),
     )
@@ -263,6 +270,7 @@ def resource_templates(draw: st.DrawFn) -> ResourceTemplate:
         description=draw(_maybe_texts),
         mime_type=draw(st.none() | st.sampled_from(_MIME_TYPES)),
         annotations=draw(_annotations()),
+        icons=draw(_icons()),
         meta=draw(_metas()),
     )
 

@@ -12,19 +12,20 @@ a regression) asserts on the report rather than on pytest's exit code::
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
 
+from mcp_conformance.plugin import check_files
+from mcp_conformance.report import Report, load_report
+
 # An in-process run re-imports every module the calling process has not imported yet (and pytest
 # assertion-rewrites the kit's modules again each time, hypothesis's too): importing the checks
 # here, once, keeps each in-process run down to the checks themselves.
-import mcp_conformance._checks.lookup_laws
-import mcp_conformance._checks.registry_laws
-import mcp_conformance._checks.source_laws
-import mcp_conformance._checks.template_tie_laws
-import mcp_conformance._checks.wrapper_laws  # noqa: F401 -- imported for the side effect above
-from mcp_conformance.report import Report, load_report
+for _kind in ("registry", "wrapper", "server"):
+    for _path in check_files(_kind):
+        importlib.import_module(f"mcp_conformance._checks.{_path.stem}")
 
 __all__ = ["run_kit"]
 

@@ -117,12 +117,15 @@ class TestTargets:
             pytester, "--mcp-conformance", "--mcp-source=static"
         )
 
-    def test_raising_factory_fails_every_law(self, pytester: pytest.Pytester) -> None:
-        """A factory that raises is no empty pass: every law FAILs with the cause."""
-        pytester.makepyfile(down="def make_source():\n    raise RuntimeError('no database')\n")
-        report = run_kit(pytester, *BASE, "--mcp-source=down:make_source")
-        assert {row.status for row in report.laws} == {"FAIL"}
-        assert all("no database" in row.detail for row in report.laws)
+    def test_raising_factory_is_refused_with_the_cause(self, pytester: pytest.Pytester) -> None:
+        """A factory that raises is no empty pass: the run stops, naming the cause."""
+        pytester.makepyfile(
+            kit_down_factory="def make_source():\n    raise RuntimeError('no database')\n"
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-source=kit_down_factory:make_source"
+        )
+        assert "calling the factory raised RuntimeError: no database" in error
 
     def test_header_shows_target_capabilities_and_profile(self, pytester: pytest.Pytester) -> None:
         """The pytest header says what is certified, what it claims and how hard the kit looks."""
@@ -202,6 +205,7 @@ class TestReport:
             "python",
             "mcp-core",
             "pytest-mcp-conformance",
+            "mcp",
             "hypothesis",
         }
         assert document["profile"] == {
@@ -211,6 +215,7 @@ class TestReport:
             "derandomize": True,
         }
         assert document["counts"] == {"PASS": 6, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
+        assert (document["verdict"], document["covers"]) == ("certified", ["ElementSource"])
         assert [row["law"] for row in document["laws"]] == sorted(
             SOURCE_LAWS,
             key=[
@@ -273,3 +278,123 @@ class TestEnvironment:
         assert ci.profile == local.profile
         assert ci.profile["max_examples"] == 50
         assert ci.law("registry.lazy").examples == local.law("registry.lazy").examples == 50
+
+
+class TestVerdict:
+    """pytest's exit status is the certificate: non-zero for anything short of "certified"."""
+
+    def test_certified_run_exits_zero(self, pytester: pytest.Pytester) -> None:
+        """Every law PASSes: exit 0, and the last line says certified."""
+        result = pytester.runpytest_inprocess(
+            *BASE, "-p", "no:cacheprovider", "--mcp-conformance", STATIC
+        )
+        assert result.ret == pytest.ExitCode.OK
+        assert "- certified" in result.stdout.str()
+
+    def test_subset_is_partial_and_fails(self, pytester: pytest.Pytester) -> None:
+        """-k: the laws that passed certify nothing; the job fails."""
+        result = pytester.runpytest_inprocess(
+            *BASE, "-p", "no:cacheprovider", "--mcp-conformance", STATIC, "-k", "idempotent"
+        )
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        assert "partial: not a certificate" in result.stdout.str()
+
+    def test_absent_role_fails_the_job(self, pytester: pytest.Pytester) -> None:
+        """A role missing without a declaration is N/A (absent): not certified, exit 1."""
+        result = pytester.runpytest_inprocess(
+            *BASE,
+            "-p",
+            "no:cacheprovider",
+            "--mcp-conformance",
+            "--mcp-registry=broken.registry_catalog_only:make_registry",
+            "-k",
+            "honest_kinds or templates",
+        )
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        assert "[absent]" in result.stdout.str()
+
+    def test_no_role_at_all_is_refused(self, pytester: pytest.Pytester) -> None:
+        """An object() is no registry: refused up front, naming what was looked for."""
+        pytester.makepyfile(kit_hollow_object="def make_registry(sources):\n    return object()\n")
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-registry=kit_hollow_object:make_registry"
+        )
+        assert "refused" in error
+        assert "plays neither ElementCatalog" in error
+
+    def test_every_role_declared_away_is_refused(self, pytester: pytest.Pytester) -> None:
+        """Declaring every role False leaves nothing to certify: refused, not certified."""
+        pytester.makepyfile(
+            kit_hollow_declared=(
+                "from mcp_conformance import Capabilities\n"
+                "from mcp_core.registry import Registry\n"
+                "MCP_CONFORMANCE = Capabilities(catalog=False, resolver=False, writer=False,\n"
+                "    deferred=False, change_events=False, reason='nothing')\n"
+                "def make_registry(sources):\n    return Registry(sources)\n"
+            )
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-registry=kit_hollow_declared:make_registry"
+        )
+        assert "refused" in error
+        assert "(found: no role)" in error
+
+    def test_server_without_lowlevel_is_refused(self, pytester: pytest.Pytester) -> None:
+        """A server factory must return something with the SDK's low-level server."""
+        pytester.makepyfile(
+            kit_no_server="def make_server(sources, *, visibility, page_size):\n    return object()\n"
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-server=kit_no_server:make_server"
+        )
+        assert "not the SDK's low-level mcp.server.lowlevel.Server" in error
+
+    def test_live_handlers_are_certified_without_a_declaration(
+        self, pytester: pytest.Pytester
+    ) -> None:
+        """A correct source with live handlers is certified; the report says roundtrip is N/A."""
+        pytester.makepyfile(
+            kit_live_handlers=(
+                "from mcp_conformance.reference import _app\n"
+                "from mcp_core.sources import FunctionSource\n"
+                "def make_source():\n    return FunctionSource(_app.add, _app.review)\n"
+            )
+        )
+        report = run_kit(pytester, *BASE, "--mcp-source=kit_live_handlers:make_source")
+        row = report.law("source.json-roundtrip")
+        assert (row.status, row.why) == ("N/A", "live-handlers")
+        assert report.verdict == "certified"
+
+    def test_wrong_kinds_type_is_named(self, pytester: pytest.Pytester) -> None:
+        """kinds() returning a string is named as such, not as "no elements"."""
+        pytester.makepyfile(
+            kit_stringly_kinds=(
+                "from mcp_conformance.reference._example import example_collection\n"
+                "class S:\n    def kinds(self):\n        return 'tool'\n"
+                "    async def provide(self):\n        return example_collection()\n"
+                "def make_source():\n    return S()\n"
+            )
+        )
+        report = run_kit(pytester, *BASE, "--mcp-source=kit_stringly_kinds:make_source")
+        assert (
+            "kinds() returned str, which is not ElementKind"
+            in report.law("source.returns-collection").detail
+        )
+        assert "kinds() returned str, not an ElementKind" in report.law("source.kinds-cover").detail
+
+    def test_failures_hide_kit_frames(self, pytester: pytest.Pytester) -> None:
+        """A FAIL shows its cause and shrunk steps, not tracebacks through the kit."""
+        result = pytester.runpytest_inprocess(
+            *BASE,
+            "-p",
+            "no:cacheprovider",
+            "--mcp-conformance",
+            "--mcp-registry=broken.registry_precedence:make_registry",
+            "-k",
+            "precedence",
+        )
+        out = result.stdout.str()
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        assert "state.build(" in out
+        assert "kit frames hidden" in out
+        assert "_machine.py" not in out

@@ -1,4 +1,4 @@
-"""The registry: four role protocols and the reference Registry implementing all of them.
+"""The registry: the role protocols and the reference Registry implementing all of them.
 
 The reference Registry also bounds each source's time (``provide_timeout``), retries failing
 sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`.
@@ -7,6 +7,8 @@ sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`
 from mcp_core.registry._collect import collect
 from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
 from mcp_core.registry._protocols import (
+    ChangeListener,
+    ChangeNotifier,
     DeferredRegistry,
     ElementCatalog,
     ElementResolver,
@@ -15,18 +17,14 @@ from mcp_core.registry._protocols import (
     ResourceCandidates,
 )
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff
-from mcp_core.registry._registry import (
-    DEFAULT_PROVIDE_TIMEOUT,
-    ChangeListener,
-    Priority,
-    Registry,
-)
+from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT, Priority, Registry
 
 __all__ = [
     "DEFAULT_BACKOFF",
     "DEFAULT_PROVIDE_TIMEOUT",
     "Backoff",
     "ChangeListener",
+    "ChangeNotifier",
     "DeferredRegistry",
     "ElementCatalog",
     "ElementResolver",

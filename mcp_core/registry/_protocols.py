@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol, final
+from typing import Protocol, TypeAlias, final
 
-from mcp_core.elements import Element, ElementRef, Prompt, Resource, ResourceTemplate, Tool
+from mcp_core.elements import (
+    Element,
+    ElementKind,
+    ElementRef,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+)
 
 __all__ = [
+    "ChangeListener",
+    "ChangeNotifier",
     "DeferredRegistry",
     "ElementCatalog",
     "ElementResolver",
@@ -17,6 +27,9 @@ __all__ = [
     "ResolvedResource",
     "ResourceCandidates",
 ]
+
+ChangeListener: TypeAlias = Callable[[ElementKind], object]
+"""Called once per operation that changed the catalogue, with the kinds whose lists changed."""
 
 
 @final
@@ -37,17 +50,27 @@ class ResolvedResource:
 class ElementCatalog(Protocol):
     """What the ``*/list`` handlers need.
 
+    Every element a source provides counts, whatever its name, URI, tags, ``_meta``, title,
+    description, icons or handler: a registry drops an element only for the reasons below, and
+    hiding elements per session is the server's visibility rule, not the catalogue's.
+
     Laws:
         1. ``registry.model``: the catalogue equals the merge of its inputs after every change.
         2. ``registry.lazy``: nothing is provided before the first catalogue or resolver call.
         3. ``registry.single-flight``: concurrent first reads provide each source at most once
            (a per-name read may provide only the sources it needs; a load completes the rest).
-        4. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
-           first added wins; independent of the order registrations happen in.
-        5. ``registry.element-isolation``: an invalid element costs only itself.
-        6. ``registry.source-isolation``: a raising source costs at most its own elements; every
+        4. ``registry.first-read-complete``: every one of several concurrent first reads (lists
+           and lookups alike) answers from the fully loaded catalogue, never from a partial or
+           empty one.
+        5. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
+           first added wins; independent of the order registrations happen in and of the order
+           in which sources finish providing.
+        6. ``registry.element-isolation``: an invalid element costs only itself.
+        7. ``registry.undeclared-kinds``: an element of a kind its source's ``kinds()`` does not
+           declare is skipped, and costs only itself.
+        8. ``registry.source-isolation``: a raising source costs at most its own elements; every
            read still succeeds.
-        7. ``registry.unavailable-keeps-last-good``: a source raising ``SourceUnavailableError``
+        9. ``registry.unavailable-keeps-last-good``: a source raising ``SourceUnavailableError``
            on reload keeps serving its previous collection.
     """
 
@@ -115,10 +138,11 @@ class ResourceCandidates(Protocol):
 class ElementWriter(Protocol):
     """Runtime registration.
 
+    A registry that is also a :class:`ChangeNotifier` announces writes as its laws say.
+
     Laws:
         1. ``registry.register-inverse``: ``register(e)`` then ``unregister(e.ref)`` restores the
            previous catalogue.
-        2. ``registry.change-events``: a write emits one change per affected kind.
     """
 
     async def register(self, element: Element) -> None:
@@ -131,12 +155,14 @@ class ElementWriter(Protocol):
 
 
 class DeferredRegistry(Protocol):
-    """The load lifecycle.
+    """The load lifecycle, and what the registry may hold before it has loaded anything.
+
+    The catalogue is first loaded by ``load()``, or by the first catalogue or resolver call.
 
     Laws:
         1. ``registry.load-idempotent``: ``load()`` twice provides each source once.
-        2. ``registry.change-events``: ``reload()`` emits one change per affected kind, none for
-           unaffected kinds, and the initial load emits none.
+        2. ``registry.reload-atomic``: a read while ``reload()`` runs answers from a complete
+           catalogue, the one before the reload or the one after it, never a mix or an empty one.
         3. ``registry.honest-kinds``: ``kinds()`` is the union of the sources' ``kinds()`` and the
            runtime registrations' kinds, computed without providing.
     """
@@ -152,4 +178,34 @@ class DeferredRegistry(Protocol):
     @property
     def loaded(self) -> bool:
         """Whether a load has completed."""
+        ...
+
+    def kinds(self) -> ElementKind:
+        """The kinds the registry may hold, answered without providing (a server's capabilities)."""
+        ...
+
+
+class ChangeNotifier(Protocol):
+    """Change events: how a server learns that it must send ``notifications/*/list_changed``.
+
+    One rule for every operation (``reload()``, ``register()``, ``unregister()``): once the
+    catalogue has first been loaded, an operation that changed what the catalogue lists calls
+    each listener exactly once with the union of the kinds whose listed definitions changed (as
+    sets: order alone is no change), and an operation that changed nothing calls none. Before
+    the first load completes nothing is emitted, neither by the initial load nor by writes made
+    before it: no reader has seen a catalogue yet, and the first read answers with everything
+    written so far.
+
+    Laws:
+        1. ``registry.change-events``: one event per operation, covering exactly the kinds whose
+           listed definitions changed; none for an operation that changed nothing; none before
+           and during the first load.
+        2. ``registry.listener-isolation``: a listener that raises changes nothing: the operation
+           completes, and every other listener is still called.
+        3. ``registry.unsubscribe``: after calling the function ``subscribe`` returned, the
+           listener is never called again; other listeners are unaffected.
+    """
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener(kinds)`` after each change; return a function that unsubscribes."""
         ...

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from mcp_core.elements import (
 from mcp_core.errors import InvalidElementError, McpCoreError, SourceUnavailableError
 from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits, escapes, validate_handler
 from mcp_core.registry._health import RegistryHealth, SourceStatus
-from mcp_core.registry._protocols import ResolvedResource
+from mcp_core.registry._protocols import ChangeListener, ResolvedResource
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff, RetryTimer
 from mcp_core.sources import (
     DiagnosticKind,
@@ -45,9 +46,6 @@ from mcp_core.sources import (
 __all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry"]
 
 _log = logging.getLogger("mcp_core.registry")
-
-ChangeListener = Callable[[ElementKind], object]
-"""Called once per reload or write with the union of the kinds whose catalogue changed."""
 
 DEFAULT_PROVIDE_TIMEOUT: Final = 10.0
 """Seconds a source's ``provide()`` may take before it counts as unavailable."""
@@ -102,7 +100,7 @@ _EMPTY_LAYER: Final = _Layer({})
 
 @final
 class Registry:
-    """The reference registry: an ElementCatalog, ElementResolver, ElementWriter and DeferredRegistry.
+    """The reference registry: every role (catalogue, resolver, writer, lifecycle, change events).
 
     Precedence, applied once per (re)load by one merge rule: runtime registrations > sources by
     descending priority (``Priority.MANUAL`` > ``DEFAULT`` > ``DISCOVERY``); at equal priority the
@@ -240,8 +238,9 @@ class Registry:
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(kinds)`` after each reload or write that changed those kinds' catalogue.
 
-        The initial load emits nothing. Returns a function that unsubscribes. A listener that
-        raises is logged and does not affect the registry or other listeners.
+        Nothing is emitted before the first load completes (see ``ChangeNotifier``). Returns a
+        function that unsubscribes. A listener that raises is logged and does not affect the
+        registry or other listeners.
         """
         self._listeners.append(listener)
 
@@ -549,7 +548,7 @@ class Registry:
         before = self._effective_definition(ref)
         self._runtime[ref] = element
         self._views = None
-        if before != element.definition:
+        if self._loaded and before != element.definition:
             self._notify(ref.kind)
 
     async def unregister(self, ref: ElementRef) -> bool:
@@ -558,7 +557,7 @@ class Registry:
         if element is None:
             return False
         self._views = None
-        if self._effective_definition(ref) != element.definition:
+        if self._loaded and self._effective_definition(ref) != element.definition:
             self._notify(ref.kind)
         return True
 
@@ -676,11 +675,12 @@ class Registry:
             views = self._views = _Views.build(self._runtime, self._base)
         return views
 
-    def _definitions_by_kind(self) -> dict[ElementKind, tuple[Definition, ...]]:
+    def _definitions_by_kind(self) -> dict[ElementKind, Counter[Definition]]:
+        # As multisets: a change of order alone is no change (ChangeNotifier).
         views = self._views or _Views.build(self._runtime, self._base)
-        return {kind: views.collection.definitions(kind) for kind in SINGLE_KINDS}
+        return {kind: Counter(views.collection.definitions(kind)) for kind in SINGLE_KINDS}
 
-    def _emit_changes(self, before: dict[ElementKind, tuple[Definition, ...]]) -> None:
+    def _emit_changes(self, before: dict[ElementKind, Counter[Definition]]) -> None:
         after = self._definitions_by_kind()
         changed = ElementKind.NONE
         for kind in SINGLE_KINDS:

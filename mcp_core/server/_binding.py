@@ -47,7 +47,7 @@ from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
-from mcp_core.server._errors import clip_json, wire_error
+from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
     Ctx,
@@ -122,12 +122,18 @@ def _enveloped(
 
     The SDK fills ``resultType`` and the cache hints only for result *models*; the request handlers
     return wire dicts, so the envelope is added here: complete, and not cacheable across sessions
-    (lists and reads depend on the session's visibility).
+    (lists and reads depend on the session's visibility). 2026-07-28 also retired the
+    resource-not-found code -32002 (SEP-2164): there, a missing resource is -32602.
     """
     cacheable = method in CACHEABLE_METHODS
 
     async def enveloped(ctx: Ctx, params: Any) -> HandlerResult:
-        result = await handler(ctx, params)
+        try:
+            result = await handler(ctx, params)
+        except MCPError as exc:
+            if exc.code == RESOURCE_NOT_FOUND and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                raise MCPError(INVALID_PARAMS, exc.message, exc.data) from None
+            raise
         if (
             isinstance(result, dict)
             and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS

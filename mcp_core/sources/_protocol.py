@@ -20,7 +20,9 @@ class ElementSource(Protocol):
     Laws:
         1. ``source.returns-collection``: ``provide()`` returns an ``ElementCollection`` and
            ``kinds()`` returns an ``ElementKind``.
-        2. ``source.idempotent``: two ``provide()`` calls with no outside change are equal.
+        2. ``source.idempotent``: repeated ``provide()`` calls with no outside change return equal
+           collections, however they interleave with other sources' calls (raising on some of
+           them and not on others is no agreement).
         3. ``source.kinds-cover``: every provided element's kind is in ``kinds()``.
         4. ``source.kinds-without-provide``: ``kinds()`` answers without calling ``provide()``.
         5. ``source.json-roundtrip``: where the provided collection is serializable,

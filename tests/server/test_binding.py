@@ -235,7 +235,7 @@ class TestRequests:
         assert completed.completion.values == []
 
     async def test_errors(self, mode: str) -> None:
-        """Unknown names are -32602, unknown URIs -32002, failures opaque, tool errors isError.
+        """Unknown names are -32602, unknown URIs -32002 (2026-07-28: -32602), failures opaque.
 
         Arguments failing the input schema are a tool execution error (SEP-1303), not -32602.
         """
@@ -258,8 +258,9 @@ class TestRequests:
             -32602,
             "Unknown prompt: nope",
         )
+        # SEP-2164: 2026-07-28 retired -32002; a missing resource is invalid params there.
         assert (unknown_resource.value.code, unknown_resource.value.data) == (
-            -32002,
+            -32002 if mode == "legacy" else -32602,
             {"uri": "test://nope"},
         )
         assert bad_arguments.is_error is True
@@ -337,6 +338,7 @@ class TestSessionFeatures:
             client(McpServer(registry), mode="auto") as c,
             c.listen(tools_list_changed=True) as events,
         ):
+            await c.list_tools()  # changes are announced once a catalogue has been loaded
             await registry.register(tool_from_function(greet, name="late"))
             with anyio.fail_after(5):
                 event = await anext(aiter(events))

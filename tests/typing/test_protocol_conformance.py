@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mcp_core.elements import Element, ElementCollection, HandlerRef, Tool
 from mcp_core.registry import (
+    ChangeNotifier,
     DeferredRegistry,
     ElementCatalog,
     ElementResolver,
@@ -47,13 +48,15 @@ class TestStructuralConformance:
     """The reference implementations satisfy the Protocols without inheriting from them."""
 
     def test_registry_plays_every_role(self) -> None:
-        """Registry is a catalog, resolver, writer, deferred registry, and its kinds() answers."""
+        """Registry is a catalog, resolver, writer, deferred registry and change notifier."""
         registry = Registry()
         catalog: ElementCatalog = registry
         resolver: ElementResolver = registry
         writer: ElementWriter = registry
         deferred: DeferredRegistry = registry
-        assert {type(catalog), type(resolver), type(writer), type(deferred)} == {Registry}
+        notifier: ChangeNotifier = registry
+        roles = (catalog, resolver, writer, deferred, notifier)
+        assert {type(role) for role in roles} == {Registry}
         assert _protocol_bases(Registry) == ()
 
     def test_sources_and_wrappers_are_element_sources(self, tmp_path: Path) -> None:

@@ -6,19 +6,18 @@ import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Final, final
+from typing import final
 
 from hypothesis import strategies as st
 
 from mcp_conformance._contract import LawViolation
-from mcp_conformance._handlers import HANDLER_PATHS
 from mcp_conformance._kit import Kit
-from mcp_conformance._universe import ALL_SLOTS, element
+from mcp_conformance._universe import ALL_SLOTS, features, make_element, vocabularies
 from mcp_conformance.faults import MutableSource
-from mcp_conformance.strategies import element_kinds, elements
-from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef
+from mcp_conformance.strategies import element_kinds
+from mcp_core.elements import Element, ElementCollection, ElementKind
 
-__all__ = ["Subject", "for_each_subject", "kinds_of", "provide"]
+__all__ = ["Subject", "for_each_group", "for_each_subject", "kinds_of", "provide"]
 
 
 @final
@@ -36,44 +35,56 @@ def for_each_subject(kit: Kit, body: Callable[[Subject], Awaitable[None]], *, na
     A wrapped source declares its content's kinds and, at times, more (honest sources may
     over-advertise), so a wrapper is checked against both.
     """
+
+    async def first(group: list[Subject]) -> None:
+        await body(group[0])
+
+    for_each_group(kit, first, name=name, size=1)
+
+
+def for_each_group(
+    kit: Kit, body: Callable[[list[Subject]], Awaitable[None]], *, name: str, size: int
+) -> None:
+    """Like :func:`for_each_subject`, with ``size`` independent subjects at once.
+
+    For a source target, ``size`` objects from its factory; for a wrapper target, ``size``
+    wrappers, each over its own generated source.
+    """
     if kit.target.kind == "source":
 
         async def once() -> None:
-            await body(Subject(kit.target.factory()))
+            await body([Subject(kit.target.factory()) for _ in range(size)])
 
         kit.run(once)
         return
 
-    async def wrapped(example: tuple[ElementCollection, ElementKind]) -> None:
-        content, extra = example
-        inner = MutableSource(content, kinds=content.kinds | extra)
-        await body(Subject(kit.target.factory(inner), inner))
+    async def wrapped(examples: list[tuple[ElementCollection, ElementKind]]) -> None:
+        group = []
+        for content, extra in examples:
+            inner = MutableSource(content, kinds=content.kinds | extra)
+            group.append(Subject(kit.target.factory(inner), inner))
+        await body(group)
 
-    kit.given(_inner_contents, wrapped, name=name)
+    kit.given(st.lists(_inner_contents(), min_size=size, max_size=size), wrapped, name=name)
 
 
 @st.composite
-def _elements(draw: st.DrawFn) -> Element:
-    """Mostly plain elements (cheap to draw), at times a fully featured one.
+def _inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
+    """Small collections of varied elements, and extra kinds the inner source also declares.
 
-    A wrapper passes elements through whatever their fields, so refs, handlers and tags vary on
-    every element while the rich definitions of :mod:`mcp_conformance.strategies` (which cost
-    ten times as much to draw) come one time in four.
+    A wrapper must pass elements through whatever their fields, so names, URIs, tags, ``_meta``
+    and the rest vary as in the registry checks; handlers are references, so that the inner
+    source is serializable (what a caching wrapper needs of a healthy source).
     """
-    if draw(st.integers(min_value=0, max_value=3)) == 0:
-        return draw(elements())
-    kind, key = draw(st.sampled_from(ALL_SLOTS))
-    plain = element(kind, key, draw(st.sampled_from(("first", "second"))))
-    handler = HandlerRef(draw(st.sampled_from(HANDLER_PATHS[kind])))
-    return dataclasses.replace(plain, handler=handler, tags=draw(_tags))
-
-
-_tags: Final = st.frozensets(st.sampled_from(("public", "internal")), max_size=2)
-# Small collections: a wrapper treats every element alike, and drawing is most of the cost.
-_inner_contents: Final = st.tuples(
-    st.lists(_elements(), max_size=5, unique_by=lambda e: e.ref).map(ElementCollection),
-    element_kinds(),
-)
+    words = draw(vocabularies())
+    chosen = draw(st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True))
+    elements = []
+    for slot in chosen:
+        looks = draw(features(slot[0]))
+        if looks.handler in {"live", "other-live"}:
+            looks = dataclasses.replace(looks, handler="ref")
+        elements.append(make_element(words, slot, "source 0 v0", looks))
+    return ElementCollection(elements), draw(element_kinds())
 
 
 async def provide(source: object) -> object:

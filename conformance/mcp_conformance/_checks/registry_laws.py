@@ -2,199 +2,173 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Final, Literal, TypeAlias, final
 
 import anyio
 import anyio.lowlevel
 from hypothesis import strategies as st
 
+from mcp_conformance._checks._needs import Needs, require
 from mcp_conformance._contract import (
-    ROLE_NAMES,
     LawViolation,
     RegistryUnderTest,
     Role,
     RoleStatus,
-    probe_roles,
 )
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
-from mcp_conformance._machine import PLANS, make_registry, run_machine
+from mcp_conformance._machine import (
+    PLANS,
+    describe_change,
+    make_registry,
+    reads_of,
+    run_machine,
+)
 from mcp_conformance._universe import (
     ALL_SLOTS,
+    ContentItem,
+    Features,
     Slot,
     SourceSpec,
+    Vocabulary,
     collection,
-    element,
-    ref_of,
+    features,
+    make_element,
+    show,
+    slots,
     source_specs,
+    vocabularies,
 )
 from mcp_conformance.faults import MutableSource, SlowSource
 from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import (
+    Definition,
     Element,
     ElementCollection,
     ElementKind,
-    ElementRef,
     HandlerRef,
     Resource,
     ResourceTemplate,
     UriTemplate,
     most_specific_first,
 )
+from mcp_core.registry import ResolvedResource
 
 # -- what each law needs -------------------------------------------------------------------------
 
 
-@final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Needs:
-    roles: tuple[Role, ...] = ()
-    sources: bool = False  # only meaningful for a registry built over sources
-    content: bool = True  # the kit must be able to put elements in (sources or writer)
-
-
-_NEEDS: Final[dict[str, _Needs]] = {
-    "registry.model": _Needs(roles=("catalog",)),
-    "registry.resolver-agrees": _Needs(roles=("catalog", "resolver")),
-    "registry.load-idempotent": _Needs(roles=("deferred", "catalog"), sources=True),
-    "registry.single-flight": _Needs(roles=("catalog",), sources=True),
-    "registry.lazy": _Needs(sources=True),
-    "registry.precedence": _Needs(roles=("catalog",), sources=True),
-    "registry.element-isolation": _Needs(roles=("catalog",)),
-    "registry.source-isolation": _Needs(roles=("catalog",), sources=True),
-    "registry.unavailable-keeps-last-good": _Needs(roles=("catalog", "deferred"), sources=True),
-    "registry.register-inverse": _Needs(roles=("catalog", "writer")),
-    "registry.templates": _Needs(roles=("resolver",)),
-    "registry.honest-kinds": _Needs(roles=("honest_kinds",)),
-    "registry.change-events": _Needs(roles=("change_events", "catalog")),
+_EVENTS: Final = Needs(roles=("change_events", "catalog"), changes=True)
+_NEEDS: Final[dict[str, Needs]] = {
+    "registry.model": Needs(roles=("catalog",)),
+    "registry.resolver-agrees": Needs(roles=("catalog", "resolver")),
+    "registry.load-idempotent": Needs(roles=("deferred", "catalog"), sources=True),
+    "registry.single-flight": Needs(sources=True),
+    "registry.first-read-complete": Needs(sources=True),
+    "registry.lazy": Needs(sources=True),
+    "registry.precedence": Needs(roles=("catalog",), sources=True),
+    "registry.element-isolation": Needs(roles=("catalog",)),
+    "registry.undeclared-kinds": Needs(roles=("catalog",), sources=True),
+    "registry.source-isolation": Needs(roles=("catalog",), sources=True),
+    "registry.unavailable-keeps-last-good": Needs(roles=("catalog", "deferred"), sources=True),
+    "registry.reload-atomic": Needs(roles=("deferred",), sources=True),
+    "registry.register-inverse": Needs(roles=("catalog", "writer")),
+    "registry.templates": Needs(roles=("resolver",)),
+    "registry.honest-kinds": Needs(roles=("deferred",)),
+    "registry.change-events": _EVENTS,
+    "registry.listener-isolation": _EVENTS,
+    "registry.unsubscribe": _EVENTS,
 }
 
 
 def _require(kit: Kit, law_id: str) -> dict[Role, RoleStatus]:
-    """The target's roles, after ending the check as N/A (or FAIL) if it cannot apply."""
-    needs = _NEEDS[law_id]
+    roles = require(kit, _NEEDS[law_id])
     capabilities = kit.capabilities
-    roles: dict[Role, RoleStatus] = {}
-
-    async def probe() -> None:
-        registry = kit.target.factory([])
-        roles.update(probe_roles(registry, capabilities))
-
-    anyio.run(probe)
-    for role in needs.roles:
-        status = roles[role]
-        if status.claimed_but_missing:
-            raise LawViolation(f"the target claims {ROLE_NAMES[role]}, but {status.reason}")
-        if not status.present:
-            kit.not_applicable(status.reason, why="declared" if status.declared else "absent")
-    if needs.sources and not capabilities.composes_sources:
-        kit.not_applicable(
-            f"needs a registry built over sources; not claimed (composes_sources=False): "
-            f"{capabilities.reason}",
-            why="declared",
-        )
-    if needs.content and not capabilities.composes_sources and not roles["writer"].present:
-        kit.not_applicable(
-            "the kit cannot put elements into it: it composes no sources (composes_sources=False) "
-            f"and {roles['writer'].reason}",
-            why="declared",
-        )
     if law_id == "registry.element-isolation" and not capabilities.validates_elements:
         kit.not_applicable(
             f"not claimed (validates_elements=False): {capabilities.reason}", why="declared"
         )
-    if law_id == "registry.change-events" and not (
-        roles["writer"].present or roles["deferred"].present
-    ):
-        kit.not_applicable(
-            "nothing can change its catalogue: it has neither an ElementWriter nor reload()",
-            why="absent",
-        )
     return roles
 
 
-def _sources(specs: Sequence[SourceSpec]) -> list[tuple[MutableSource, int]]:
-    return [
-        (MutableSource(collection(spec.content, f"source {index}")), spec.priority)
-        for index, spec in enumerate(specs)
-    ]
-
-
-def _reads(registry: RegistryUnderTest) -> dict[str, Callable[[], Coroutine[Any, Any, object]]]:
-    reads: dict[str, Callable[[], Coroutine[Any, Any, object]]] = {}
-    if registry.plays("catalog"):
-        reads.update(
-            tools=registry.tools,
-            resources=registry.resources,
-            resource_templates=registry.resource_templates,
-            prompts=registry.prompts,
-        )
-    if registry.plays("resolver"):
-        reads.update(
-            get_tool=lambda: registry.get_tool("a"),
-            get_prompt=lambda: registry.get_prompt("a"),
-            get_resource=lambda: registry.get_resource("kit://res/a"),
-        )
-    return reads
+def _over(words: Vocabulary, specs: Sequence[SourceSpec]) -> list[tuple[MutableSource, int]]:
+    return [(spec.source(words, f"source {i}"), spec.priority) for i, spec in enumerate(specs)]
 
 
 def _provided(sources: Sequence[tuple[MutableSource | SlowSource, int]]) -> list[int]:
     return [source.provides for source, _ in sources]
 
 
+async def _first_load(registry: RegistryUnderTest) -> None:
+    """Load the catalogue the way the registry offers: load(), else a first read."""
+    if registry.plays("deferred"):
+        await registry.load()
+    elif registry.plays("catalog"):
+        await registry.tools()
+    else:
+        await registry.get_tool("a")
+
+
 # -- model-based laws ----------------------------------------------------------------------------
+
+
+def _model_based(kit: Kit, law_id: str) -> None:
+    run_machine(kit, PLANS[law_id], _require(kit, law_id))
 
 
 @checks("registry.model")
 def test_registry_model(kit: Kit) -> None:
     """The catalogue lists exactly the model's refs, each a definition some input holds now."""
-    run_machine(kit, PLANS["registry.model"], _require(kit, "registry.model"))
+    _model_based(kit, "registry.model")
 
 
 @checks("registry.resolver-agrees")
 def test_registry_resolver_agrees(kit: Kit) -> None:
     """Everything listed resolves to the listed definition; nothing unlisted resolves."""
-    run_machine(kit, PLANS["registry.resolver-agrees"], _require(kit, "registry.resolver-agrees"))
+    _model_based(kit, "registry.resolver-agrees")
 
 
 @checks("registry.precedence")
 def test_registry_precedence(kit: Kit) -> None:
-    """Each listed ref shows the winner: runtime, then priority, then the source added first."""
-    run_machine(kit, PLANS["registry.precedence"], _require(kit, "registry.precedence"))
+    """Each listed ref shows the winner, whatever order the sources finish providing in."""
+    _model_based(kit, "registry.precedence")
 
 
 @checks("registry.element-isolation")
 def test_registry_element_isolation(kit: Kit) -> None:
     """Invalid elements (wrong-kind handlers) cost only themselves."""
-    run_machine(
-        kit, PLANS["registry.element-isolation"], _require(kit, "registry.element-isolation")
-    )
+    _model_based(kit, "registry.element-isolation")
+
+
+@checks("registry.undeclared-kinds")
+def test_registry_undeclared_kinds(kit: Kit) -> None:
+    """Elements of kinds their source does not declare are skipped, and cost only themselves."""
+    _model_based(kit, "registry.undeclared-kinds")
 
 
 @checks("registry.source-isolation")
 def test_registry_source_isolation(kit: Kit) -> None:
     """Raising sources cost at most their own elements, and every read succeeds."""
-    run_machine(kit, PLANS["registry.source-isolation"], _require(kit, "registry.source-isolation"))
+    _model_based(kit, "registry.source-isolation")
 
 
 @checks("registry.unavailable-keeps-last-good")
 def test_registry_unavailable_keeps_last_good(kit: Kit) -> None:
     """A source raising SourceUnavailableError keeps serving its last good collection."""
-    law_id = "registry.unavailable-keeps-last-good"
-    run_machine(kit, PLANS[law_id], _require(kit, law_id))
+    _model_based(kit, "registry.unavailable-keeps-last-good")
 
 
 @checks("registry.register-inverse")
 def test_registry_register_inverse(kit: Kit) -> None:
     """register(e) then unregister(e.ref) gives back the catalogue exactly, in any state."""
-    run_machine(kit, PLANS["registry.register-inverse"], _require(kit, "registry.register-inverse"))
+    _model_based(kit, "registry.register-inverse")
 
 
 @checks("registry.change-events")
 def test_registry_change_events(kit: Kit) -> None:
-    """One coalesced change per reload or write, covering exactly what changed; none on load."""
-    run_machine(kit, PLANS["registry.change-events"], _require(kit, "registry.change-events"))
+    """One event per operation with exactly the changed kinds; nothing before the first load."""
+    _model_based(kit, "registry.change-events")
 
 
 # -- lifecycle laws, checked directly ------------------------------------------------------------
@@ -204,12 +178,14 @@ _writes: Final = st.lists(st.tuples(st.booleans(), st.sampled_from(ALL_SLOTS)), 
 
 @checks("registry.lazy")
 def test_registry_lazy(kit: Kit) -> None:
-    """Construction, subscriptions, writes and `loaded` provide nothing."""
+    """Construction, subscriptions, writes, `loaded` and kinds() provide nothing."""
     roles = _require(kit, "registry.lazy")
 
-    async def body(example: tuple[list[SourceSpec], list[tuple[bool, Slot]]]) -> None:
-        specs, writes = example
-        sources = _sources(specs)
+    async def body(
+        example: tuple[Vocabulary, list[SourceSpec], list[tuple[bool, Slot]]],
+    ) -> None:
+        words, specs, writes = example
+        sources = _over(words, specs)
         registry = await make_registry(kit, sources)
         # Give anything the factory scheduled on the loop (an eager background load) its chance.
         for _ in range(3):
@@ -219,12 +195,13 @@ def test_registry_lazy(kit: Kit) -> None:
             unsubscribe()
         if roles["deferred"].present:
             _ = registry.loaded
+            registry.kinds()
         if roles["writer"].present:
-            for register, (kind, key) in writes:
+            for register, slot in writes:
                 if register:
-                    await registry.register(element(kind, key, "runtime"))
+                    await registry.register(make_element(words, slot, "runtime"))
                 else:
-                    await registry.unregister(ref_of(kind, key))
+                    await registry.unregister(words.ref(slot))
         for _ in range(3):
             await anyio.lowlevel.checkpoint()
         eager = [index for index, count in enumerate(_provided(sources)) if count]
@@ -234,7 +211,14 @@ def test_registry_lazy(kit: Kit) -> None:
                 f"(after construction{', writes' if writes and roles['writer'].present else ''})"
             )
 
-    kit.given(st.tuples(source_specs(min_sources=1), _writes), body, name="registry_lazy")
+    kit.given(
+        st.tuples(vocabularies(), source_specs(min_sources=1), _writes),
+        body,
+        name="registry_lazy",
+    )
+
+
+_picks: Final = st.lists(st.integers(min_value=0, max_value=20), min_size=2, max_size=6)
 
 
 @checks("registry.single-flight")
@@ -242,15 +226,15 @@ def test_registry_single_flight(kit: Kit) -> None:
     """Concurrent first catalogue/resolver calls share one load: each source provided once."""
     _require(kit, "registry.single-flight")
 
-    async def body(example: tuple[list[SourceSpec], list[int]]) -> None:
-        specs, picks = example
+    async def body(example: tuple[Vocabulary, list[SourceSpec], list[int]]) -> None:
+        words, specs, picks = example
         # Slow sources keep the first load in flight while the other readers arrive.
         sources = [
-            (SlowSource(collection(spec.content, f"source {index}"), delay=0.001), spec.priority)
-            for index, spec in enumerate(specs)
+            (SlowSource(collection(words, spec.content, f"source {i}"), delay=0.001), spec.priority)
+            for i, spec in enumerate(specs)
         ]
         registry = await make_registry(kit, sources)
-        reads = _reads(registry)
+        reads = reads_of(registry, words)
         names = [sorted(reads)[pick % len(reads)] for pick in picks]
         async with anyio.create_task_group() as group:
             for name in names:
@@ -266,8 +250,72 @@ def test_registry_single_flight(kit: Kit) -> None:
                 f"{counts} times, up to {overlapping} at once (each must be provided exactly once)"
             )
 
-    readers = st.lists(st.integers(min_value=0, max_value=6), min_size=2, max_size=6)
-    kit.given(st.tuples(source_specs(min_sources=1), readers), body, name="registry_single_flight")
+    kit.given(
+        st.tuples(vocabularies(), source_specs(min_sources=1), _picks),
+        body,
+        name="registry_single_flight",
+    )
+
+
+ReadValue: TypeAlias = Counter[Definition] | Definition | None
+"""What a read answered, comparable: a list as a multiset (order is not this law's business), a
+lookup as the definition found."""
+
+
+async def _read_value(read: Callable[[], Awaitable[object]]) -> ReadValue:
+    answer = await read()
+    if isinstance(answer, Sequence):
+        return Counter(answer)
+    if isinstance(answer, ResolvedResource):
+        return answer.element.definition
+    if isinstance(answer, Element):
+        return answer.definition
+    return None  # RegistryUnderTest checked the type: nothing was found
+
+
+def _shown(value: ReadValue) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, Counter):
+        return f"{sorted(show(d) for d in value.elements())}" if value else "an empty list"
+    return show(value)
+
+
+@checks("registry.first-read-complete")
+def test_registry_first_read_complete(kit: Kit) -> None:
+    """Every concurrent first read answers from the fully loaded catalogue."""
+    _require(kit, "registry.first-read-complete")
+
+    async def body(example: tuple[Vocabulary, list[SourceSpec], list[int]]) -> None:
+        words, specs, picks = example
+        sources = _over(words, specs)
+        registry = await make_registry(kit, sources)
+        reads = reads_of(registry, words)
+        names = [sorted(reads)[pick % len(reads)] for pick in picks]
+        first: list[ReadValue] = [None] * len(names)
+
+        async def one(index: int, name: str) -> None:
+            first[index] = await _read_value(reads[name])
+
+        async with anyio.create_task_group() as group:
+            for index, name in enumerate(names):
+                group.start_soon(one, index, name)
+        for index, name in enumerate(names):
+            loaded = await _read_value(reads[name])
+            if first[index] != loaded:
+                turns = [spec.turns for spec in specs]
+                raise LawViolation(
+                    f"{len(names)} concurrent first reads ({', '.join(names)}): {name} "
+                    f"answered {_shown(first[index])}, but the loaded catalogue answers "
+                    f"{_shown(loaded)} (the sources took {turns} turns of the event loop to "
+                    "provide; a first read must wait for the load)"
+                )
+
+    kit.given(
+        st.tuples(vocabularies(), source_specs(min_sources=1), _picks),
+        body,
+        name="registry_first_read_complete",
+    )
 
 
 @checks("registry.load-idempotent")
@@ -275,9 +323,9 @@ def test_registry_load_idempotent(kit: Kit) -> None:
     """A second and third load() provide nothing and change nothing; `loaded` says so."""
     _require(kit, "registry.load-idempotent")
 
-    async def body(example: tuple[list[SourceSpec], bool]) -> None:
-        specs, read_first = example
-        sources = _sources(specs)
+    async def body(example: tuple[Vocabulary, list[SourceSpec], bool]) -> None:
+        words, specs, read_first = example
+        sources = _over(words, specs)
         registry = await make_registry(kit, sources)
         if read_first:
             await registry.tools()
@@ -295,11 +343,290 @@ def test_registry_load_idempotent(kit: Kit) -> None:
                 f"provided {_provided(sources)} times in all (each must be provided once)"
             )
         if after != before:
-            raise LawViolation("a second load() changed the catalogue")
+            raise LawViolation(
+                f"a second load() changed the catalogue: {describe_change(before, after)}"
+            )
 
     kit.given(
-        st.tuples(source_specs(min_sources=1), st.booleans()), body, name="registry_load_idempotent"
+        st.tuples(vocabularies(), source_specs(min_sources=1), st.booleans()),
+        body,
+        name="registry_load_idempotent",
     )
+
+
+@st.composite
+def _reload_cases(
+    draw: st.DrawFn,
+) -> tuple[Vocabulary, list[SourceSpec], list[list[ContentItem]], list[int]]:
+    specs = draw(source_specs(min_sources=1))
+    fresh = [draw(slots()) for _ in specs]
+    return draw(vocabularies()), specs, fresh, draw(_picks)
+
+
+_READS_PER_READER: Final = 40
+
+
+@checks("registry.reload-atomic")
+def test_registry_reload_atomic(kit: Kit) -> None:
+    """Reads while reload() runs answer from the whole old or the whole new catalogue."""
+    _require(kit, "registry.reload-atomic")
+
+    async def body(
+        example: tuple[Vocabulary, list[SourceSpec], list[list[ContentItem]], list[int]],
+    ) -> None:
+        words, specs, fresh, picks = example
+        sources = _over(words, specs)
+        registry = await make_registry(kit, sources)
+        await registry.load()
+        reads = reads_of(registry, words)
+        names = sorted(reads)
+        old = {name: await _read_value(reads[name]) for name in names}
+        for index, ((source, _), content) in enumerate(zip(sources, fresh, strict=True)):
+            source.content = collection(words, content, f"source {index} v1")
+        seen: list[tuple[str, ReadValue]] = []
+        done = anyio.Event()
+
+        async def reader(start: int) -> None:
+            for step in range(_READS_PER_READER):
+                name = names[(start + step) % len(names)]
+                seen.append((name, await _read_value(reads[name])))
+                if done.is_set():
+                    return
+                await anyio.lowlevel.checkpoint()
+
+        async with anyio.create_task_group() as group:
+            for pick in picks:
+                group.start_soon(reader, pick)
+            await anyio.lowlevel.checkpoint()
+            await registry.reload()
+            done.set()
+        new = {name: await _read_value(reads[name]) for name in names}
+        for name, value in seen:
+            if value not in (old[name], new[name]):
+                raise LawViolation(
+                    f"during reload(), {name} answered {_shown(value)}: neither the catalogue "
+                    f"before the reload ({_shown(old[name])}) nor the one after it "
+                    f"({_shown(new[name])})"
+                )
+
+    kit.given(_reload_cases(), body, name="registry_reload_atomic")
+
+
+# -- change listeners ----------------------------------------------------------------------------
+
+Operation: TypeAlias = (
+    tuple[Literal["register"], Slot, Features]
+    | tuple[Literal["unregister"], Slot]
+    | tuple[Literal["reload"], int, list[ContentItem]]
+)
+
+
+@st.composite
+def _operations(draw: st.DrawFn, *, writer: bool, deferred: bool) -> list[Operation]:
+    found: list[Operation] = []
+    kinds = [
+        kind
+        for kind, ok in (("register", writer), ("unregister", writer), ("reload", deferred))
+        if ok
+    ]
+    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+        what = draw(st.sampled_from(kinds))
+        if what == "reload":
+            found.append(("reload", draw(st.integers(min_value=0, max_value=3)), draw(slots())))
+        else:
+            slot = draw(st.sampled_from(ALL_SLOTS))
+            if what == "register":
+                found.append(("register", slot, draw(features(slot[0]))))
+            else:
+                found.append(("unregister", slot))
+    return found
+
+
+@final
+class _Pair:
+    """The registry under test and a twin from the same factory, driven through the same steps.
+
+    The twin has one plain listener: the events every well-behaved listener of the registry
+    under test must receive, whatever that registry's own event semantics.
+    """
+
+    def __init__(
+        self,
+        words: Vocabulary,
+        registry: RegistryUnderTest,
+        sources: list[tuple[MutableSource, int]],
+        twin: RegistryUnderTest,
+        twin_sources: list[tuple[MutableSource, int]],
+    ) -> None:
+        self.words = words
+        self.registry, self.sources = registry, sources
+        self.twin, self.twin_sources = twin, twin_sources
+        self.expected: list[ElementKind] = []
+        twin.subscribe(self.expected.append)
+
+    @classmethod
+    async def build(cls, kit: Kit, words: Vocabulary, specs: list[SourceSpec]) -> _Pair:
+        sources, twin_sources = _over(words, specs), _over(words, specs)
+        return cls(
+            words,
+            await make_registry(kit, sources),
+            sources,
+            await make_registry(kit, twin_sources),
+            twin_sources,
+        )
+
+    async def load(self) -> None:
+        await _first_load(self.registry)
+        await _first_load(self.twin)
+
+    async def apply(self, operation: Operation, number: int) -> None:
+        """Apply ``operation`` to both; the registry under test must not raise."""
+        try:
+            await self._apply(self.registry, self.sources, operation, number)
+        except Exception as exc:
+            raise LawViolation(
+                f"{_describe(operation, self.words)} raised {type(exc).__name__}: {exc}"
+            ) from exc
+        await self._apply(self.twin, self.twin_sources, operation, number)
+
+    async def _apply(
+        self,
+        registry: RegistryUnderTest,
+        sources: list[tuple[MutableSource, int]],
+        operation: Operation,
+        number: int,
+    ) -> None:
+        if operation[0] == "register":
+            _, slot, looks = operation
+            await registry.register(make_element(self.words, slot, f"runtime #{number}", looks))
+        elif operation[0] == "unregister":
+            await registry.unregister(self.words.ref(operation[1]))
+        else:
+            _, index, content = operation
+            if sources:
+                source = sources[index % len(sources)][0]
+                source.content = collection(self.words, content, f"source {index} v{number}")
+            await registry.reload()
+
+
+def _describe(operation: Operation, words: Vocabulary) -> str:
+    if operation[0] == "reload":
+        return "reload()"
+    return f"{operation[0]}({words.ref(operation[1])})"
+
+
+_ERRORS: Final = st.sampled_from((RuntimeError, ValueError, KeyError, TypeError, LookupError))
+
+
+@checks("registry.listener-isolation")
+def test_registry_listener_isolation(kit: Kit) -> None:
+    """A raising listener breaks no operation and keeps no other listener from its events."""
+    roles = _require(kit, "registry.listener-isolation")
+    composes = kit.capabilities.composes_sources
+    heard = 0
+
+    async def body(
+        example: tuple[Vocabulary, list[SourceSpec], list[Operation], int, type[Exception]],
+    ) -> None:
+        nonlocal heard
+        words, specs, operations, position, error = example
+        pair = await _Pair.build(kit, words, specs if composes else [])
+        calls: list[ElementKind] = []
+
+        def raising(kinds: ElementKind) -> None:
+            calls.append(kinds)
+            raise error("a listener's own bug")
+
+        first: list[ElementKind] = []
+        last: list[ElementKind] = []
+        listeners: list[Callable[[ElementKind], object]] = [first.append, last.append]
+        listeners.insert(position % 3, raising)
+        for listener in listeners:
+            pair.registry.subscribe(listener)
+        await pair.load()
+        for number, operation in enumerate(operations):
+            await pair.apply(operation, number)
+            for name, got in (("the listener before it", first), ("the listener after it", last)):
+                if got != pair.expected:
+                    raise LawViolation(
+                        f"after {_describe(operation, words)}, with a listener raising "
+                        f"{error.__name__} at position {position % 3}, {name} heard "
+                        f"{[k.label for k in got]}; without the raising listener the same registry "
+                        f"emits {[k.label for k in pair.expected]}"
+                    )
+        heard += len(pair.expected)
+
+    writer, deferred = roles["writer"].present, roles["deferred"].present
+    kit.given(
+        st.tuples(
+            vocabularies(),
+            source_specs() if composes else st.just([]),
+            _operations(writer=writer, deferred=deferred),
+            st.integers(min_value=0, max_value=2),
+            _ERRORS,
+        ),
+        body,
+        name="registry_listener_isolation",
+    )
+    if not heard:
+        kit.not_applicable(
+            "the registry emitted no change event in any example (see registry.change-events)"
+        )
+
+
+@checks("registry.unsubscribe")
+def test_registry_unsubscribe(kit: Kit) -> None:
+    """An unsubscribed listener hears nothing more; the others hear everything."""
+    roles = _require(kit, "registry.unsubscribe")
+    composes = kit.capabilities.composes_sources
+    heard = 0
+
+    async def body(
+        example: tuple[Vocabulary, list[SourceSpec], list[Operation], list[Operation], int],
+    ) -> None:
+        nonlocal heard
+        words, specs, before, after, leaving = example
+        pair = await _Pair.build(kit, words, specs if composes else [])
+        heard_by: list[list[ElementKind]] = [[], [], []]
+        unsubscribes = [pair.registry.subscribe(events.append) for events in heard_by]
+        await pair.load()
+        for number, operation in enumerate(before):
+            await pair.apply(operation, number)
+        unsubscribes[leaving % 3]()
+        gone = len(heard_by[leaving % 3])
+        for number, operation in enumerate(after, start=len(before)):
+            await pair.apply(operation, number)
+        late = heard_by[leaving % 3][gone:]
+        if late:
+            raise LawViolation(
+                f"listener {leaving % 3} of 3 was unsubscribed, then heard {[k.label for k in late]}"
+            )
+        for index, got in enumerate(heard_by):
+            expected = pair.expected[:gone] if index == leaving % 3 else pair.expected
+            if got != expected:
+                raise LawViolation(
+                    f"after listener {leaving % 3} of 3 was unsubscribed, listener {index} heard "
+                    f"{[k.label for k in got]}; the same registry with one listener emits "
+                    f"{[k.label for k in expected]}"
+                )
+        heard += len(pair.expected)
+
+    operations = _operations(writer=roles["writer"].present, deferred=roles["deferred"].present)
+    kit.given(
+        st.tuples(
+            vocabularies(),
+            source_specs() if composes else st.just([]),
+            operations,
+            operations,
+            st.integers(min_value=0, max_value=2),
+        ),
+        body,
+        name="registry_unsubscribe",
+    )
+    if not heard:
+        kit.not_applicable(
+            "the registry emitted no change event in any example (see registry.change-events)"
+        )
 
 
 # -- honest kinds --------------------------------------------------------------------------------
@@ -326,11 +653,15 @@ class _KindsWatch:
     """What a registry's kinds() must answer, and the check that it does, without providing."""
 
     def __init__(
-        self, registry: RegistryUnderTest, sources: list[tuple[MutableSource, int]]
+        self,
+        words: Vocabulary,
+        registry: RegistryUnderTest,
+        sources: list[tuple[MutableSource, int]],
     ) -> None:
+        self.words = words
         self.registry = registry
         self.sources = sources
-        self.runtime: dict[ElementRef, ElementKind] = {}
+        self.runtime: dict[object, ElementKind] = {}
 
     def expect(self, moment: str) -> None:
         counts = _provided(self.sources)
@@ -350,11 +681,10 @@ class _KindsWatch:
             )
 
     async def write(self, register: bool, slot: Slot) -> None:
-        kind, key = slot
-        ref = ref_of(kind, key)
+        ref = self.words.ref(slot)
         if register:
-            await self.registry.register(element(kind, key, "runtime"))
-            self.runtime[ref] = kind
+            await self.registry.register(make_element(self.words, slot, "runtime"))
+            self.runtime[ref] = slot[0]
         else:
             await self.registry.unregister(ref)
             self.runtime.pop(ref, None)
@@ -368,32 +698,31 @@ def test_registry_honest_kinds(kit: Kit) -> None:
     composes = kit.capabilities.composes_sources
 
     async def body(
-        example: tuple[list[tuple[ElementKind, list[Slot]]], list[tuple[bool, Slot]]],
+        example: tuple[Vocabulary, list[tuple[ElementKind, list[Slot]]], list[tuple[bool, Slot]]],
     ) -> None:
-        declared, writes = example
+        words, declared, writes = example
         sources = [
             (
                 MutableSource(
-                    collection([(slot, False) for slot in content], "source"), kinds=kinds
+                    collection(words, [(slot, False, Features()) for slot in content], "source"),
+                    kinds=kinds,
                 ),
                 0,
             )
             for kinds, content in (declared if composes else [])
         ]
-        watch = _KindsWatch(await make_registry(kit, sources), sources)
+        watch = _KindsWatch(words, await make_registry(kit, sources), sources)
         watch.expect("right after construction")
         for register, slot in writes if roles["writer"].present else []:
             await watch.write(register, slot)
-        if roles["deferred"].present:
-            await watch.registry.load()
-            watch.expect("after load()")
-            await watch.registry.reload()
-            watch.expect("after reload()")
-        elif roles["catalog"].present:
-            await watch.registry.tools()
-            watch.expect("after the first read")
+        await watch.registry.load()
+        watch.expect("after load()")
+        await watch.registry.reload()
+        watch.expect("after reload()")
 
-    kit.given(st.tuples(_declared_sources(), _writes), body, name="registry_honest_kinds")
+    kit.given(
+        st.tuples(vocabularies(), _declared_sources(), _writes), body, name="registry_honest_kinds"
+    )
 
 
 # -- templates -----------------------------------------------------------------------------------
@@ -520,22 +849,3 @@ async def _check_resolution(
             f"{uri!r} resolved to {key!r} with variables {dict(resolved.variables)}, expected "
             f"{expected} (extracted and percent-decoded)"
         )
-
-
-# -- server laws ---------------------------------------------------------------------------------
-
-
-@checks("server.visibility-agrees")
-def test_server_visibility_agrees(kit: Kit) -> None:
-    """Needs a server factory, which the kit does not take yet."""
-    kit.not_applicable(
-        "needs a server factory (the kit has no server target yet)", why="unsupported"
-    )
-
-
-@checks("server.pagination")
-def test_server_pagination(kit: Kit) -> None:
-    """Needs a server factory, which the kit does not take yet."""
-    kit.not_applicable(
-        "needs a server factory (the kit has no server target yet)", why="unsupported"
-    )

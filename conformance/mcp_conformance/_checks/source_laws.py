@@ -7,10 +7,23 @@ they can of it (elements to take kinds from, values to compare) or are N/A.
 
 from __future__ import annotations
 
-from mcp_conformance._checks._subjects import Subject, for_each_subject, kinds_of, provide
+import anyio
+
+from mcp_conformance._checks._subjects import (
+    Subject,
+    for_each_group,
+    for_each_subject,
+    kinds_of,
+    provide,
+)
 from mcp_conformance._contract import LawViolation, check_collection, checked, provide_calls
+from mcp_conformance._diff import diff_collections
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_core.elements import ElementCollection, ElementKind
+
+# Instances provided from at once: calls interleave, so state shared between them shows.
+_INSTANCES = 3
+_CALLS_PER_WRAPPER = 10
 
 
 @checks("source.returns-collection")
@@ -26,28 +39,69 @@ def test_source_returns_collection(kit: Kit) -> None:
 
 @checks("source.idempotent")
 def test_source_idempotent(kit: Kit) -> None:
-    """Two provide() calls with no outside change in between give equal results."""
+    """Many provide() calls, interleaved across instances, agree with each instance's first."""
+    # A source target is one object: many calls are what catches a source failing now and then.
+    # A wrapper target is checked over many generated sources, each its own example.
+    calls = kit.profile.provide_calls if kit.target.kind == "source" else _CALLS_PER_WRAPPER
 
-    async def body(subject: Subject) -> None:
-        first = await provide(subject.source)
-        second = await provide(subject.source)
-        if first != second:
-            raise LawViolation(f"two provide() calls in a row differ: {first!r} != {second!r}")
+    async def body(group: list[Subject]) -> None:
+        answers: list[list[object]] = [[] for _ in group]
 
-    for_each_subject(kit, body, name="source_idempotent")
+        async def call(index: int) -> None:
+            try:
+                answers[index].append(await provide(group[index].source))
+            except Exception as exc:  # noqa: BLE001 -- a raise is an answer that disagrees
+                answers[index].append(exc)
+
+        for number in range(calls):
+            # Each round starts the instances in another order, so calls interleave differently.
+            async with anyio.create_task_group() as together:
+                for offset in range(len(group)):
+                    together.start_soon(call, (number + offset) % len(group))
+        for index, got in enumerate(answers):
+            _agree(got, f"on instance {index + 1} of {len(group)}, calls interleaved with others'")
+
+    for_each_group(kit, body, name="source_idempotent", size=_INSTANCES)
+
+
+def _agree(answers: list[object], where: str) -> None:
+    """Every answer equals the first; raising some of the time is a disagreement."""
+    raised = [(n, a) for n, a in enumerate(answers, start=1) if isinstance(a, Exception)]
+    if (raised and len(raised) < len(answers)) or len({type(a) for _, a in raised}) > 1:
+        number, error = raised[0]
+        raise LawViolation(
+            f"provide() call {number} of {len(answers)} ({where}) raised "
+            f"{type(error).__name__}: {error}, while {len(answers) - len(raised)} of the calls "
+            "returned a collection"
+        ) from error
+    if raised:
+        return  # raising every time is source.returns-collection's FAIL
+    for number, answer in enumerate(answers[1:], start=2):
+        if answer != answers[0]:
+            raise LawViolation(
+                f"provide() call {number} of {len(answers)} ({where}) differs from the first: "
+                f"{diff_collections(answers[0], answer)}"  # type: ignore[arg-type]  # a collection, or the diff says what else
+            )
 
 
 @checks("source.kinds-cover")
 def test_source_kinds_cover(kit: Kit) -> None:
     """Every provided element's kind is among kinds()."""
     judged = 0
+    unjudged = ""
 
     async def body(subject: Subject) -> None:
         nonlocal judged
+        nonlocal unjudged
         declared = subject.source.kinds()  # type: ignore[attr-defined]  # duck-typed target
-        provided = kinds_of(await provide(subject.source))
-        if provided is None or not isinstance(declared, ElementKind):
-            return  # not elements, or not kinds: source.returns-collection reports it
+        answer = await provide(subject.source)
+        provided = kinds_of(answer)
+        if not isinstance(declared, ElementKind):
+            unjudged = f"kinds() returned {type(declared).__qualname__}, not an ElementKind"
+            return  # source.returns-collection fails for it
+        if provided is None:
+            unjudged = f"provide() returned {type(answer).__qualname__}, not elements"
+            return  # source.returns-collection fails for it
         judged += 1
         if provided & ~declared:
             raise LawViolation(
@@ -58,7 +112,7 @@ def test_source_kinds_cover(kit: Kit) -> None:
     for_each_subject(kit, body, name="source_kinds_cover")
     if not judged:
         kit.not_applicable(
-            "provide() never returned elements to take kinds from (see source.returns-collection)"
+            f"{unjudged}, so there is nothing to compare (see source.returns-collection)"
         )
 
 
@@ -100,16 +154,22 @@ def test_source_json_roundtrip(kit: Kit) -> None:
                 raise LawViolation(
                     "claimed serializable=True, but provide() returned live handlers"
                 )
+            live.append(next(str(e.ref) for e in provided if not e.is_serializable))
             return
         judged += 1
         again = ElementCollection.from_json(provided.to_json())
         if again != provided:
-            changed = [str(a.ref) for a, b in zip(provided, again, strict=False) if a != b]
-            raise LawViolation(f"from_json(to_json(c)) != c; the elements that differ: {changed}")
+            raise LawViolation(f"from_json(to_json(c)) != c: {diff_collections(provided, again)}")
 
+    live: list[str] = []
     for_each_subject(kit, body, name="source_json_roundtrip")
+    if not judged and live:
+        kit.not_applicable(
+            f"provide() returns live handlers ({live[0]}, for one), so its collection is not "
+            "serializable and the law does not apply (declare serializable=False to say so)",
+            why="live-handlers",
+        )
     if not judged:
         kit.not_applicable(
-            "provide() returned no serializable collection (live handlers, or not a collection): "
-            "the law applies only where the collection is serializable"
+            "provide() returned no collection (see source.returns-collection): nothing to serialize"
         )

@@ -71,3 +71,21 @@ class Delegating:
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         return self.inner.subscribe(listener)
+
+
+class OwnListeners(Delegating):
+    """Keeps its own change listeners, fed from ``inner``'s events, called in a plain loop."""
+
+    def __init__(self, inner: Registry) -> None:
+        super().__init__(inner)
+        self.listeners: list[Callable[[ElementKind], object]] = []
+        inner.subscribe(self.fan_out)
+
+    def fan_out(self, kinds: ElementKind) -> None:
+        """Call every listener (a raising one stops the loop: not isolated)."""
+        for listener in tuple(self.listeners):
+            listener(kinds)
+
+    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mcp_conformance._checks._subjects import provide
 from mcp_conformance._contract import LawViolation
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
-from mcp_conformance._universe import ALL_SLOTS, element
+from mcp_conformance._universe import ALL_SLOTS, Vocabulary, make_element, vocabularies
 from mcp_conformance.faults import MutableSource
 from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import SINGLE_KINDS, Element, ElementCollection, ElementKind, ElementRef
@@ -52,15 +52,16 @@ class _LookingUp:
         return self.content.get(ref)
 
 
-def _probes(*collections: object) -> list[ElementRef]:
-    """Every ref of ``collections``, each key under every kind, and the kit's slots."""
+def _probes(*collections: object, vocabulary: Vocabulary | None = None) -> list[ElementRef]:
+    """Every ref of ``collections``, each key under every kind, and the run's other slots."""
     refs: dict[ElementRef, None] = {}
     for found in collections:
         if not isinstance(found, ElementCollection):
             continue  # source.returns-collection reports it
         for ref in found.refs:
             refs.update((ElementRef(kind, ref.key), None) for kind in SINGLE_KINDS)
-    refs.update((ElementRef(kind, key), None) for kind, key in ALL_SLOTS)
+    if vocabulary is not None:
+        refs.update((vocabulary.ref(slot), None) for slot in ALL_SLOTS)
     return list(refs)
 
 
@@ -101,9 +102,8 @@ def _has_lookup(source: object) -> bool:
 
 # Small contents: what matters is which refs exist, not how rich the elements are.
 _contents: Final = st.tuples(
-    st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True).map(
-        lambda slots: ElementCollection(element(kind, key, "inner") for kind, key in slots)
-    ),
+    vocabularies(),
+    st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True),
     element_kinds(),
     st.booleans(),
 )
@@ -127,12 +127,15 @@ def test_source_lookup_agrees(kit: Kit) -> None:
     if not _has_lookup(kit.target.factory(MutableSource())):
         kit.not_applicable(_NOT_CLAIMED, why="declared")
 
-    async def wrapped(example: tuple[ElementCollection, ElementKind, bool]) -> None:
-        content, extra, inner_looks_up = example
+    async def wrapped(
+        example: tuple[Vocabulary, list[tuple[ElementKind, int]], ElementKind, bool],
+    ) -> None:
+        vocabulary, slots, extra, inner_looks_up = example
+        content = ElementCollection(make_element(vocabulary, slot, "inner") for slot in slots)
         kinds = content.kinds | extra
         inner = (
             _LookingUp(content, kinds) if inner_looks_up else MutableSource(content, kinds=kinds)
         )
-        await _agrees(kit.target.factory(inner), _probes(content))
+        await _agrees(kit.target.factory(inner), _probes(content, vocabulary=vocabulary))
 
     kit.given(_contents, wrapped, name="source_lookup_agrees")
