@@ -51,10 +51,10 @@ class ElementVisibility(Protocol):
 
     Laws:
         1. ``server.visibility-agrees``: an element hidden from a session's lists is not callable,
-           readable or gettable by that session, and answers exactly like a missing one.
-        2. ``server.hidden-is-missing``: resolution (reads, subscriptions, completion) considers
-           only what the session may see: a request that a hidden element would have answered
-           is answered by the next visible candidate, exactly as by a server without it.
+           readable or gettable by that session, and answers exactly like a missing one;
+           resolution (reads, subscriptions, completion) considers only what the session may
+           see, so a request that a hidden element would have answered is answered by the next
+           visible candidate, byte for byte as by a server without it.
     """
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:

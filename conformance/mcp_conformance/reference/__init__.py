@@ -34,19 +34,7 @@ TARGETS: tuple[tuple[str, str], ...] = (
 )
 """Every reference target as ``(kind, "module:factory")``: what a full certification runs."""
 
-KNOWN_FAILURES: Mapping[str, Mapping[str, str]] = MappingProxyType(
-    {
-        "mcp_conformance.reference.server:make_server": MappingProxyType(
-            {
-                "server.visibility-agrees": (
-                    "issue 9: McpServer resolves a URI before it applies visibility, so a hidden "
-                    "resource or template shadows a visible template that matches the same URI "
-                    "(resources/read, resources/subscribe, completion/complete)"
-                ),
-            }
-        ),
-    }
-)
+KNOWN_FAILURES: Mapping[str, Mapping[str, str]] = MappingProxyType({})
 """Laws a reference target is known to FAIL, with the issue that fixes it.
 
 ``scripts/kit`` accepts exactly these FAILs (and fails when one of them passes, so the entry is
