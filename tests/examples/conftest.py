@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.e2e.conftest import serving_http
+from tests.e2e.conftest import free_port, serving_http, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
 
 MODES = ("auto", "legacy")
 """The official client's default mode (negotiates 2026-07-28) and its legacy mode (2025-11-25)."""
@@ -28,6 +35,34 @@ def mode(request: pytest.FixtureRequest) -> str:
 def serve_http() -> Callable[..., AbstractContextManager[str]]:
     """``mcp-core run TARGET --transport http`` on a free loopback port (a fresh server per use)."""
     return serving_http
+
+
+@contextmanager
+def running_script(
+    script: Path, *arguments: str, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """``python SCRIPT --port N ARGUMENTS`` on a free loopback port, as its docs page says; yields its URL.
+
+    The process is stopped (SIGTERM, then SIGKILL if it lingers) when the block ends.
+    """
+    port = free_port()
+    process = subprocess.Popen(  # noqa: S603 -- our own example
+        [sys.executable, str(script), "--port", str(port), *arguments],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
