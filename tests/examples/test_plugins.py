@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -20,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from tests.examples.conftest import EXAMPLES, running_script, text
 
 SERVER = EXAMPLES / "plugins" / "plugin_server.py"
-SECRET = "plugins-test-secret-0123456789abcdef"
+SECRET = secrets.token_urlsafe(32)  # the deployment's signing secret, made per test run
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -138,7 +139,7 @@ async def test_plugins_talk_to_the_client_through_the_gateway(url: str, mode: st
 @pytest.mark.parametrize(
     "bearer",
     [
-        token("mallory", "admin", secret="not-the-toolbox-secret-0123456789"),
+        token("mallory", "admin", secret=secrets.token_urlsafe(32)),
         token("alice", "admin", lifetime=-600),
         token("alice", "admin", aud="another-service"),
         "not-a-jwt",
