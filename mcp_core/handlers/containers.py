@@ -48,7 +48,9 @@ class DependencyInjectorContainer:
     __slots__ = ("_by_class", "_by_path", "_container")
 
     def __init__(self, container: containers.Container) -> None:
-        if not isinstance(getattr(container, "providers", None), Mapping):
+        if isinstance(container, type) or not isinstance(
+            getattr(container, "providers", None), Mapping
+        ):
             raise TypeError(
                 "DependencyInjectorContainer takes a dependency-injector container instance "
                 f"(e.g. Services()), got {type(container).__name__}"

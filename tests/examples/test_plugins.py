@@ -115,10 +115,10 @@ async def test_each_user_sees_and_calls_what_the_plugins_allow(url: str, mode: s
 async def test_plugins_talk_to_the_client_through_the_gateway(url: str, mode: str) -> None:
     """Sampling, progress, logging and elicitation, with internal arguments filtered out."""
     alice = User()
-    progress: list[float] = []
+    reports: list[float] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(value)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(progress)
 
     async with connect(url, token("alice", "admin"), mode, alice) as client:
         # `_trace` is not in the schema (additionalProperties: false); the plugin's filter drops it.
@@ -130,7 +130,7 @@ async def test_plugins_talk_to_the_client_through_the_gateway(url: str, mode: st
     assert text(summary) == "summary: A cat sat."
     assert alice.sampled == ["Summarize: The cat sat."]
     assert text(exported) == "exported 120 rows in 3 batches"
-    assert progress == [1, 2, 3]
+    assert reports == [1, 2, 3]
     assert text(purged) == "purged"
     assert alice.asked == ["Purge every cached report?"]
     assert {"summarizing 12 characters", "exported batch 3 of 3"} <= set(alice.logs)
