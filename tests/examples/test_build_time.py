@@ -103,32 +103,40 @@ async def test_two_servers_share_one_catalogue(serve_http: ServeHttp, mode: str)
     assert text(policies).startswith("Delivery in 3 days.")
 
 
-async def test_a_stale_catalogue_fails_its_check_and_only_its_element(
-    serve_http: ServeHttp, mode: str, tmp_path: Path
-) -> None:
-    """A catalogue naming a handler the code no longer has: inspect --strict fails the deploy;
-    served anyway, only that tool fails, saying so, and the rest works."""
+def stale_catalogue(folder: Path) -> Path:
+    """The catalogue as an old build wrote it: ``quote`` named a function since renamed."""
     document = json.loads(CATALOG.read_text())
     (stale,) = [e for e in document["elements"] if e["definition"].get("name") == "quote"]
-    stale["handler"] = "shop_elements:quote_v1"  # renamed in the code since this build
-    catalog = tmp_path / "catalog.json"
+    stale["handler"] = "shop_elements:quote_v1"
+    catalog = folder / "catalog.json"
     catalog.write_text(json.dumps(document))
-    env = {"SHOP_CATALOG": str(catalog)}
+    return catalog
+
+
+def test_a_stale_catalogue_fails_the_deploy_check(tmp_path: Path) -> None:
+    """``mcp-core inspect --strict`` (a deploy step) fails, naming the handler that is gone."""
+    env = {**os.environ, "SHOP_CATALOG": str(stale_catalogue(tmp_path))}
     check = subprocess.run(  # noqa: S603 -- our own console script
         [str(MCP_CORE), "inspect", str(EXAMPLE / "storefront.py"), "--strict"],
-        env={**os.environ, **env},
+        env=env,
         capture_output=True,
         text=True,
         check=False,
     )
-    with serve_http(EXAMPLE / "storefront.py", env={**os.environ, **env}) as url:
+    assert check.returncode != 0
+    assert "shop_elements:quote_v1" in check.stdout + check.stderr
+
+
+async def test_a_stale_catalogue_costs_only_its_element(
+    serve_http: ServeHttp, mode: str, tmp_path: Path
+) -> None:
+    """Served anyway, only the stale tool fails (the log names its handler); the rest works."""
+    env = {**os.environ, "SHOP_CATALOG": str(stale_catalogue(tmp_path))}
+    with serve_http(EXAMPLE / "storefront.py", env=env) as url:
         async with Client(url, mode=mode) as client:
             with pytest.raises(MCPError) as failed:
                 await client.call_tool("quote", {"sku": "mug-02"})
             found = await client.call_tool("search_products", {"query": "mug"})
-    assert check.returncode != 0
-    assert "shop_elements:quote_v1" in check.stdout + check.stderr
-    # The server's log names the handler; the client is told only that it failed.
     assert (failed.value.code, failed.value.message) == (-32603, "Internal error")
     assert found.structured_content == {"result": ["mug-02"]}
 
