@@ -18,6 +18,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_core.handlers import _derive
+from mcp_core.handlers._functions import shape_of
 from tests.examples.conftest import EXAMPLES, call, text
 
 EXAMPLE = EXAMPLES / "build_time"
@@ -60,7 +61,7 @@ def storefront(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 async def test_start_up_discovers_and_derives_nothing(storefront: Any, mode: str) -> None:
     """Capabilities and every list come from the file: no handler module, no schema derivation."""
-    derived = mock.Mock(wraps=_derive.shape_of)
+    derived = mock.Mock(wraps=shape_of)
     with mock.patch.object(_derive, "shape_of", derived):
         async with Client(storefront.app.server.lowlevel, mode=mode) as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
