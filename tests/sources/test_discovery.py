@@ -129,6 +129,14 @@ class TestDiscoverySource:
         assert diagnostics[0].source == "DiscoverySource(['discovery_pkg'])"
         assert sum("discovery_pkg.broken" in r.getMessage() for r in caplog.records) == 2
 
+    async def test_diagnostics_never_start_a_scan(self) -> None:
+        """Before anything scanned, diagnostics() is empty and imports nothing (a warm cache's case)."""
+        source = DiscoverySource("discovery_pkg")
+        assert source.diagnostics() == ()
+        assert "discovery_pkg.broken" not in sys.modules
+        await source.provide()
+        assert [d.kind for d in source.diagnostics()] == ["skipped", "skipped"]
+
     async def test_include_and_exclude(self) -> None:
         """Fnmatch patterns on module names select what is imported."""
         only_sub = DiscoverySource(
