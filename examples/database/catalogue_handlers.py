@@ -15,7 +15,6 @@ import anyio
 import psycopg
 
 from mcp_core import ClientGateway, Message, ToolError
-from mcp_core.errors import SourceUnavailableError
 
 TIMEOUT: Final = 5.0
 """Seconds any one database round trip of a handler may take."""
@@ -54,7 +53,7 @@ class OrderLookup:
         self._dsn = dsn
 
     async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> object:  # noqa: ARG002 -- ToolHandler's signature
-        """The order's status; unavailable (retry later) while the database is unreachable."""
+        """The order's status; a tool error saying to retry while the database is unreachable."""
         try:
             with anyio.fail_after(TIMEOUT):
                 async with await psycopg.AsyncConnection.connect(
@@ -65,7 +64,8 @@ class OrderLookup:
                     )
                     row = await cursor.fetchone()
         except (psycopg.OperationalError, TimeoutError) as exc:
-            raise SourceUnavailableError("the orders database is unreachable") from exc
+            # For the model to read (a tool error, not a crash): no address, and what to do.
+            raise ToolError("the orders database is unavailable; retry later") from exc
         if row is None:
             raise ToolError(f"there is no order {arguments['order']}")
         return f"order {arguments['order']}: {row[0]}"
