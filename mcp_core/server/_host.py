@@ -49,7 +49,7 @@ class HostAuthentication:
     the mounted app with the host names and origins the application is served at
     (``transport_security=TransportSecuritySettings(allowed_hosts=..., allowed_origins=...)``, or
     a loopback ``host=``), so a request naming another host or origin is refused even when the
-    browser attached a valid session cookie (``docs/mounting.md``).
+    browser attached a valid session cookie (``docs/examples/mounted.md``).
     """
 
     __slots__ = ("_app", "_client_id", "_principal", "_require_user")
