@@ -6,7 +6,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -40,14 +40,15 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
 
 
 @contextmanager
-def serving_http(
-    target: Path, *options: str, env: Mapping[str, str] | None = None
-) -> Iterator[str]:
-    """``mcp-core run TARGET --transport http`` on a free loopback port; yields its URL."""
-    port = free_port()
-    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(  # noqa: S603 -- our own console script
-        [*command, *options],
+def serving(
+    command: Sequence[str], port: int, env: Mapping[str, str] | None = None
+) -> Iterator[None]:
+    """Run ``command``, a server that listens on ``port``, from once it listens until the block ends.
+
+    The process is stopped with SIGTERM, then SIGKILL if it lingers.
+    """
+    process = subprocess.Popen(  # noqa: S603 -- our own console script or example
+        list(command),
         cwd=ROOT,
         env=dict(env) if env is not None else None,
         stdout=subprocess.DEVNULL,
@@ -55,7 +56,7 @@ def serving_http(
     )
     try:
         wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield
     finally:
         process.terminate()
         try:
@@ -63,6 +64,17 @@ def serving_http(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def serving_http(
+    target: Path, *options: str, env: Mapping[str, str] | None = None
+) -> Iterator[str]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port; yields its URL."""
+    port = free_port()
+    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
+    with serving([*command, *options], port, env):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.fixture(scope="module")

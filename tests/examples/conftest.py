@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
@@ -15,7 +14,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.e2e.conftest import free_port, serving_http, wait_for_port
+from tests.e2e.conftest import free_port, serving, serving_http
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -41,28 +40,11 @@ def serve_http() -> Callable[..., AbstractContextManager[str]]:
 def running_script(
     script: Path, *arguments: str, env: Mapping[str, str] | None = None
 ) -> Iterator[str]:
-    """``python SCRIPT --port N ARGUMENTS`` on a free loopback port, as its docs page says; yields its URL.
-
-    The process is stopped (SIGTERM, then SIGKILL if it lingers) when the block ends.
-    """
+    """``python SCRIPT --port N ARGUMENTS`` on a free loopback port, as its docs page says; yields its URL."""
     port = free_port()
-    process = subprocess.Popen(  # noqa: S603 -- our own example
-        [sys.executable, str(script), "--port", str(port), *arguments],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, process)
+    command = [sys.executable, str(script), "--port", str(port), *arguments]
+    with serving(command, port, {**os.environ, **(env or {})}):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
