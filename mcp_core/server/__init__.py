@@ -30,6 +30,7 @@ from mcp_core.server._errors import (
 )
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
+from mcp_core.server._host import HostAuthentication
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 
@@ -42,6 +43,7 @@ __all__ = [
     "ElementInvoker",
     "GatewayContext",
     "GatewaySession",
+    "HostAuthentication",
     "InMemoryEventStore",
     "InvalidCursorError",
     "Lifespan",

@@ -60,6 +60,7 @@ from mcp_core.server._gateway import (
 from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
+from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
@@ -347,6 +348,9 @@ class McpServer:
             instructions=instructions,
             lifespan=self._lifespan,
             capabilities=self._capabilities,
+            # Mcp-Param-* headers are checked after per-name resolution (_param_headers), not by
+            # the SDK walking tools/list (a full load) on every call.
+            get_tool_input_schema=no_schema_yet,
         )
         self._bind(self.lowlevel)
         # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
@@ -546,8 +550,12 @@ class McpServer:
         return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
+        headers = getattr(ctx.request, "headers", None)
+        admit = param_header_check(ctx.protocol_version, headers, params.arguments)
         return await self._asking(
-            ctx, params, lambda g: self.handlers.call_tool(params.name, params.arguments, g)
+            ctx,
+            params,
+            lambda g: self.handlers.call_tool(params.name, params.arguments, g, admit=admit),
         )
 
     async def _read_resource(

@@ -166,14 +166,23 @@ class RequestHandlers:
     # -- element requests (ElementResolver) -----------------------------------------------------
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None, gateway: ClientGateway
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        gateway: ClientGateway,
+        *,
+        admit: Callable[[Element], None] | None = None,
     ) -> dict[str, Any]:
         """The ``tools/call`` result; an unknown or hidden tool raises ElementNotFoundError.
 
         Arguments that fail the tool's input schema are a tool execution error (SEP-1303).
+        ``admit`` sees the tool once it is found visible, before it runs, and may refuse the call
+        by raising (the transport's own checks on a resolved tool).
         """
         found = await self._resolver.get_tool(name) if name else None
         element = await self._visible(_missing(ElementKind.TOOL, name), found, gateway.session)
+        if admit is not None:
+            admit(element)
         try:
             return await self._invoker.call_tool(element, arguments, gateway)
         except ArgumentValidationError as exc:

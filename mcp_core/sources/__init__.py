@@ -10,6 +10,7 @@ from mcp_core.errors import SourceUnavailableError
 from mcp_core.sources._cached import CachedSource
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
 from mcp_core.sources._discovery import DiscoverySource
+from mcp_core.sources._entry_points import EntryPointSource
 from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
@@ -28,6 +29,7 @@ __all__ = [
     "ElementChecker",
     "ElementLookup",
     "ElementSource",
+    "EntryPointSource",
     "FilteredSource",
     "FunctionSource",
     "IsolatedSource",

@@ -140,8 +140,13 @@ class DiscoverySource:
         return tuple(self._scanned().failures)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """``skipped``: each module that could not be imported, then each declaration left out."""
-        return self._scanned().diagnostics
+        """``skipped``: each module that could not be imported, then each declaration left out.
+
+        Reports the scan made so far and never starts one: asking a registry for its diagnostics
+        must not import every module a warm cache spared.
+        """
+        scan = self._scan
+        return scan.diagnostics if scan is not None else ()
 
     def handler_targets(self) -> frozenset[str]:
         """The references of the marked callables and completion providers of the modules.

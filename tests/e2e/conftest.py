@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -41,17 +41,15 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 
     pytest.fail(f"the server did not listen on {port} within {timeout} s")
 
 
-def run_http(
-    target: Path,
-    *options: str,
+def start(
+    command: Sequence[str],
+    port: int,
     env: Mapping[str, str] | None = None,
     stderr: IO[Any] | int = subprocess.DEVNULL,
-) -> tuple[str, subprocess.Popen[bytes]]:
-    """``mcp-core run TARGET --transport http`` on a free loopback port: its base URL and process."""
-    port = free_port()
-    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(  # noqa: S603 -- our own console script
-        [*command, *options],
+) -> subprocess.Popen[bytes]:
+    """Start ``command``, a server that listens on ``port``, and return once it listens."""
+    process = subprocess.Popen(  # noqa: S603 -- our own console script or example
+        list(command),
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
@@ -62,17 +60,41 @@ def run_http(
     except BaseException:
         stop(process)
         raise
-    return f"http://127.0.0.1:{port}", process
+    return process
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a server process and reap it."""
+    """Terminate a server process and reap it (SIGKILL if it lingers)."""
     process.terminate()
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@contextmanager
+def serving(
+    command: Sequence[str], port: int, env: Mapping[str, str] | None = None
+) -> Iterator[None]:
+    """Run ``command``, a server that listens on ``port``, from once it listens until the block ends."""
+    process = start(command, port, env)
+    try:
+        yield
+    finally:
+        stop(process)
+
+
+def run_http(
+    target: Path,
+    *options: str,
+    env: Mapping[str, str] | None = None,
+    stderr: IO[Any] | int = subprocess.DEVNULL,
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """``mcp-core run TARGET --transport http`` on a free loopback port: its base URL and process."""
+    port = free_port()
+    command = [str(MCP_CORE), "run", str(target), "--transport", "http", "--port", str(port)]
+    return f"http://127.0.0.1:{port}", start([*command, *options], port, env, stderr)
 
 
 @contextmanager

@@ -132,6 +132,14 @@ class TestDiscoverySource:
         logged = [r for r in caplog.records if "discovery_pkg.broken" in r.getMessage()]
         assert [r.levelno for r in logged] == [logging.DEBUG, logging.DEBUG]
 
+    async def test_diagnostics_never_start_a_scan(self) -> None:
+        """Before anything scanned, diagnostics() is empty and imports nothing (a warm cache's case)."""
+        source = DiscoverySource("discovery_pkg")
+        assert source.diagnostics() == ()
+        assert "discovery_pkg.broken" not in sys.modules
+        await source.provide()
+        assert [d.kind for d in source.diagnostics()] == ["skipped", "skipped"]
+
     async def test_include_and_exclude(self) -> None:
         """Fnmatch patterns on module names select what is imported."""
         only_sub = DiscoverySource(

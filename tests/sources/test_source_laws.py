@@ -7,8 +7,10 @@ checks themselves are written once, in :class:`SourceLaws` and :class:`WrapperLa
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import itertools
 import tempfile
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from unittest import mock
@@ -29,6 +31,7 @@ from mcp_core.sources import (
     CachedSource,
     CollectionFileSource,
     ElementSource,
+    EntryPointSource,
     FilteredSource,
     IsolatedSource,
     LazySource,
@@ -176,6 +179,38 @@ class TestLazySourceLaws(SourceLaws):
     def content_calls(self) -> int:
         """Factory calls so far."""
         return self.calls
+
+
+# The plugins TestEntryPointSourceLaws "installs": entry points name attributes of this.
+PLUGINS = types.SimpleNamespace()
+
+
+class TestEntryPointSourceLaws(SourceLaws):
+    """EntryPointSource satisfies every source law over a group of installed plugins."""
+
+    def setup_method(self) -> None:
+        """Installed entry points, by group; the metadata lookup answers from them."""
+        self.groups: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        self.names = itertools.count()
+
+        def entry_points(*, group: str) -> list[importlib.metadata.EntryPoint]:
+            return self.groups.get(group, [])
+
+        self.patch = mock.patch("importlib.metadata.entry_points", entry_points)
+        self.patch.start()
+
+    def teardown_method(self) -> None:
+        """Stop answering for the metadata."""
+        self.patch.stop()
+
+    def make(self, collection: ElementCollection, declared: ElementKind) -> ElementSource:
+        """A group whose one plugin is ``collection``; every other source declares its kinds."""
+        number = next(self.names)
+        setattr(PLUGINS, f"p{number}", collection)
+        group = f"laws.g{number}"
+        value = f"{__name__}:PLUGINS.p{number}"
+        self.groups[group] = [importlib.metadata.EntryPoint(f"p{number}", value, group)]
+        return EntryPointSource(group, kinds=declared if number % 2 else ElementKind.ALL)
 
 
 class TestCollectionFileSourceLaws(SourceLaws):

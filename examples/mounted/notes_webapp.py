@@ -1,0 +1,191 @@
+"""An existing FastAPI application with its own login, and an MCP endpoint mounted inside it.
+
+    python examples/mounted/notes_webapp.py --port 8000
+
+The "add MCP to my web app" case (``docs/examples/mounted.md``):
+
+- the application has users, a login form and cookie sessions (Starlette's ``SessionMiddleware``
+  and ``AuthenticationMiddleware``), and its own JSON API (``/notes``);
+- the MCP endpoint is mounted at ``/mcp`` in the same application, behind the same middleware:
+  ``HostAuthentication`` hands the signed-in user to the MCP server as its principal, with the
+  user's roles as scopes, so ``scoped_by_tag`` shows ``all_notes`` to administrators only and
+  each user's tools see their own notes; a visitor who is not signed in gets 401;
+- an MCP session belongs to the user who opened it, and the endpoint accepts only the hosts and
+  origins the application is served at (``NOTES_HOSTS``), so neither a leaked session id, a
+  cross-site request nor DNS rebinding borrows a signed-in browser's rights.
+
+Demo users: ``alice`` / ``wonderland`` (administrator) and ``bob`` / ``builder``. Sign in with
+``POST /login`` (a JSON body ``{"username", "password"}``) and send the session cookie to ``/mcp``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import os
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Final
+
+import uvicorn
+from fastapi import FastAPI, HTTPException, Request
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel
+from starlette.authentication import (
+    AuthCredentials,
+    AuthenticationBackend,
+    BaseUser,
+    SimpleUser,
+    requires,
+)
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import HTTPConnection
+
+from mcp_core import App, ClientGateway
+from mcp_core.server import HostAuthentication
+from mcp_core.visibility import scoped_by_tag
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """One of the application's users."""
+
+    password: str
+    roles: frozenset[str]
+
+
+# The demo accounts (documented above); a real application has its own user store.
+ACCOUNTS: Final = {
+    "alice": Account(password="wonderland", roles=frozenset({"admin"})),  # noqa: S106 -- demo account
+    "bob": Account(password="builder", roles=frozenset()),  # noqa: S106 -- demo account
+}
+NOTES: dict[str, list[str]] = {"alice": ["buy milk"], "bob": ["fix the fence"]}
+
+# The host names the application answers to; the MCP endpoint refuses any other Host or Origin.
+HOSTS: Final = os.environ.get("NOTES_HOSTS", "127.0.0.1:*,localhost:*").split(",")
+
+
+class SessionUsers(AuthenticationBackend):
+    """The application's authentication: the user named in the signed session cookie."""
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, BaseUser] | None:
+        """The signed-in user and their roles (as scopes), or None for a visitor."""
+        username = conn.session.get("user")
+        if not isinstance(username, str) or username not in ACCOUNTS:
+            return None
+        account = ACCOUNTS[username]
+        return AuthCredentials(["authenticated", *sorted(account.roles)]), SimpleUser(username)
+
+
+# -- the MCP server: tools over the same notes, for the signed-in user -----------------------------
+
+mcp = App("notes", version="1.0.0", instructions="Your notes in the Notes app.")
+mcp.visibility = scoped_by_tag(mcp.registry)
+
+
+@mcp.tool
+def my_notes(gateway: ClientGateway) -> list[str]:
+    """The signed-in user's notes."""
+    return NOTES.get(gateway.session.principal or "", [])
+
+
+@mcp.tool
+def add_note(text: str, gateway: ClientGateway) -> list[str]:
+    """Add a note for the signed-in user; returns their notes.
+
+    Args:
+        text: The note.
+        gateway: Who is asking (injected, not published).
+    """
+    notes = NOTES.setdefault(gateway.session.principal or "", [])
+    notes.append(text)
+    return notes
+
+
+@mcp.tool(tags={"scope:admin"})
+def all_notes() -> dict[str, list[str]]:
+    """Every user's notes (administrators only)."""
+    return NOTES
+
+
+mcp_app = mcp.asgi(
+    path="/mcp",
+    transport_security=TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=HOSTS,
+        allowed_origins=[f"http://{host}" for host in HOSTS]
+        + [f"https://{host}" for host in HOSTS],
+    ),
+)
+
+
+# -- the web application -------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    """Run the mounted MCP app's lifespan: Starlette does not run a mounted app's own."""
+    async with mcp_app.router.lifespan_context(mcp_app):
+        yield
+
+
+web = FastAPI(title="Notes", lifespan=lifespan)
+
+
+class Login(BaseModel):
+    """The login form."""
+
+    username: str
+    password: str
+
+
+@web.post("/login")
+async def login(form: Login, request: Request) -> dict[str, str]:
+    """Sign in: the session cookie then names the user."""
+    account = ACCOUNTS.get(form.username)
+    if account is None or not hmac.compare_digest(account.password, form.password):
+        raise HTTPException(status_code=401, detail="wrong username or password")
+    request.session.clear()
+    request.session["user"] = form.username
+    return {"user": form.username}
+
+
+@web.post("/logout")
+async def logout(request: Request) -> dict[str, bool]:
+    """Sign out."""
+    request.session.clear()
+    return {"signed_out": True}
+
+
+@web.get("/notes")
+@requires("authenticated", status_code=401)
+async def notes(request: Request) -> list[str]:
+    """The signed-in user's notes, for the application's own pages."""
+    return NOTES.get(request.user.display_name, [])
+
+
+# The MCP endpoint, behind the application's own middleware (routes above match first).
+web.mount("/", HostAuthentication(mcp_app, client_id="notes-web"))
+web.add_middleware(AuthenticationMiddleware, backend=SessionUsers())
+web.add_middleware(
+    SessionMiddleware,
+    secret_key=os.environ.get("NOTES_SECRET_KEY") or secrets.token_urlsafe(32),
+    same_site="lax",
+    https_only=False,  # the demo serves plain HTTP on loopback; set True behind TLS
+)
+
+
+def main() -> None:
+    """Serve the application (and its MCP endpoint) with uvicorn."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    uvicorn.run(web, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Example plugins for the toolbox server: each one a ToolHandler and an ArgumentFilter."""

@@ -1,0 +1,186 @@
+"""EntryPointSource: plugins from the installed distributions' entry points of one group."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final, final
+
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.handlers import ElementMark, marks_of
+from mcp_core.sources._diagnostics import SourceDiagnostic
+from mcp_core.sources._function import FunctionSource
+
+__all__ = ["EntryPointSource"]
+
+_log = logging.getLogger("mcp_core.sources")
+
+_FIX: Final = (
+    "fix or uninstall the distribution that declares it; the other plugins are served meanwhile"
+)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Plugin:
+    """One entry point, as read from a distribution's metadata: what identifies it."""
+
+    name: str
+    value: str
+    distribution: str
+    entry: importlib.metadata.EntryPoint = field(compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        return f"entry point {self.name!r} ({self.value}) of {self.distribution}"
+
+
+@final
+class EntryPointSource:
+    """Provides the elements of every plugin that installed distributions declare in ``group``.
+
+    The plugin-system case: each distribution (``pip install my-plugin``) declares entry points
+    in its metadata, and the server serves whatever is installed::
+
+        # the plugin's pyproject.toml
+        [project.entry-points."myapp.mcp"]
+        summarize = "myapp_summarize:plugin"
+
+        registry.add_source(EntryPointSource("myapp.mcp", kinds=ElementKind.TOOL))
+
+    An entry point names a plugin: an :class:`~mcp_core.elements.Element`, an
+    :class:`~mcp_core.elements.ElementCollection` or iterable of elements, a function marked with
+    the decorators of :mod:`mcp_core.handlers` (derived as :class:`FunctionSource` does), or a
+    callable taking no arguments (a factory, a class) that returns an element, a collection or an
+    iterable of elements.
+
+    - Loading: on ``provide()``, the group's entry points are read from the installed metadata
+      (so a plugin installed since the last ``provide()`` is found by a reload) and ordered by
+      name, then distribution; each is imported and, for a factory, called, once: a loaded plugin
+      is kept, so ``provide()`` is idempotent and the plugin's objects live as long as the source.
+    - Isolation: a plugin that fails to load — its import raises (a missing dependency, a syntax
+      error), its factory raises, or it names something that is not a plugin — costs only itself:
+      it contributes nothing, a ``skipped`` diagnostic names the entry point, its distribution
+      and the error, and the next ``provide()`` tries it again. An element whose ref another
+      plugin (earlier in that order) already provides is skipped the same way, naming both.
+    - ``kinds()`` answers the declared ``kinds`` without loading anything. The default,
+      ``ElementKind.ALL``, over-advertises unless you declare what the group's plugins provide; a
+      plugin's element outside the declared kinds is skipped by the registry with a diagnostic.
+    - There is no ``lookup``: which plugin provides a name is known only once it is loaded. The
+      first call loads the group (once); use ``LazySource(factory, lookup=...)`` when names map to
+      plugins by a rule of your own.
+    """
+
+    __slots__ = ("_diagnostics", "_group", "_kinds", "_loaded")
+
+    def __init__(self, group: str, *, kinds: ElementKind = ElementKind.ALL) -> None:
+        if not isinstance(group, str) or not group.strip():
+            raise ValueError(
+                f"EntryPointSource needs an entry-point group name like 'myapp.mcp', got {group!r}"
+            )
+        self._group = group
+        self._kinds = kinds
+        self._loaded: dict[_Plugin, ElementCollection] = {}
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+
+    def __repr__(self) -> str:
+        kinds = "" if self._kinds == ElementKind.ALL else f", kinds={self._kinds.label or 'none'}"
+        return f"EntryPointSource({self._group!r}{kinds})"
+
+    @property
+    def group(self) -> str:
+        """The entry-point group read."""
+        return self._group
+
+    def kinds(self) -> ElementKind:
+        """The declared kinds; never loads a plugin."""
+        return self._kinds
+
+    async def provide(self) -> ElementCollection:
+        """Every loadable plugin's elements, in plugin order; the rest reported in ``diagnostics()``."""
+        diagnostics: list[SourceDiagnostic] = []
+        elements: dict[ElementRef, Element] = {}
+        owners: dict[ElementRef, _Plugin] = {}
+        for plugin in self._installed():
+            collection = self._loaded.get(plugin)
+            if collection is None:
+                try:
+                    collection = await _load(plugin)
+                except Exception as exc:  # noqa: BLE001 -- a broken plugin costs only itself
+                    message = f"{plugin.label} failed to load: {type(exc).__name__}: {exc}; {_FIX}"
+                    _log.warning("%r: %s", self, message, exc_info=True)
+                    diagnostics.append(self._diagnostic(message))
+                    continue
+                self._loaded[plugin] = collection
+            for element in collection:
+                first = owners.get(element.ref)
+                if first is not None:
+                    diagnostics.append(
+                        self._diagnostic(
+                            f"{plugin.label} also provides {element.ref}, which {first.label} "
+                            "provides first; this one is skipped (rename one of them)",
+                            element.ref,
+                        )
+                    )
+                    continue
+                owners[element.ref] = plugin
+                elements[element.ref] = element
+        self._diagnostics = tuple(diagnostics)
+        return ElementCollection(elements.values())
+
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """The plugins (and elements) the last ``provide()`` skipped, and why."""
+        return self._diagnostics
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """What the output depends on besides the installed plugins: the group and the kinds."""
+        return {"group": self._group, "kinds": self._kinds.label}
+
+    def _installed(self) -> list[_Plugin]:
+        found = {
+            _Plugin(
+                entry.name,
+                entry.value,
+                entry.dist.name if entry.dist is not None else "an unknown distribution",
+                entry,
+            )
+            for entry in importlib.metadata.entry_points(group=self._group)
+        }
+        return sorted(found, key=lambda p: (p.name, p.distribution, p.value))
+
+    def _diagnostic(self, message: str, ref: ElementRef | None = None) -> SourceDiagnostic:
+        return SourceDiagnostic(source=repr(self), kind="skipped", message=message, ref=ref)
+
+
+async def _load(plugin: _Plugin) -> ElementCollection:
+    """Import the plugin and turn what it names into a collection (raising when it cannot)."""
+    target = plugin.entry.load()
+    if _is_marked(target):
+        return await FunctionSource(target).provide()
+    if callable(target) and not isinstance(target, Element):
+        target = target()
+    return _collected(target)
+
+
+def _is_marked(target: object) -> bool:
+    return callable(target) and any(isinstance(m, ElementMark) for m in marks_of(target))
+
+
+def _collected(value: object) -> ElementCollection:
+    if isinstance(value, Element):
+        return ElementCollection([value])
+    if isinstance(value, ElementCollection):
+        return value
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
+        items = list(value)
+        strays = [item for item in items if not isinstance(item, Element)]
+        if not strays:
+            return ElementCollection(items)
+        value = strays[0]
+    raise TypeError(
+        f"a plugin must be (or its factory must return) an Element, an ElementCollection or "
+        f"an iterable of Elements, or be a function marked with @tool/@prompt/@resource; got "
+        f"{type(value).__name__}"
+    )
