@@ -50,6 +50,8 @@ app = App(
     version="1.0.0",
     instructions="A bookstore's REST API as MCP tools: <resource>_<list|get|create|update|delete>.",
     container=DependencyInjectorContainer(services),
+    # Answered per name: a call builds its one operation; the 10,000 are built only for a list.
+    preload=False,
 )
 app.add_source(LazySource(builder.everything, lookup=builder.one, kinds=ElementKind.TOOL))
 

@@ -94,7 +94,12 @@ async def test_user_2_reads_node_2_only(mode: str) -> None:
                 assert subscribe.value.error.code == -32002
     assert "node://{id}" in templates
     assert mine == "node 2"
-    assert (theirs.value.error.code, theirs.value.error.message) == (-32002, "Resource not found")
+    # SEP-2164: 2026-07-28 retired -32002; a missing resource is invalid params there.
+    not_found = -32002 if mode == "legacy" else -32602
+    assert (theirs.value.error.code, theirs.value.error.message) == (
+        not_found,
+        "Resource not found",
+    )
     assert theirs.value.error.data == {"uri": "node://1"}
     assert own_private == "private 2"
     assert other_private == "mirror 1/private"  # the hidden template made way for the generic one

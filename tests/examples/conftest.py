@@ -47,8 +47,10 @@ def running_script(
         yield f"http://127.0.0.1:{port}"
 
 
-async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    """``tools/call`` sent as is (no ``tools/list`` first, unlike ``client.call_tool``), JSON-decoded.
+async def send_call(
+    client: Client, name: str, arguments: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """``tools/call`` sent as is (no ``tools/list`` first, unlike ``client.call_tool``).
 
     The official client lists every tool after a call to check structured content against output
     schemas, which loads every source; this shows what the call alone costs.
@@ -56,7 +58,12 @@ async def call(client: Client, name: str, arguments: dict[str, Any] | None = Non
     request = types.CallToolRequest(
         params=types.CallToolRequestParams(name=name, arguments=arguments)
     )
-    result = await client.session.send_request(request, types.CallToolResult)
+    return await client.session.send_request(request, types.CallToolResult)
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    """:func:`send_call`, for a call that succeeds: its text, JSON-decoded."""
+    result = await send_call(client, name, arguments)
     assert not result.is_error, result
     return json.loads(text(result))
 

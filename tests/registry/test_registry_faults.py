@@ -235,6 +235,7 @@ class TestContainment:
 
         registry.subscribe(exits)
         registry.subscribe(seen.append)
+        await registry.load()  # writes before the first load announce nothing
         await registry.register(tool("t"))
         assert seen == [ElementKind.TOOL]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from mcp_core.elements import (
     Element,
@@ -49,6 +49,12 @@ class Delegating:
 
     async def get_resource(self, uri: str) -> ResolvedResource | None:
         return await self.inner.get_resource(uri)
+
+    async def resource_candidates(self, uri: str) -> Iterable[ResolvedResource]:
+        return await self.inner.resource_candidates(uri)
+
+    async def get(self, ref: ElementRef) -> Element | None:
+        return await self.inner.get(ref)
 
     async def register(self, element: Element) -> None:
         await self.inner.register(element)
