@@ -73,7 +73,7 @@ from mcp_core.handlers import (
     tool_result_from_wire,
 )
 from mcp_core.server import sample_through
-from mcp_core.sources import SourceDiagnostic
+from mcp_core.sources import ChangeListeners, SourceDiagnostic
 
 __all__ = ["RemoteSource"]
 
@@ -229,7 +229,7 @@ class RemoteSource:
         self._max_pages = max_pages
         self._kinds = kinds
         self._tags = frozenset(tags)
-        self._listeners: list[Callable[[ElementKind], object]] = []
+        self._listeners = ChangeListeners()
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._status = _Status()
         self._run: SharedRun[None] = SharedRun(self._supervise)
@@ -323,13 +323,7 @@ class RemoteSource:
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         """Call ``listener(kinds)`` when the catalogue changes or the remote goes down or returns."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def running(self) -> AbstractAsyncContextManager[object]:
         """Keep a connection to the remote, listen for its changes, reconnect when it drops."""
@@ -602,7 +596,7 @@ class RemoteSource:
         status.catalogue, status.down = catalogue, None
         status.settled.set()
         if changed:
-            self._announce()
+            self._listeners.announce(self.kinds())
 
     async def _watch(self, client: Client) -> None:
         """Until the connection fails: check it periodically, list again on the remote's changes.
@@ -645,15 +639,7 @@ class RemoteSource:
         status.settled.set()
         if was_up:
             _log.warning("%r went down: %s", self, why)
-            self._announce()
-
-    def _announce(self) -> None:
-        kinds = self.kinds()
-        for listener in tuple(self._listeners):
-            try:
-                listener(kinds)
-            except Exception:  # noqa: BLE001 -- a listener's failure must not stop the others
-                _log.exception("%r: a change listener raised", self)
+            self._listeners.announce(self.kinds())
 
 
 def _admit(
