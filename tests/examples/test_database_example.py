@@ -206,7 +206,6 @@ async def test_follows_the_table_and_survives_an_outage(
                 database, urlsplit(database).path[1:], port=gate.port
             ),
             "CATALOGUE_TIMEOUT": "3",
-            "CATALOGUE_HEALTH_INTERVAL": "0.2",
             "CATALOGUE_MAX_BACKOFF": "0.5",
         }
         with serve_http(SERVER, env=env) as url:
