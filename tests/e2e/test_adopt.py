@@ -33,7 +33,11 @@ async def test_sdk_app_over_stdio(mode: str) -> None:
         )
     assert {"test_simple_text", "test_sampling", "calls_served"} <= tools
     assert text(logged) == "Tool with logging executed successfully"
-    assert inbox.logs == ["Tool execution started", "Tool processing data", "Tool execution completed"]
+    assert inbox.logs == [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
     assert reports == [0, 50, 100]
     assert served.structured_content == {"test_tool_with_logging": 1, "test_tool_with_progress": 1}
     assert binary.contents[0].mime_type == "image/png"

@@ -103,9 +103,7 @@ class TestEverything:
             await client.unsubscribe_resource("test://watched-resource")
             await client.call_tool("test_register_tool", {"name": f"runtime_{transport}"})
             await inbox.wait_for("notifications/tools/list_changed")
-            names = {
-                t.name for t in await pages(lambda c: client.list_tools(cursor=c), "tools")
-            }
+            names = {t.name for t in await pages(lambda c: client.list_tools(cursor=c), "tools")}
             called = await client.call_tool(f"runtime_{transport}")
         assert updated.params.uri == "test://watched-resource"
         assert watched.contents[0].text == "new"  # type: ignore[union-attr]  # text contents

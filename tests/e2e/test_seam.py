@@ -9,8 +9,6 @@ negotiates 2026-07-28 (questions travel in ``InputRequiredResult`` rounds), and 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
@@ -18,14 +16,13 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.session import ClientRequestContext
 
 from mcp_core.sources import CachedSource, DiscoverySource
 from mcp_core.stores import SqliteStore
+from tests.clients import call, ok_text, stdio, text
 
-ROOT = Path(__file__).resolve().parents[2]
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
 SERVERS = Path(__file__).resolve().parent / "servers"
 GATEWAY = SERVERS / "gateway_server.py"
 RESOLUTION = SERVERS / "resolution_server.py"
@@ -82,7 +79,6 @@ async def connect(
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """A connected official client of a fresh ``server`` over ``transport`` in ``mode``."""
-    environment = {**os.environ, **(env or {})}
     options: dict[str, Any] = {
         "mode": mode,
         "sampling_callback": sampling,
@@ -90,42 +86,12 @@ async def connect(
         "list_roots_callback": roots,
     }
     if transport == "stdio":
-        parameters = StdioServerParameters(
-            command=str(MCP_CORE), args=["run", str(server)], cwd=ROOT, env=environment
-        )
-        async with Client(parameters, **options) as client:
+        async with Client(stdio(server, env=env), **options) as client:
             yield client
         return
-    with serve_http(server, env=environment) as url:
+    with serve_http(server, env=env) as url:
         async with Client(url, **options) as client:
             yield client
-
-
-def text_of(result: types.CallToolResult | types.GetPromptResult) -> str:
-    """The first text of a tool result or prompt."""
-    if isinstance(result, types.GetPromptResult):
-        content = result.messages[0].content
-    else:
-        assert not result.is_error, result
-        content = result.content[0]
-    assert isinstance(content, types.TextContent)
-    return content.text
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    """tools/call sent as is, JSON-decoded: no tools/list first, unlike ``client.call_tool``.
-
-    The official client lists the tools before it first calls one (to check structured content
-    against the output schema), which would load every source; this shows what a call alone costs.
-    """
-    request = types.CallToolRequest(
-        params=types.CallToolRequestParams(name=name, arguments=arguments)
-    )
-    result = await client.session.send_request(request, types.CallToolResult)
-    assert not result.is_error, result
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return json.loads(block.text)
 
 
 def era(mode: str) -> str:
@@ -147,7 +113,7 @@ class TestAskingTheClient:
             before = await call(client, "runs")
             result = await client.call_tool("assistant", {"question": "what?"})
             after = await call(client, "runs")
-        answers = json.loads(text_of(result))
+        answers = json.loads(ok_text(result))
         assert answers == {
             "sampled": "WHAT?",
             "form": {"action": "accept", "content": {"name": "ann"}},
@@ -166,7 +132,7 @@ class TestAskingTheClient:
         async with connect(GATEWAY, transport, mode, serve_http) as client:
             prompt = await client.get_prompt("interview", {"topic": "tea"})
             read = await client.read_resource("seam://summary/tea")
-        assert text_of(prompt) == "Interview ann about tea."
+        assert text(prompt) == "Interview ann about tea."
         assert read.contents[0].text == "seam://summary/tea: TEA"  # type: ignore[union-attr]  # text
 
 
@@ -181,8 +147,8 @@ class TestPerNameDispatch:
     ) -> None:
         """list_books and get_book reach the same service, each with its own ref and definition."""
         async with connect(GATEWAY, transport, mode, serve_http) as client:
-            listed = json.loads(text_of(await client.call_tool("list_books", {})))
-            got = json.loads(text_of(await client.call_tool("get_book", {"id": 7})))
+            listed = json.loads(ok_text(await client.call_tool("list_books", {})))
+            got = json.loads(ok_text(await client.call_tool("get_book", {"id": 7})))
             counts = await call(client, "runs")
         assert (listed["operation"], listed["description"]) == ("list_books", "List the books.")
         assert (got["operation"], got["description"], got["arguments"]) == (
@@ -215,8 +181,8 @@ class TestPerNameResolution:
             after_get = await call(client, "built")
             await client.list_tools()
             after_list = await call(client, "built")
-        assert text_of(hello) == "hello from alpha"
-        assert text_of(greeting) == "alpha greets bo"
+        assert ok_text(hello) == "hello from alpha"
+        assert text(greeting) == "alpha greets bo"
         assert after_call == after_get == {"alpha": 1, "beta": 0}
         assert after_list == {"alpha": 1, "beta": 1}  # the full load builds the rest, once each
 
