@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,15 +54,24 @@ class Inbox:
     reply: Callable[[str], str] = forty_two
     form: Mapping[str, Any] = field(default_factory=lambda: ANN)
     defaults: bool = False
-    logs: list[Any] = field(default_factory=list)
-    """The data of each log message, in order."""
+    roots: Sequence[str] = ()
+    """The client's roots (their URIs); with none, it declares no roots capability."""
+    logged: list[types.LoggingMessageNotificationParams] = field(default_factory=list)
+    """Each log message, in order."""
     messages: list[Any] = field(default_factory=list)
     """Each notification (or other message) the server sent outside responses, in order."""
     sampled: list[str] = field(default_factory=list)
     """The text of each sampling request's first message."""
     asked: list[str] = field(default_factory=list)
     """The message of each elicitation request."""
+    opened: list[str] = field(default_factory=list)
+    """The URL of each URL-mode elicitation request (the user opens it and accepts)."""
     _arrived: anyio.Event = field(default_factory=anyio.Event, repr=False)
+
+    @property
+    def logs(self) -> list[Any]:
+        """The data of each log message, in order."""
+        return [params.data for params in self.logged]
 
     @property
     def methods(self) -> list[str]:
@@ -71,6 +80,8 @@ class Inbox:
 
     def client(self, target: Any, **options: Any) -> Client:
         """The official client of ``target`` answering and recording here (``options`` as for Client)."""
+        if self.roots:
+            options.setdefault("list_roots_callback", self.list_roots)
         return Client(
             target,
             sampling_callback=self.sampling,
@@ -81,8 +92,8 @@ class Inbox:
         )
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        """Record a log message's data."""
-        self.logs.append(params.data)
+        """Record a log message."""
+        self.logged.append(params)
 
     async def on_message(self, message: IncomingMessage) -> None:
         """Record a message sent outside responses."""
@@ -102,8 +113,11 @@ class Inbox:
     async def elicitation(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult:
-        """The client's user: accept with ``form`` (or the form's defaults, if ``defaults``)."""
+        """The client's user: open a URL, or accept with ``form`` (or its defaults, if ``defaults``)."""
         self.asked.append(params.message)
+        if isinstance(params, types.ElicitRequestURLParams):
+            self.opened.append(params.url)
+            return types.ElicitResult(action="accept")
         content = dict(self.form)
         if self.defaults and isinstance(params, types.ElicitRequestFormParams):
             properties = params.requested_schema["properties"]
@@ -112,6 +126,12 @@ class Inbox:
             }
             content = found or content
         return types.ElicitResult(action="accept", content=content)
+
+    async def list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        """The client's ``roots``."""
+        return types.ListRootsResult(
+            roots=[types.Root.model_validate({"uri": uri}) for uri in self.roots]
+        )
 
     async def wait_for(self, method: str) -> Any:
         """The first message with ``method`` not waited for yet, once it has arrived."""

@@ -12,21 +12,20 @@ import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext
 
 from mcp_core.sources import CachedSource, DiscoverySource
 from mcp_core.stores import SqliteStore
-from tests.clients import call, ok_text, stdio, text
+from tests.clients import Inbox, call, ok_text, stdio, text
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 GATEWAY = SERVERS / "gateway_server.py"
 RESOLUTION = SERVERS / "resolution_server.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
+ROOT_URI = "file:///work/project"  # the one root the client lists
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
@@ -38,30 +37,9 @@ pytestmark = [
 # -- the client's side ---------------------------------------------------------------------------
 
 
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A model that answers with the prompt, upper-cased."""
-    text = params.messages[0].content.text  # type: ignore[union-attr]  # a text message, as sent
-    content = types.TextContent(type="text", text=text.upper())
-    return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who opens URLs and fills forms in as 'ann'."""
-    if isinstance(params, types.ElicitRequestURLParams):
-        assert params.url == "https://example.com/login"
-        return types.ElicitResult(action="accept")
-    return types.ElicitResult(action="accept", content={"name": "ann"})
-
-
-async def roots(context: ClientRequestContext) -> types.ListRootsResult:
-    """One root."""
-    return types.ListRootsResult(
-        roots=[types.Root.model_validate({"uri": "file:///work/project", "name": "project"})]
-    )
+def user() -> Inbox:
+    """The client's side: a model answering upper-cased, a user named ann, one root."""
+    return Inbox(reply=str.upper, form={"name": "ann"}, roots=[ROOT_URI])
 
 
 # -- the server's side ---------------------------------------------------------------------------
@@ -77,20 +55,17 @@ async def connect(
     mode: str,
     serve_http: ServeHttp,
     env: dict[str, str] | None = None,
+    *,
+    inbox: Inbox | None = None,
 ) -> AsyncIterator[Client]:
     """A connected official client of a fresh ``server`` over ``transport`` in ``mode``."""
-    options: dict[str, Any] = {
-        "mode": mode,
-        "sampling_callback": sampling,
-        "elicitation_callback": elicitation,
-        "list_roots_callback": roots,
-    }
+    inbox = inbox or user()
     if transport == "stdio":
-        async with Client(stdio(server, env=env), **options) as client:
+        async with inbox.client(stdio(server, env=env), mode=mode) as client:
             yield client
         return
     with serve_http(server, env=env) as url:
-        async with Client(url, **options) as client:
+        async with inbox.client(url, mode=mode) as client:
             yield client
 
 
@@ -109,7 +84,8 @@ class TestAskingTheClient:
         self, transport: str, mode: str, serve_http: ServeHttp
     ) -> None:
         """Sampling, form and URL elicitation and roots all come back to the ToolHandler."""
-        async with connect(GATEWAY, transport, mode, serve_http) as client:
+        inbox = user()
+        async with connect(GATEWAY, transport, mode, serve_http, inbox=inbox) as client:
             before = await call(client, "runs")
             result = await client.call_tool("assistant", {"question": "what?"})
             after = await call(client, "runs")
@@ -118,10 +94,11 @@ class TestAskingTheClient:
             "sampled": "WHAT?",
             "form": {"action": "accept", "content": {"name": "ann"}},
             "url": "accept",
-            "roots": ["file:///work/project"],
+            "roots": [ROOT_URI],
             "protocol": era(mode),
             "tool": "assistant",
         }
+        assert inbox.opened == ["https://example.com/login"]
         # 2026-07-28 runs the handler again for each question (four), then once to finish.
         assert after["assistant"] - before["assistant"] == (5 if mode == "auto" else 1)
 
