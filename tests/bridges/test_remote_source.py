@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import anyio
@@ -16,6 +15,7 @@ from mcp_core.elements import ElementKind, ElementRef, Tool
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.handlers import Invoker, tool_from_function
 from mcp_core.handlers.testing import RecordingGateway
+from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -105,9 +105,7 @@ class TestListing:
 
     async def test_unreachable(self) -> None:
         """A closed port is unavailable; the message names the remote, not its address."""
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()  # free now, so nothing listens there
         source = RemoteSource.http(f"http://127.0.0.1:{port}/mcp", name="weather", timeout=5)
         with pytest.raises(SourceUnavailableError) as down:
             await source.provide()
