@@ -396,9 +396,9 @@ class RemoteSource:
                     mode=mode,
                     prior_discover=prior,
                     read_timeout_seconds=self._timeout,
-                    sampling_callback=_sampling(current),
-                    elicitation_callback=_elicitation(current),
-                    list_roots_callback=_roots(current),
+                    sampling_callback=_relayed("sampling/createMessage", current, _sample),
+                    elicitation_callback=_relayed("elicitation/create", current, _elicit),
+                    list_roots_callback=_relayed("roots/list", current, _list_roots),
                     logging_callback=_logging(current),
                     log_level="debug",
                     message_handler=self._on_message if listen else None,
@@ -698,65 +698,56 @@ async def _complete(
 # -- relaying the remote's requests and notifications ---------------------------------------------
 
 
-def _refused(what: str, exc: BaseException) -> types.ErrorData:
-    _log.info("relaying %s to the client failed: %r", what, exc)
-    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"the client could not answer {what}")
-
-
 _NO_REQUEST: Final = types.ErrorData(
     code=types.INVALID_REQUEST,
     message="no client request is in progress to relay this to",
 )
 
 
-def _sampling(current: Callable[[], _Relay | None]) -> Any:
-    async def sampling(
-        _context: ClientRequestContext, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult | types.ErrorData:
+def _relayed(
+    what: str, current: Callable[[], _Relay | None], answer: Callable[..., Awaitable[Any]]
+) -> Any:
+    """The official client's callback for the remote's request ``what``: ``answer(gateway, ...)``.
+
+    The gateway is the one of the client request in progress; with none, or when the client fails
+    to answer, the remote gets an error saying so (and never a traceback of ours).
+    """
+
+    async def callback(_context: ClientRequestContext, *params: Any) -> Any:
         relay = current()
         if relay is None:
             return _NO_REQUEST
         try:
-            answer = await sample_through(relay.gateway, params)
-            return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
+            return await answer(relay.gateway, *params)
         except Exception as exc:  # noqa: BLE001 -- the remote is told the client could not answer
-            return _refused("sampling/createMessage", exc)
+            _log.info("relaying %s to the client failed: %r", what, exc)
+            message = f"the client could not answer {what}"
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=message)
 
-    return sampling
-
-
-def _elicitation(current: Callable[[], _Relay | None]) -> Any:
-    async def elicitation(
-        _context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult | types.ErrorData:
-        relay = current()
-        if relay is None:
-            return _NO_REQUEST
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
-            )
-        try:
-            answer = await relay.gateway.elicit(params.message, params.requested_schema)
-            return types.ElicitResult.model_validate(dict(answer), by_name=False)
-        except Exception as exc:  # noqa: BLE001 -- same
-            return _refused("elicitation/create", exc)
-
-    return elicitation
+    return callback
 
 
-def _roots(current: Callable[[], _Relay | None]) -> Any:
-    async def roots(_context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
-        relay = current()
-        if relay is None:
-            return _NO_REQUEST
-        try:
-            found = await relay.gateway.list_roots()
-            return types.ListRootsResult.model_validate({"roots": list(found)}, by_name=False)
-        except Exception as exc:  # noqa: BLE001 -- same
-            return _refused("roots/list", exc)
+async def _sample(
+    gateway: ClientGateway, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    answer = await sample_through(gateway, params)
+    return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
 
-    return roots
+
+async def _elicit(
+    gateway: ClientGateway, params: types.ElicitRequestParams
+) -> types.ElicitResult | types.ErrorData:
+    if not isinstance(params, types.ElicitRequestFormParams):
+        return types.ErrorData(
+            code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
+        )
+    answer = await gateway.elicit(params.message, params.requested_schema)
+    return types.ElicitResult.model_validate(dict(answer), by_name=False)
+
+
+async def _list_roots(gateway: ClientGateway) -> types.ListRootsResult:
+    found = await gateway.list_roots()
+    return types.ListRootsResult.model_validate({"roots": list(found)}, by_name=False)
 
 
 def _logging(current: Callable[[], _Relay | None]) -> Any:
