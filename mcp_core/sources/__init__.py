@@ -15,13 +15,19 @@ from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._running import ChangingSource, RunningSource, running_sources
+from mcp_core.sources._running import (
+    ChangeListeners,
+    ChangingSource,
+    RunningSource,
+    running_sources,
+)
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
     "CachedSource",
+    "ChangeListeners",
     "ChangingSource",
     "CollectionFileSource",
     "DiagnosticKind",
