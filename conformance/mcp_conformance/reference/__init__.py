@@ -8,11 +8,15 @@ factories for third parties::
     pytest --mcp-conformance --mcp-source=mcp_conformance.reference.static:source
     pytest --mcp-conformance --mcp-wrapper=mcp_conformance.reference.cached:wrap
     pytest --mcp-conformance --mcp-server=mcp_conformance.reference.server:make_server
+    pytest --mcp-conformance --mcp-visibility=mcp_conformance.reference.visibility:composed
+    pytest --mcp-conformance --mcp-event-store=mcp_core.server:InMemoryEventStore
 
 Registry: ``mcp_core.registry:Registry`` itself (its constructor is a factory). Sources:
 :mod:`.static`, :mod:`.lazy`, :mod:`.collection_file`, :mod:`.function`, :mod:`.discovery`.
 Wrappers: :mod:`.cached`, :mod:`.isolated`, :mod:`.filtered`, :mod:`.prefixed`, :mod:`.validated`.
-Server: :mod:`.server` (``McpServer`` over the reference ``Registry``).
+Server: :mod:`.server` (``McpServer`` over the reference ``Registry``). Visibility combinators:
+:mod:`.visibility` (``all_of``, ``any_of`` and ``not_`` nested in ``composed``). Event store:
+``mcp_core.server:InMemoryEventStore`` itself (its constructor takes the kit's keywords).
 """
 
 from collections.abc import Mapping
@@ -31,6 +35,8 @@ TARGETS: tuple[tuple[str, str], ...] = (
     ("wrapper", "mcp_conformance.reference.prefixed:wrap"),
     ("wrapper", "mcp_conformance.reference.validated:wrap"),
     ("server", "mcp_conformance.reference.server:make_server"),
+    ("visibility", "mcp_conformance.reference.visibility:composed"),
+    ("event-store", "mcp_core.server:InMemoryEventStore"),
 )
 """Every reference target as ``(kind, "module:factory")``: what a full certification runs."""
 
