@@ -13,12 +13,15 @@ from typing import Final, Literal, TypeAlias, final
 __all__ = ["LAWS", "Law", "LawTarget", "TargetKind", "law", "laws_for"]
 
 TargetKind: TypeAlias = Literal[
-    "registry", "source", "wrapper", "server", "visibility", "event-store"
+    "registry", "source", "wrapper", "server", "visibility", "event-store", "cache-store"
 ]
 """What a run certifies: the object a ``--mcp-registry``, ``--mcp-source``, ``--mcp-wrapper``,
-``--mcp-server``, ``--mcp-visibility`` or ``--mcp-event-store`` factory makes."""
+``--mcp-server``, ``--mcp-visibility``, ``--mcp-event-store`` or ``--mcp-cache-store`` factory
+makes."""
 
-LawTarget: TypeAlias = Literal["source", "wrapper", "registry", "server", "visibility", "events"]
+LawTarget: TypeAlias = Literal[
+    "source", "wrapper", "registry", "server", "visibility", "events", "store"
+]
 """What a law is about."""
 
 
@@ -236,6 +239,18 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="what is retained stays within the declared count, byte and age bounds; the "
         "oldest events go first",
     ),
+    Law(
+        id="store.roundtrip",
+        about="store",
+        statement="get(k) after set(k, v) returns v, byte for byte, until the TTL passes (then "
+        "None); the last set wins",
+    ),
+    Law(
+        id="store.delete",
+        about="store",
+        statement="delete(k) removes only k and says whether it was there; delete_prefix(p) "
+        "removes exactly the keys starting with p and counts them",
+    ),
 )
 
 _BY_ID: Final = {entry.id: entry for entry in LAWS}
@@ -249,6 +264,7 @@ _ABOUT: Final[dict[TargetKind, frozenset[LawTarget]]] = {
     "server": frozenset({"server"}),
     "visibility": frozenset({"visibility"}),
     "event-store": frozenset({"events"}),
+    "cache-store": frozenset({"store"}),
 }
 
 

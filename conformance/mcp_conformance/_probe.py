@@ -6,6 +6,7 @@ every law N/A; it is refused instead, with what was looked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, final
 
@@ -22,7 +23,12 @@ OPTIONAL: Final[dict[str, str]] = {
     "resource_candidates": "ResourceCandidates",
     "lookup": "ElementLookup",
 }
-_EVENT_METHODS: Final = ("store_event", "replay_events_after", "end_session")
+_DUCK_TYPED: Final[dict[str, tuple[tuple[str, ...], str]]] = {
+    # kind: (the methods a target of that kind must have, what it then is)
+    "visibility": (("is_visible",), "an ElementVisibility"),
+    "event-store": (("store_event", "replay_events_after", "end_session"), "a SessionEventStore"),
+    "cache-store": (("get", "set", "delete", "delete_prefix"), "a CacheStore"),
+}
 
 
 @final
@@ -55,10 +61,8 @@ def refusal(target: Target) -> Probed:
         return Probed(roles=roles, optional=optional, refused=refused)
     if target.kind == "server":
         return Probed(refused=_server(obj))
-    if target.kind == "visibility":
-        return Probed(refused=_missing(obj, ("is_visible",), "an ElementVisibility"))
-    if target.kind == "event-store":
-        return Probed(refused=_missing(obj, _EVENT_METHODS, "a SessionEventStore"))
+    if target.kind in _DUCK_TYPED:
+        return Probed(refused=_missing(obj, *_DUCK_TYPED[target.kind]))
     missing = [name for name in ("provide", "kinds") if not callable(getattr(obj, name, None))]
     if len(missing) == 2:  # noqa: PLR2004 -- both methods of ElementSource
         return Probed(
@@ -69,23 +73,21 @@ def refusal(target: Target) -> Probed:
 
 
 def _make(target: Target) -> object:
-    if target.kind == "registry":
-        return target.factory([])
-    if target.kind == "source":
-        return target.factory()
-    if target.kind == "wrapper":
-        return target.factory(MutableSource())
-    if target.kind == "visibility":
-        from mcp_conformance._rules import Part  # noqa: PLC0415 -- only rule targets need it
+    """One object from the factory, called as a check would call it."""
+    from mcp_conformance._events import GENEROUS, KitClock  # noqa: PLC0415 -- keeps the plugin's import cheap
+    from mcp_conformance._rules import Part  # noqa: PLC0415 -- same
+    from mcp_core.visibility import ALWAYS  # noqa: PLC0415 -- same
 
-        return target.factory([Part(), Part()])
-    if target.kind == "event-store":
-        from mcp_conformance._events import GENEROUS, KitClock  # noqa: PLC0415 -- see above
-
-        return target.factory(**GENEROUS.keywords(KitClock()))
-    from mcp_core.visibility import ALWAYS  # noqa: PLC0415 -- only servers need it
-
-    return target.factory([], visibility=ALWAYS, page_size=2)
+    calls: dict[str, Callable[[], object]] = {
+        "registry": lambda: target.factory([]),
+        "source": target.factory,
+        "wrapper": lambda: target.factory(MutableSource()),
+        "visibility": lambda: target.factory([Part(), Part()]),
+        "event-store": lambda: target.factory(**GENEROUS.keywords(KitClock())),
+        "cache-store": lambda: target.factory(clock=KitClock()),
+        "server": lambda: target.factory([], visibility=ALWAYS, page_size=2),
+    }
+    return calls[target.kind]()
 
 
 def _registry(obj: object, target: Target) -> tuple[dict[Role, RoleStatus], str]:

@@ -24,6 +24,7 @@ SIGNATURES: Final[dict[TargetKind, str]] = {
     "visibility": "make_visibility(parts: Sequence[ElementVisibility]) -> ElementVisibility",
     "event-store": "make_event_store(*, max_events: int, max_bytes: int, max_age: float, "
     "clock: Callable[[], float]) -> SessionEventStore",
+    "cache-store": "make_cache_store(*, clock: Callable[[], float]) -> CacheStore",
 }
 # How the kit calls each kind of factory: positional arguments, keyword arguments.
 _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
@@ -33,6 +34,7 @@ _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
     "server": (1, ("visibility", "page_size")),
     "visibility": (1, ()),
     "event-store": (0, ("max_events", "max_bytes", "max_age", "clock")),
+    "cache-store": (0, ("clock",)),
 }
 
 

@@ -1,8 +1,8 @@
 """The pytest plugin (entry point ``pytest11: mcp_conformance``). Inert without ``--mcp-conformance``.
 
 With it, the plugin resolves the one target (``--mcp-registry``/``--mcp-source``/
-``--mcp-wrapper``/``--mcp-server``/``--mcp-visibility``/``--mcp-event-store`` or the matching ini
-keys), refuses a target that plays no role
+``--mcp-wrapper``/``--mcp-server``/``--mcp-visibility``/``--mcp-event-store``/
+``--mcp-cache-store`` or the matching ini keys), refuses a target that plays no role
 the kit can certify, adds the kit's check files to the session *by path*, collects the law
 checks in them whatever the project's ``python_files``/``python_functions``/``python_classes``/
 ``testpaths`` say, prints (and optionally writes) the per-law report at the end, and makes
@@ -48,6 +48,7 @@ _TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str, str]]] = {
     "server": ("--mcp-server", "mcp_server", "a server"),
     "visibility": ("--mcp-visibility", "mcp_visibility", "a visibility rule composing others"),
     "event-store": ("--mcp-event-store", "mcp_event_store", "a session event store"),
+    "cache-store": ("--mcp-cache-store", "mcp_cache_store", "a cache store"),
 }
 _USER_PROPERTY: Final = "mcp_conformance"
 
@@ -372,6 +373,15 @@ def _concise(call: pytest.CallInfo[None]) -> str:
     return "\n".join(parts)
 
 
+_COVERS: Final[dict[TargetKind, tuple[str, ...]]] = {
+    "server": ("MCP 2025-11-25 (initialize handshake)", "MCP 2026-07-28 (per request)"),
+    "visibility": ("UriVisibility (as a rule composing other rules)",),
+    "event-store": ("SessionEventStore",),
+    "cache-store": ("CacheStore",),
+}
+"""What a certificate is about, for the kinds of target whose roles the kit does not probe."""
+
+
 def _covers(session: KitSession) -> list[str]:
     """What a certificate of this run is about: the roles, or the kind of target."""
     kind = session.target.kind
@@ -386,14 +396,10 @@ def _covers(session: KitSession) -> list[str]:
             ),
             *session.optional,
         ]
-    if kind == "server":
-        return ["MCP 2025-11-25 (initialize handshake)", "MCP 2026-07-28 (per request)"]
+    if kind in _COVERS:
+        return list(_COVERS[kind])
     if kind == "wrapper":
         return ["ElementSource (as a wrapper over healthy sources)", *session.optional]
-    if kind == "visibility":
-        return ["UriVisibility (as a rule composing other rules)"]
-    if kind == "event-store":
-        return ["SessionEventStore"]
     return ["ElementSource", *session.optional]
 
 

@@ -349,6 +349,20 @@ class TestVerdict:
         )
         assert "not the SDK's low-level mcp.server.lowlevel.Server" in error
 
+    def test_half_a_cache_store_is_refused(self, pytester: pytest.Pytester) -> None:
+        """A cache-store factory's object must have every CacheStore method; the missing are named."""
+        pytester.makepyfile(
+            kit_half_store=(
+                "class S:\n    async def get(self, key):\n        return None\n"
+                "    async def set(self, key, value, *, ttl=None):\n        pass\n"
+                "def make_cache_store(*, clock):\n    return S()\n"
+            )
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-cache-store=kit_half_store:make_cache_store"
+        )
+        assert "has no delete(), delete_prefix(): it is not a CacheStore" in error
+
     def test_live_handlers_are_certified_without_a_declaration(
         self, pytester: pytest.Pytester
     ) -> None:

@@ -386,18 +386,13 @@ def _bounded(store: EventStoreUnderTest, kept: list[bool], moment: str) -> None:
                 f"{where}, {record} still replays {now - record.at:g} s after it was stored: "
                 "older than max_age"
             )
-    for index, record in enumerate(records):
-        if kept[index]:
-            dropped = [
-                later
-                for later, retained in zip(records[index + 1 :], kept[index + 1 :], strict=True)
-                if not retained
-            ]
-            if dropped:
-                raise LawViolation(
-                    f"{where}, {record} still replays but the newer {dropped[0]} does not: the "
-                    "oldest events go first"
-                )
+    oldest = next((index for index, retained in enumerate(kept) if retained), len(kept))
+    dropped = next((index for index in range(oldest, len(kept)) if not kept[index]), None)
+    if dropped is not None:
+        raise LawViolation(
+            f"{where}, {records[oldest]} still replays but the newer {records[dropped]} does not: "
+            "the oldest events go first"
+        )
     newer_bytes = 0
     for position, record in enumerate(reversed(records), start=1):
         newer_bytes += json_size(record.message) + _OVERHEAD
