@@ -24,7 +24,7 @@ from mcp_types import (
     JSONRPCResponse,
 )
 
-from mcp_conformance._contract import LawViolation, checked
+from mcp_conformance._contract import LawViolation, awaited, checked
 from mcp_conformance._kit import Kit
 
 __all__ = [
@@ -132,10 +132,7 @@ class EventStoreUnderTest:
     async def store(self, session: str, stream: str, sent: JSONRPCMessage | None) -> Stored:
         """``store_event``; the id is checked to be a non-empty string."""
         what = f"store_event({session!r}, {stream!r}, ...)"
-        answer = self.obj.store_event(session, stream, sent)
-        if not inspect.isawaitable(answer):
-            raise LawViolation(f"{what} returned {type(answer).__name__}, not an awaitable")
-        event_id: str = checked(await answer, str, what=what)
+        event_id: str = await awaited(self.obj.store_event(session, stream, sent), str, what=what)
         if not event_id:
             raise LawViolation(f"{what} returned an empty event id")
         record = Stored(len(self.stored), session, stream, sent, event_id, self.clock.now)
@@ -151,13 +148,12 @@ class EventStoreUnderTest:
             sent.append(checked(event, EventMessage, what=f"{what}: an event it sent"))
 
         answer = self.obj.replay_events_after(session, event_id, send)
-        if not inspect.isawaitable(answer):
-            raise LawViolation(f"{what} returned {type(answer).__name__}, not an awaitable")
         try:
-            returned = await answer
+            stream: str | None = await awaited(answer, str | None, what=what)
+        except LawViolation:
+            raise
         except Exception as exc:
             raise LawViolation(f"{what} raised {type(exc).__name__}: {exc}") from exc
-        stream: str | None = checked(returned, str | None, what=what)
         return stream, sent
 
     def end(self, session: str) -> None:

@@ -18,14 +18,13 @@ registry has a writer), so equal refs shadow each other and equally specific tem
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import Final, TypeAlias
 
 from hypothesis import strategies as st
 
 from mcp_conformance._checks._needs import Needs, require
-from mcp_conformance._contract import LawViolation, RegistryUnderTest, checked
+from mcp_conformance._contract import LawViolation, RegistryUnderTest, awaited, checked
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_conformance._machine import make_registry
 from mcp_conformance._universe import (
@@ -159,9 +158,7 @@ class _World:
 async def _candidates(registry: RegistryUnderTest, uri: str) -> list[ResolvedResource]:
     what = f"resource_candidates({uri!r})"
     found = registry.obj.resource_candidates(uri)  # type: ignore[attr-defined]  # probed
-    if not inspect.isawaitable(found):
-        raise LawViolation(f"{what} returned {type(found).__name__}, not an awaitable: it is async")
-    items = checked(await found, Iterable[object], what=what)
+    items = await awaited(found, Iterable[object], what=what)
     return [checked(item, ResolvedResource, what=f"{what}: an item") for item in items]
 
 

@@ -14,13 +14,12 @@ first law).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import Any, Final, TypeAlias, final
 
 from hypothesis import strategies as st
 
-from mcp_conformance._contract import LawViolation, checked
+from mcp_conformance._contract import LawViolation, awaited
 from mcp_conformance._events import KitClock
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 
@@ -53,34 +52,25 @@ class StoreUnderTest:
         # The target is duck-typed: every call below is awaited and checked.
         self.obj: Any = kit.target.factory(clock=self.clock)
 
-    async def _call(self, what: str, answer: object, hint: object) -> Any:
-        if not inspect.isawaitable(answer):
-            raise LawViolation(f"{what} returned {type(answer).__name__}, not an awaitable")
-        try:
-            returned = await answer
-        except Exception as exc:
-            raise LawViolation(f"{what} raised {type(exc).__name__}: {exc}") from exc
-        return checked(returned, hint, what=what)
-
     async def get(self, key: str) -> bytes | None:
         """``get(key)``."""
-        found: bytes | None = await self._call(f"get({key!r})", self.obj.get(key), bytes | None)
+        found: bytes | None = await awaited(self.obj.get(key), bytes | None, what=f"get({key!r})")
         return found
 
     async def set(self, key: str, value: bytes, ttl: float | None) -> None:
         """``set(key, value, ttl=ttl)``."""
         what = f"set({key!r}, {_shown(value)}, ttl={ttl})"
-        await self._call(what, self.obj.set(key, value, ttl=ttl), None)
+        await awaited(self.obj.set(key, value, ttl=ttl), None, what=what)
 
     async def delete(self, key: str) -> bool:
         """``delete(key)``."""
-        found: bool = await self._call(f"delete({key!r})", self.obj.delete(key), bool)
+        found: bool = await awaited(self.obj.delete(key), bool, what=f"delete({key!r})")
         return found
 
     async def delete_prefix(self, prefix: str) -> int:
         """``delete_prefix(prefix)``."""
         what = f"delete_prefix({prefix!r})"
-        found: int = await self._call(what, self.obj.delete_prefix(prefix), int)
+        found: int = await awaited(self.obj.delete_prefix(prefix), int, what=what)
         return found
 
     async def everything(self) -> dict[str, bytes | None]:
@@ -91,7 +81,7 @@ class StoreUnderTest:
         """``aclose()``, where the store has it: the kit made it, the kit closes it."""
         close = getattr(self.obj, "aclose", None)
         if callable(close):
-            await self._call("aclose()", close(), object)
+            await awaited(close(), object, what="aclose()")
 
 
 # -- store.roundtrip ------------------------------------------------------------------------------

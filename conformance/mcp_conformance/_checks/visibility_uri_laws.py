@@ -25,14 +25,13 @@ likes), asked about the same ref, session, URI and variables it was asked about.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, final
 
 from hypothesis import strategies as st
 
-from mcp_conformance._contract import LawViolation, checked
+from mcp_conformance._contract import LawViolation, awaited
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_conformance._rules import ListKey, Part, UriKey, UriPart
 from mcp_conformance._universe import vocabularies
@@ -132,9 +131,7 @@ def _compositions(draw: st.DrawFn) -> Composition:
 
 
 async def _answer(value: object, what: str) -> bool:
-    if not inspect.isawaitable(value):
-        raise LawViolation(f"{what} returned {type(value).__name__}, not an awaitable: it is async")
-    return checked(await value, bool, what=what)  # type: ignore[no-any-return]  # checked
+    return await awaited(value, bool, what=what)  # type: ignore[no-any-return]  # checked
 
 
 @final
