@@ -72,6 +72,19 @@ def checked(value: object, hint: Any, *, what: str) -> Any:
     return value
 
 
+async def awaited(answer: object, hint: Any, *, what: str) -> Any:
+    """What a target's async method returned (``answer``, its awaitable), awaited and ``checked``.
+
+    A method that is not async is a LawViolation naming ``what``; one that raises raises its own
+    exception (the report shows the target's frames).
+    """
+    if not inspect.isawaitable(answer):
+        raise LawViolation(
+            f"{what} returned {type(answer).__name__}, not an awaitable: it is async"
+        )
+    return checked(await answer, hint, what=what)
+
+
 def _sequence_item(hint: Any) -> Any:
     if getattr(hint, "__origin__", None) is Sequence:
         return hint.__args__[0]

@@ -12,11 +12,16 @@ from typing import Final, Literal, TypeAlias, final
 
 __all__ = ["LAWS", "Law", "LawTarget", "TargetKind", "law", "laws_for"]
 
-TargetKind: TypeAlias = Literal["registry", "source", "wrapper", "server"]
-"""What a run certifies: the object a ``--mcp-registry``, ``--mcp-source``, ``--mcp-wrapper`` or
-``--mcp-server`` factory makes."""
+TargetKind: TypeAlias = Literal[
+    "registry", "source", "wrapper", "server", "visibility", "event-store", "cache-store"
+]
+"""What a run certifies: the object a ``--mcp-registry``, ``--mcp-source``, ``--mcp-wrapper``,
+``--mcp-server``, ``--mcp-visibility``, ``--mcp-event-store`` or ``--mcp-cache-store`` factory
+makes."""
 
-LawTarget: TypeAlias = Literal["source", "wrapper", "registry", "server"]
+LawTarget: TypeAlias = Literal[
+    "source", "wrapper", "registry", "server", "visibility", "events", "store"
+]
 """What a law is about."""
 
 
@@ -145,6 +150,12 @@ LAWS: Final[tuple[Law, ...]] = (
         "variables decoded",
     ),
     Law(
+        id="registry.candidates",
+        about="registry",
+        statement="where the registry has resource_candidates(uri), its first candidate is "
+        "get_resource(uri) and each next one what would win with the earlier ones removed",
+    ),
+    Law(
         id="registry.honest-kinds",
         about="registry",
         statement="kinds() is the union of the sources' kinds() and the runtime kinds, without providing",
@@ -193,6 +204,53 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="a change of the catalogue reaches clients as list_changed for exactly the kinds "
         "that changed, where listChanged is advertised",
     ),
+    Law(
+        id="visibility.uri-narrows",
+        about="visibility",
+        statement="a rule composed of others decides a URI from its parts' whole decisions as it "
+        "decides lists from their list decisions: a part hiding a template admits none of its URIs",
+    ),
+    Law(
+        id="events.owned",
+        about="events",
+        statement="a replay sends only the asking session's events; an id it was never given "
+        "(another session's, guessed, malformed) sends nothing and returns None",
+    ),
+    Law(
+        id="events.after",
+        about="events",
+        statement="a replay sends, in order, the session's retained events after the id on its "
+        "stream (no priming events) and returns that stream",
+    ),
+    Law(
+        id="events.unguessable",
+        about="events",
+        statement="event ids carry at least 96 bits of randomness or are authenticated: knowing "
+        "some does not reveal others",
+    ),
+    Law(
+        id="events.ended",
+        about="events",
+        statement="after end_session(s) no id of s replays anything; other sessions keep theirs",
+    ),
+    Law(
+        id="events.bounded",
+        about="events",
+        statement="what is retained stays within the declared count, byte and age bounds; the "
+        "oldest events go first",
+    ),
+    Law(
+        id="store.roundtrip",
+        about="store",
+        statement="get(k) after set(k, v) returns v, byte for byte, until the TTL passes (then "
+        "None); the last set wins",
+    ),
+    Law(
+        id="store.delete",
+        about="store",
+        statement="delete(k) removes only k and says whether it was there; delete_prefix(p) "
+        "removes exactly the keys starting with p and counts them",
+    ),
 )
 
 _BY_ID: Final = {entry.id: entry for entry in LAWS}
@@ -204,6 +262,9 @@ _ABOUT: Final[dict[TargetKind, frozenset[LawTarget]]] = {
     "wrapper": frozenset({"source", "wrapper"}),
     "registry": frozenset({"registry"}),
     "server": frozenset({"server"}),
+    "visibility": frozenset({"visibility"}),
+    "event-store": frozenset({"events"}),
+    "cache-store": frozenset({"store"}),
 }
 
 

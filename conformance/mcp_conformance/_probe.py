@@ -6,45 +6,88 @@ every law N/A; it is refused instead, with what was looked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final, final
+
 import anyio
 
 from mcp_conformance._contract import ROLE_NAMES, Role, RoleStatus, probe_roles
 from mcp_conformance._target import Target
 from mcp_conformance.faults import MutableSource
 
-__all__ = ["refusal"]
+__all__ = ["OPTIONAL", "Probed", "refusal"]
+
+OPTIONAL: Final[dict[str, str]] = {
+    # method: the optional protocol it stands for (a certificate covers it when present)
+    "resource_candidates": "ResourceCandidates",
+    "lookup": "ElementLookup",
+}
+_DUCK_TYPED: Final[dict[str, tuple[tuple[str, ...], str]]] = {
+    # kind: (the methods a target of that kind must have, what it then is)
+    "visibility": (("is_visible",), "an ElementVisibility"),
+    "event-store": (("store_event", "replay_events_after", "end_session"), "a SessionEventStore"),
+    "cache-store": (("get", "set", "delete", "delete_prefix"), "a CacheStore"),
+}
 
 
-def refusal(target: Target) -> tuple[dict[Role, RoleStatus], str]:
-    """The target's roles (registries only) and why it is refused ("" when it is not)."""
+@final
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probed:
+    """What one object of the target showed: its roles (registries), optional protocols, refusal."""
+
+    roles: dict[Role, RoleStatus] = field(default_factory=dict)
+    optional: tuple[str, ...] = ()
+    refused: str = ""
+
+
+def refusal(target: Target) -> Probed:
+    """The target's roles and optional protocols, and why it is refused ("" when it is not)."""
     made: list[object] = []
 
     async def make() -> None:
         # On a running loop: a factory may create loop-bound state.
-        if target.kind == "registry":
-            made.append(target.factory([]))
-        elif target.kind == "source":
-            made.append(target.factory())
-        elif target.kind == "wrapper":
-            made.append(target.factory(MutableSource()))
-        else:
-            from mcp_core.visibility import ALWAYS  # noqa: PLC0415 -- only servers need it
-
-            made.append(target.factory([], visibility=ALWAYS, page_size=2))
+        made.append(_make(target))
 
     anyio.run(make)
     [obj] = made
+    optional = tuple(
+        name
+        for method, name in OPTIONAL.items()
+        if target.kind in {"registry", "source", "wrapper"} and callable(getattr(obj, method, None))
+    )
     if target.kind == "registry":
-        return _registry(obj, target)
+        roles, refused = _registry(obj, target)
+        return Probed(roles=roles, optional=optional, refused=refused)
     if target.kind == "server":
-        return {}, _server(obj)
+        return Probed(refused=_server(obj))
+    if target.kind in _DUCK_TYPED:
+        return Probed(refused=_missing(obj, *_DUCK_TYPED[target.kind]))
     missing = [name for name in ("provide", "kinds") if not callable(getattr(obj, name, None))]
     if len(missing) == 2:  # noqa: PLR2004 -- both methods of ElementSource
-        return {}, (
-            f"the factory returned {type(obj).__qualname__}, which has neither provide() nor "
-            "kinds(): it is no ElementSource"
+        return Probed(
+            refused=f"the factory returned {type(obj).__qualname__}, which has neither provide() "
+            "nor kinds(): it is no ElementSource"
         )
-    return {}, ""
+    return Probed(optional=optional)
+
+
+def _make(target: Target) -> object:
+    """One object from the factory, called as a check would call it."""
+    from mcp_conformance._events import GENEROUS, KitClock  # noqa: PLC0415 -- keeps the plugin's import cheap
+    from mcp_conformance._rules import Part  # noqa: PLC0415 -- same
+    from mcp_core.visibility import ALWAYS  # noqa: PLC0415 -- same
+
+    calls: dict[str, Callable[[], object]] = {
+        "registry": lambda: target.factory([]),
+        "source": target.factory,
+        "wrapper": lambda: target.factory(MutableSource()),
+        "visibility": lambda: target.factory([Part(), Part()]),
+        "event-store": lambda: target.factory(**GENEROUS.keywords(KitClock())),
+        "cache-store": lambda: target.factory(clock=KitClock()),
+        "server": lambda: target.factory([], visibility=ALWAYS, page_size=2),
+    }
+    return calls[target.kind]()
 
 
 def _registry(obj: object, target: Target) -> tuple[dict[Role, RoleStatus], str]:
@@ -75,3 +118,13 @@ def _server(obj: object) -> str:
             "that the kit connects its in-memory clients to"
         )
     return ""
+
+
+def _missing(obj: object, methods: tuple[str, ...], what: str) -> str:
+    absent = [f"{name}()" for name in methods if not callable(getattr(obj, name, None))]
+    if not absent:
+        return ""
+    return (
+        f"the factory returned {type(obj).__qualname__}, which has no {', '.join(absent)}: "
+        f"it is not {what}"
+    )

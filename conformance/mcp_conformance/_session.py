@@ -34,6 +34,9 @@ class KitSession:
     report_path: Path | None
     # A registry target's roles, probed once when the run starts (empty for other kinds).
     roles: Mapping[Role, RoleStatus] = field(default_factory=dict)
+    # The optional protocols the target's object has (ResourceCandidates, ElementLookup): a
+    # certificate covers them too, since their laws then apply.
+    optional: tuple[str, ...] = ()
 
 
 SESSION: Final = pytest.StashKey[KitSession]()

@@ -21,6 +21,10 @@ SIGNATURES: Final[dict[TargetKind, str]] = {
     "wrapper": "wrap(inner: ElementSource) -> ElementSource",
     "server": "make_server(sources: Sequence[tuple[ElementSource, int]], *, "
     "visibility: ElementVisibility, page_size: int) -> object with .lowlevel and .registry",
+    "visibility": "make_visibility(parts: Sequence[ElementVisibility]) -> ElementVisibility",
+    "event-store": "make_event_store(*, max_events: int, max_bytes: int, max_age: float, "
+    "clock: Callable[[], float]) -> SessionEventStore",
+    "cache-store": "make_cache_store(*, clock: Callable[[], float]) -> CacheStore",
 }
 # How the kit calls each kind of factory: positional arguments, keyword arguments.
 _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
@@ -28,6 +32,9 @@ _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
     "source": (0, ()),
     "wrapper": (1, ()),
     "server": (1, ("visibility", "page_size")),
+    "visibility": (1, ()),
+    "event-store": (0, ("max_events", "max_bytes", "max_age", "clock")),
+    "cache-store": (0, ("clock",)),
 }
 
 

@@ -75,22 +75,46 @@ LISTS: Final[tuple[ListKind, ...]] = (
 
 @final
 class HiddenRefs:
-    """The kit's visibility rule (an ``ElementVisibility``): ``hidden`` refs exist for no session."""
+    """The kit's visibility rule (a ``UriVisibility``), the same for every session.
 
-    def __init__(self, hidden: frozenset[ElementRef]) -> None:
+    ``hidden`` refs exist for no session; ``narrowed`` (template ref, URI) pairs are templates
+    that may not answer that one URI. Its URI decision is independent of its list decision (it
+    "admits" URIs of hidden templates too): a server must ask ``is_visible`` first.
+    """
+
+    def __init__(
+        self,
+        hidden: frozenset[ElementRef],
+        narrowed: frozenset[tuple[ElementRef, str]] = frozenset(),
+    ) -> None:
         self.hidden = hidden
+        self.narrowed = narrowed
 
     def __repr__(self) -> str:
-        return f"HiddenRefs({sorted(str(ref) for ref in self.hidden)})"
+        narrowed = sorted(f"{ref} at {uri!r}" for ref, uri in self.narrowed)
+        return f"HiddenRefs({sorted(str(ref) for ref in self.hidden)}, narrowed={narrowed})"
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:  # noqa: ARG002 -- the protocol's signature
         """Every ref but the hidden ones."""
         return ref not in self.hidden
 
+    async def is_uri_visible(
+        self,
+        ref: ElementRef,
+        uri: str,
+        variables: Mapping[str, str],  # noqa: ARG002 -- the protocol's signature
+        session: SessionInfo,  # noqa: ARG002 -- the protocol's signature
+    ) -> bool:
+        """Every template at every URI but the narrowed pairs."""
+        return (ref, uri) not in self.narrowed
+
 
 @final
 class Served:
-    """A server from the target's factory over one kit source, hiding ``hidden``."""
+    """A server from the target's factory over one kit source, hiding ``hidden``.
+
+    Templates are also refused at the URIs ``narrowed`` pairs them with.
+    """
 
     def __init__(
         self,
@@ -100,15 +124,15 @@ class Served:
         *,
         declared: ElementKind,
         hidden: frozenset[Slot] = frozenset(),
+        narrowed: frozenset[tuple[Slot, str]] = frozenset(),
         page_size: int,
     ) -> None:
         self.words = words
         self.collection = collection(words, content, "source 0 v0")
         self.source = MutableSource(self.collection, kinds=declared)
         self.hidden = frozenset(words.ref(slot) for slot in hidden)
-        self.obj = kit.target.factory(
-            [(self.source, 0)], visibility=HiddenRefs(self.hidden), page_size=page_size
-        )
+        rule = HiddenRefs(self.hidden, frozenset((words.ref(slot), uri) for slot, uri in narrowed))
+        self.obj = kit.target.factory([(self.source, 0)], visibility=rule, page_size=page_size)
         self.lowlevel = self.obj.lowlevel  # type: ignore[attr-defined]  # checked when the run started
 
     def visible(self, content: ElementCollection | None = None) -> dict[ElementKind, set[str]]:

@@ -1,7 +1,8 @@
 """The pytest plugin (entry point ``pytest11: mcp_conformance``). Inert without ``--mcp-conformance``.
 
 With it, the plugin resolves the one target (``--mcp-registry``/``--mcp-source``/
-``--mcp-wrapper``/``--mcp-server`` or the matching ini keys), refuses a target that plays no role
+``--mcp-wrapper``/``--mcp-server``/``--mcp-visibility``/``--mcp-event-store``/
+``--mcp-cache-store`` or the matching ini keys), refuses a target that plays no role
 the kit can certify, adds the kit's check files to the session *by path*, collects the law
 checks in them whatever the project's ``python_files``/``python_functions``/``python_classes``/
 ``testpaths`` say, prints (and optionally writes) the per-law report at the end, and makes
@@ -19,7 +20,7 @@ import importlib.metadata
 import platform
 import traceback
 import warnings
-from collections.abc import Generator, Mapping
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
@@ -34,17 +35,20 @@ from mcp_conformance.report import CheckResult, Report, build_report
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
 
-    from mcp_conformance._contract import Role, RoleStatus
+    from mcp_conformance._probe import Probed
 
 __all__: list[str] = []
 
 _CHECKS_DIR: Final = Path(__file__).resolve().parent / "_checks"
-_TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str]]] = {
-    # kind: (command-line flag, ini key)
-    "registry": ("--mcp-registry", "mcp_registry"),
-    "source": ("--mcp-source", "mcp_source"),
-    "wrapper": ("--mcp-wrapper", "mcp_wrapper"),
-    "server": ("--mcp-server", "mcp_server"),
+_TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str, str]]] = {
+    # kind: (command-line flag, ini key, what it names)
+    "registry": ("--mcp-registry", "mcp_registry", "a registry"),
+    "source": ("--mcp-source", "mcp_source", "a source"),
+    "wrapper": ("--mcp-wrapper", "mcp_wrapper", "a source wrapper"),
+    "server": ("--mcp-server", "mcp_server", "a server"),
+    "visibility": ("--mcp-visibility", "mcp_visibility", "a visibility rule composing others"),
+    "event-store": ("--mcp-event-store", "mcp_event_store", "a session event store"),
+    "cache-store": ("--mcp-cache-store", "mcp_cache_store", "a cache store"),
 }
 _USER_PROPERTY: Final = "mcp_conformance"
 
@@ -76,12 +80,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="run the conformance kit against the target given below (or in the ini file)",
     )
-    for kind, (flag, ini) in _TARGET_OPTIONS.items():
+    for kind, (flag, ini, what) in _TARGET_OPTIONS.items():
         group.addoption(
             flag,
             metavar="MODULE:FACTORY",
             default=None,
-            help=f"certify a {kind}: a factory `{SIGNATURES[kind]}` (ini: {ini})",
+            help=f"certify {what}: a factory `{SIGNATURES[kind]}` (ini: {ini})",
         )
         parser.addini(ini, f"conformance kit: the {kind} factory, `module:factory`", default="")
     group.addoption(
@@ -107,7 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("mcp_conformance"):
         stray = [
             flag
-            for flag, _ in _TARGET_OPTIONS.values()
+            for flag, _, _ in _TARGET_OPTIONS.values()
             if config.getoption(_dest(flag)) is not None
         ]
         if stray:
@@ -141,7 +145,7 @@ def _dest(flag: str) -> str:
 
 def _kit_session(config: pytest.Config) -> KitSession:
     declared: list[tuple[TargetKind, str, str]] = []
-    for kind, (flag, ini) in _TARGET_OPTIONS.items():
+    for kind, (flag, ini, _) in _TARGET_OPTIONS.items():
         from_flag = config.getoption(_dest(flag))
         from_ini = str(config.getini(ini)).strip()
         if from_flag is not None and from_ini:
@@ -154,10 +158,10 @@ def _kit_session(config: pytest.Config) -> KitSession:
         elif from_ini:
             declared.append((kind, from_ini, f"ini {ini}"))
     if not declared:
+        flags = ", ".join(f"{flag}=MODULE:FACTORY" for flag, _, _ in _TARGET_OPTIONS.values())
+        keys = ", ".join(ini for _, ini, _ in _TARGET_OPTIONS.values())
         raise pytest.UsageError(
-            "--mcp-conformance needs a target: --mcp-registry=MODULE:FACTORY, "
-            "--mcp-source=MODULE:FACTORY or --mcp-wrapper=MODULE:FACTORY (or the ini keys "
-            "mcp_registry, mcp_source, mcp_wrapper)"
+            f"--mcp-conformance needs a target, one of {flags} (or the ini keys {keys})"
         )
     if len(declared) > 1:
         named = ", ".join(f"{origin}={spec}" for _, spec, origin in declared)
@@ -171,16 +175,18 @@ def _kit_session(config: pytest.Config) -> KitSession:
         raise pytest.UsageError(f"conformance kit: {exc}") from exc
     profile: ProfileName = config.getoption("mcp_conformance_profile")
     report = config.getoption("mcp_conformance_report")
+    probed = _refuse_or_probe(target)
     return KitSession(
         target=target,
         profile=PROFILES[profile],
         report_path=config.invocation_params.dir / report if report else None,
-        roles=_refuse_or_probe(target),
+        roles=probed.roles,
+        optional=probed.optional,
     )
 
 
-def _refuse_or_probe(target: Target) -> Mapping[Role, RoleStatus]:
-    """The target's roles; a UsageError when it plays none the kit can certify.
+def _refuse_or_probe(target: Target) -> Probed:
+    """The target's roles and optional protocols; a UsageError when it plays none the kit can certify.
 
     A target that implements no role would otherwise be "certified" with every law N/A.
     """
@@ -188,15 +194,15 @@ def _refuse_or_probe(target: Target) -> Mapping[Role, RoleStatus]:
     from mcp_conformance._probe import refusal  # noqa: PLC0415 -- see above
 
     try:
-        roles, refused = refusal(target)
+        probed = refusal(target)
     except Exception as exc:
         raise pytest.UsageError(
             f"conformance kit: {target.describe()}: calling the factory raised "
             f"{type(exc).__name__}: {exc}"
         ) from exc
-    if refused:
-        raise pytest.UsageError(f"conformance kit: refused {target.describe()}: {refused}")
-    return roles
+    if probed.refused:
+        raise pytest.UsageError(f"conformance kit: refused {target.describe()}: {probed.refused}")
+    return probed
 
 
 @final
@@ -367,6 +373,15 @@ def _concise(call: pytest.CallInfo[None]) -> str:
     return "\n".join(parts)
 
 
+_COVERS: Final[dict[TargetKind, tuple[str, ...]]] = {
+    "server": ("MCP 2025-11-25 (initialize handshake)", "MCP 2026-07-28 (per request)"),
+    "visibility": ("UriVisibility (as a rule composing other rules)",),
+    "event-store": ("SessionEventStore",),
+    "cache-store": ("CacheStore",),
+}
+"""What a certificate is about, for the kinds of target whose roles the kit does not probe."""
+
+
 def _covers(session: KitSession) -> list[str]:
     """What a certificate of this run is about: the roles, or the kind of target."""
     kind = session.target.kind
@@ -374,15 +389,18 @@ def _covers(session: KitSession) -> list[str]:
         from mcp_conformance._contract import ROLE_NAMES  # noqa: PLC0415 -- cheap plugin import
 
         return [
-            ROLE_NAMES[role].split(" (")[0]
-            for role, status in session.roles.items()
-            if status.present
+            *(
+                ROLE_NAMES[role].split(" (")[0]
+                for role, status in session.roles.items()
+                if status.present
+            ),
+            *session.optional,
         ]
-    if kind == "server":
-        return ["MCP 2025-11-25 (initialize handshake)", "MCP 2026-07-28 (per request)"]
+    if kind in _COVERS:
+        return list(_COVERS[kind])
     if kind == "wrapper":
-        return ["ElementSource (as a wrapper over healthy sources)"]
-    return ["ElementSource"]
+        return ["ElementSource (as a wrapper over healthy sources)", *session.optional]
+    return ["ElementSource", *session.optional]
 
 
 def _versions() -> dict[str, str]:

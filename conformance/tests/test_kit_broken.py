@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_conformance import laws_for
+from mcp_conformance import LAWS, laws_for
 from mcp_conformance._laws import TargetKind
 from mcp_conformance.reference import KNOWN_FAILURES
 from mcp_conformance.testing import run_kit
@@ -45,6 +45,9 @@ class Broken:
             "source": "make_source",
             "wrapper": "wrap",
             "server": "make_server",
+            "visibility": "make_visibility",
+            "event-store": "make_event_store",
+            "cache-store": "make_cache_store",
         }[self.kind]
         return f"broken.{self.module}:{self.factory or usual}"
 
@@ -193,7 +196,33 @@ CASES = (
     Broken("server", "server_visibility", "server.visibility-agrees"),
     Broken("server", "server_errors", "server.errors"),
     Broken("server", "server_list_changed", "server.list-changed"),
+    Broken("server", "server_uri_visibility", "server.visibility-agrees"),
+    Broken(
+        "registry",
+        "registry_candidates",
+        "registry.candidates",
+        ("registry.templates", "registry.resolver-agrees"),
+    ),
+    Broken("visibility", "visibility_uri_narrows", "visibility.uri-narrows"),
+    Broken("visibility", "visibility_lists_only", "visibility.uri-narrows"),
+    Broken("event-store", "events_owned", "events.owned"),
+    Broken("event-store", "events_after", "events.after"),
+    Broken("event-store", "events_unguessable", "events.unguessable"),
+    Broken("event-store", "events_ended", "events.ended"),
+    Broken("event-store", "events_bounded", "events.bounded"),
+    Broken("cache-store", "store_roundtrip", "store.roundtrip"),
+    Broken("cache-store", "store_expiry", "store.roundtrip"),
+    Broken("cache-store", "store_delete", "store.delete"),
 )
+
+
+# Laws whose broken implementation is exercised by another test module, with that module.
+ELSEWHERE = {"source.lookup-agrees": "test_kit_resolution.py"}
+
+
+def test_every_law_has_a_broken_implementation() -> None:
+    """No law goes unproven: each has a case here (or in the module ELSEWHERE names)."""
+    assert {case.breaks for case in CASES} | ELSEWHERE.keys() == {entry.id for entry in LAWS}
 
 
 def _checked(case: Broken) -> tuple[str, ...]:
@@ -266,6 +295,9 @@ def test_missing_roles_are_not_applicable_not_passed(pytester: pytest.Pytester) 
     for row in report.laws:
         if row.law in absent:
             assert (row.status, row.why) == ("N/A", "absent"), row
+        elif row.law == "registry.candidates":
+            # An optional capability (ResourceCandidates) it does not implement: no role missing.
+            assert (row.status, row.why) == ("N/A", "declared"), row
         elif row.law.startswith("registry."):
             assert row.status == "PASS", row
     assert not report.certified
@@ -329,3 +361,19 @@ def test_a_server_resolving_only_visible_elements_is_certified(pytester: pytest.
     report = run_kit(pytester, *BASE, "--mcp-server=broken.server_resolves_visible:make_server")
     assert report.law("server.visibility-agrees").status == "PASS"
     assert report.certified
+
+
+def test_a_registry_without_candidates_is_named_as_the_likely_cause(
+    pytester: pytest.Pytester,
+) -> None:
+    """A hidden winner with no runners-up to make way for: the failure hints at ResourceCandidates."""
+    report = run_kit(
+        pytester,
+        *BASE,
+        "--mcp-server=broken.server_no_candidates:make_server",
+        "-k",
+        "visibility_agrees",
+    )
+    row = report.law("server.visibility-agrees")
+    assert row.status == "FAIL", row
+    assert "hint: the served Forwarding has no resource_candidates(uri)" in row.detail

@@ -2,63 +2,137 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
+import typing
+from pathlib import Path
+from typing import Final
 
 import pytest
 
+import mcp_conformance
+import mcp_core
 from mcp_conformance import LAWS, Capabilities, laws_for
-from mcp_conformance._laws import law
+from mcp_conformance._laws import TargetKind, law
+from mcp_conformance._session import LAW_MARK
+from mcp_conformance.plugin import check_files
 from mcp_conformance.report import CheckResult, build_report
-from mcp_core.registry import (
-    ChangeNotifier,
-    DeferredRegistry,
-    ElementCatalog,
-    ElementResolver,
-    ElementWriter,
-)
-from mcp_core.sources import ElementSource
-from mcp_core.visibility import ElementVisibility
 
-_PROTOCOLS = (
-    ElementSource,
-    ElementCatalog,
-    ElementResolver,
-    ElementWriter,
-    DeferredRegistry,
-    ChangeNotifier,
-    ElementVisibility,
-)
+_CHECKS: Final = Path(mcp_conformance.__file__).resolve().parent / "_checks"
+_TARGET_KINDS: Final[tuple[TargetKind, ...]] = typing.get_args(TargetKind)
+_LAW_ID: Final = re.compile(r"``([a-z]+\.[a-z-]+)``")
 
 
-def _docstring_law_ids() -> set[str]:
-    """The law ids the Protocol docstrings' ``Laws:`` sections name."""
-    found: set[str] = set()
-    for protocol in _PROTOCOLS:
+def _protocols_with_laws() -> dict[str, type]:
+    """Every Protocol of mcp_core whose own docstring has a ``Laws:`` section, by qualified name.
+
+    Every module is imported (an import error fails the test: a module the walk cannot see would
+    hide its laws), so a new Protocol with laws is found wherever it is written.
+    """
+    found: dict[str, type] = {}
+    for module_info in pkgutil.walk_packages(mcp_core.__path__, "mcp_core."):
+        module = importlib.import_module(module_info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                # typing.is_protocol is 3.13+; _is_protocol is what it reads.
+                and getattr(value, "_is_protocol", False)
+                and value.__module__.startswith("mcp_core.")
+                and "Laws:" in (value.__dict__.get("__doc__") or "")
+            ):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+    return found
+
+
+def _docstring_laws() -> dict[str, str]:
+    """The law ids the Protocol docstrings' ``Laws:`` sections name, each with its Protocol."""
+    found: dict[str, str] = {}
+    for name, protocol in _protocols_with_laws().items():
         laws = (protocol.__doc__ or "").partition("Laws:")[2]
-        found.update(re.findall(r"``([a-z]+\.[a-z-]+)``", laws))
+        for law_id in _LAW_ID.findall(laws):
+            found.setdefault(law_id, name)
+    return found
+
+
+def _checks_by_law() -> dict[str, list[str]]:
+    """Each law id to the kit checks (``module.function``) marked as certifying it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(_CHECKS.glob("*_laws.py")):
+        module = importlib.import_module(f"mcp_conformance._checks.{path.stem}")
+        for name, value in vars(module).items():
+            for mark in getattr(value, "pytestmark", ()):
+                if name.startswith("test_") and mark.name == LAW_MARK:
+                    found.setdefault(mark.args[0], []).append(f"{path.stem}.{name}")
     return found
 
 
 class TestLawTable:
-    """The kit's law ids are the docstrings' ids."""
+    """The kit's law ids are the docstrings' ids, and each has a check that runs."""
 
     def test_ids_are_unique(self) -> None:
         """No law is listed twice."""
         ids = [entry.id for entry in LAWS]
         assert len(ids) == len(set(ids))
 
-    def test_every_docstring_law_has_a_check(self) -> None:
-        """Each id in a Protocol's Laws: section is a law of the kit."""
-        assert _docstring_law_ids() <= {entry.id for entry in LAWS}
+    def test_the_walk_finds_every_protocol_with_laws(self) -> None:
+        """The discovery is no empty loop: the Protocols known to carry laws are all found."""
+        assert {
+            "mcp_core.sources._protocol.ElementSource",
+            "mcp_core.sources._protocol.ElementLookup",
+            "mcp_core.registry._protocols.ResourceCandidates",
+            "mcp_core.visibility._protocol.UriVisibility",
+            "mcp_core.server._events.SessionEventStore",
+            "mcp_core.stores._protocol.CacheStore",
+        } <= set(_protocols_with_laws())
 
-    def test_every_source_and_registry_law_is_written_down(self) -> None:
-        """Each source and registry law of the kit appears in some Protocol's Laws: section."""
-        kit = {entry.id for entry in LAWS if entry.about in {"source", "registry"}}
-        assert kit == _docstring_law_ids() - {"server.visibility-agrees"}
+    def test_every_docstring_law_is_a_law_of_the_kit(self) -> None:
+        """Each id in any Protocol's Laws: section is a row of the kit's law table."""
+        kit = {entry.id for entry in LAWS}
+        unknown = {
+            law_id: protocol for law_id, protocol in _docstring_laws().items() if law_id not in kit
+        }
+        assert not unknown, f"laws written in docstrings but unknown to the kit: {unknown}"
+
+    def test_every_kit_law_is_written_down(self) -> None:
+        """Each kit law is in some Protocol's Laws:, but those of targets that have no Protocol."""
+        unwritten = {entry.id for entry in LAWS} - set(_docstring_laws())
+        # A server is certified at the wire, as the MCP specification describes it, and a
+        # wrapper is an ElementSource made over another: mcp-core has no Protocol for either to
+        # be written on. The server's law about visibility is written on ElementVisibility,
+        # where the author of a rule reads it.
+        assert unwritten == {
+            "server.capabilities",
+            "server.pagination",
+            "server.errors",
+            "server.list-changed",
+            "wrapper.transparent",
+            "wrapper.kinds",
+        }
+
+    def test_every_law_has_a_check(self) -> None:
+        """Each law, docstring laws included, has a @checks function; each check names a law."""
+        checks = _checks_by_law()
+        assert set(checks) == {entry.id for entry in LAWS}
+        assert set(_docstring_laws()) <= set(checks)
+
+    @pytest.mark.parametrize("kind", _TARGET_KINDS)
+    def test_each_law_is_checked_for_its_targets(self, kind: TargetKind) -> None:
+        """The check module of every law a target answers to is among the files the plugin runs."""
+        modules = {path.stem for path in check_files(kind)}
+        checks = _checks_by_law()
+        assert {
+            entry.id
+            for entry in laws_for(kind)
+            if not {name.split(".")[0] for name in checks[entry.id]} <= modules
+        } == set()
 
     def test_visibility_law_is_written_on_the_visibility_protocol(self) -> None:
         """The server law a visibility rule's author must know is in ElementVisibility's Laws."""
-        assert "server.visibility-agrees" in _docstring_law_ids()
+        assert (
+            _docstring_laws()["server.visibility-agrees"]
+            == "mcp_core.visibility._protocol.ElementVisibility"
+        )
 
     def test_laws_for_each_target(self) -> None:
         """A wrapper answers to the source laws too; registries and servers to their own."""
@@ -66,6 +140,9 @@ class TestLawTable:
         assert {entry.about for entry in laws_for("wrapper")} == {"source", "wrapper"}
         assert {entry.about for entry in laws_for("registry")} == {"registry"}
         assert {entry.about for entry in laws_for("server")} == {"server"}
+        assert {entry.about for entry in laws_for("visibility")} == {"visibility"}
+        assert {entry.about for entry in laws_for("event-store")} == {"events"}
+        assert {entry.about for entry in laws_for("cache-store")} == {"store"}
 
     def test_unknown_id_names_the_known_ones(self) -> None:
         """A misspelt law id is an error listing the real ones."""

@@ -215,7 +215,11 @@ class TestReport:
             "derandomize": True,
         }
         assert document["counts"] == {"PASS": 6, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
-        assert (document["verdict"], document["covers"]) == ("certified", ["ElementSource"])
+        # StaticSource has lookup(ref): the certificate covers the optional ElementLookup too.
+        assert (document["verdict"], document["covers"]) == (
+            "certified",
+            ["ElementSource", "ElementLookup"],
+        )
         assert [row["law"] for row in document["laws"]] == sorted(
             SOURCE_LAWS,
             key=[
@@ -348,6 +352,20 @@ class TestVerdict:
             pytester, "--mcp-conformance", "--mcp-server=kit_no_server:make_server"
         )
         assert "not the SDK's low-level mcp.server.lowlevel.Server" in error
+
+    def test_half_a_cache_store_is_refused(self, pytester: pytest.Pytester) -> None:
+        """A cache-store factory's object must have every CacheStore method; the missing are named."""
+        pytester.makepyfile(
+            kit_half_store=(
+                "class S:\n    async def get(self, key):\n        return None\n"
+                "    async def set(self, key, value, *, ttl=None):\n        pass\n"
+                "def make_cache_store(*, clock):\n    return S()\n"
+            )
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-cache-store=kit_half_store:make_cache_store"
+        )
+        assert "has no delete(), delete_prefix(): it is not a CacheStore" in error
 
     def test_live_handlers_are_certified_without_a_declaration(
         self, pytester: pytest.Pytester

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final, final
 
@@ -43,7 +44,8 @@ from mcp_core.elements import SINGLE_KINDS, ElementCollection, ElementKind, UriT
 class ServerCase:
     """One generated server: its keys, content, hidden slots, declared kinds and page size.
 
-    ``fresh`` is the content a change replaces it with (``server.list-changed``).
+    ``narrowed`` pairs templates with concrete URIs they may not answer (the rule's per-URI
+    decision); ``fresh`` is the content a change replaces it with (``server.list-changed``).
     """
 
     words: Vocabulary
@@ -52,6 +54,7 @@ class ServerCase:
     declared: ElementKind
     page_size: int
     fresh: tuple[ContentItem, ...]
+    narrowed: frozenset[tuple[Slot, str]] = frozenset()
 
 
 @st.composite
@@ -90,7 +93,29 @@ def _cases(draw: st.DrawFn, *, hiding: bool) -> ServerCase:
         declared=kinds | draw(element_kinds()),
         page_size=draw(st.integers(min_value=1, max_value=3)),
         fresh=draw(_contents()),
+        narrowed=draw(_narrowings(words, slots)) if hiding else frozenset(),
     )
+
+
+def _narrowings(
+    words: Vocabulary, slots: list[Slot]
+) -> st.SearchStrategy[frozenset[tuple[Slot, str]]]:
+    """Up to two (template, URI it matches) pairs the rule refuses at that URI.
+
+    Never a template's own text (a completion naming a template by its text is a list-time
+    decision, not one of a concrete URI).
+    """
+    texts = set(words.resource_templates)
+    pairs = sorted(
+        (slot, uri)
+        for slot in slots
+        if slot[0] is ElementKind.RESOURCE_TEMPLATE
+        for uri in words.probe_uris()
+        if uri not in texts and UriTemplate.parse(words.key(slot)).match(uri) is not None
+    )
+    if not pairs:
+        return st.just(frozenset())
+    return st.frozensets(st.sampled_from(pairs), max_size=2)
 
 
 def _serve(kit: Kit, case: ServerCase, *, hide: bool = True) -> Served:
@@ -100,6 +125,7 @@ def _serve(kit: Kit, case: ServerCase, *, hide: bool = True) -> Served:
         case.content,
         declared=case.declared,
         hidden=case.hidden if hide else frozenset(),
+        narrowed=case.narrowed if hide else frozenset(),
         page_size=case.page_size,
     )
 
@@ -198,36 +224,39 @@ def _first_difference(first: tuple[Answer, ...], second: tuple[Answer, ...]) -> 
 # -- server.visibility-agrees ----------------------------------------------------------------------
 
 
-def _probes(case: ServerCase, era: Era) -> list[tuple[str, Any]]:
-    """Every request that names an element: (what, request)."""
+def _probes(case: ServerCase, era: Era) -> list[tuple[str, Any, str | None]]:
+    """Every request that names an element: (what, request, the URI it names or None)."""
     words = case.words
     content = collection(words, case.content, "source 0 v0")
-    probes: list[tuple[str, Any]] = []
+    probes: list[tuple[str, Any, str | None]] = []
     for name in words.tools:
         call = types.CallToolRequestParams(name=name, arguments={})
-        probes.append((f"tools/call {name!r}", types.CallToolRequest(params=call)))
+        probes.append((f"tools/call {name!r}", types.CallToolRequest(params=call), None))
     for name in words.prompts:
         get = types.GetPromptRequestParams(name=name, arguments={})
-        probes.append((f"prompts/get {name!r}", types.GetPromptRequest(params=get)))
+        probes.append((f"prompts/get {name!r}", types.GetPromptRequest(params=get), None))
         argument = _first_argument(content, ElementKind.PROMPT, name)
         probes.append(
             (
                 f"completion/complete prompt {name!r}",
                 _complete(types.PromptReference(type="ref/prompt", name=name), argument),
+                None,
             )
         )
     for uri in words.probe_uris():
         params_read = types.ReadResourceRequestParams(uri=uri)
-        probes.append((f"resources/read {uri!r}", types.ReadResourceRequest(params=params_read)))
+        read = types.ReadResourceRequest(params=params_read)
+        probes.append((f"resources/read {uri!r}", read, uri))
         if era == "2025-11-25":
             params_sub = types.SubscribeRequestParams(uri=uri)
             probes.append(
-                (f"resources/subscribe {uri!r}", types.SubscribeRequest(params=params_sub))
+                (f"resources/subscribe {uri!r}", types.SubscribeRequest(params=params_sub), uri)
             )
     for template in (*words.resource_templates, *words.probe_uris()):
         variable = _template_variable(words, template)
         ref = types.ResourceTemplateReference(type="ref/resource", uri=template)
-        probes.append((f"completion/complete resource {template!r}", _complete(ref, variable)))
+        what = f"completion/complete resource {template!r}"
+        probes.append((what, _complete(ref, variable), template))
     return probes
 
 
@@ -254,47 +283,105 @@ def _complete(ref: Any, argument: str) -> Any:
     return types.CompleteRequest(params=params)
 
 
+@final
+class _Twins:
+    """Servers without the hidden elements, and per URI without the templates refused there.
+
+    Each is built once per example, from the target's factory, and connected once per era.
+    """
+
+    def __init__(self, kit: Kit, case: ServerCase) -> None:
+        self.kit, self.case = kit, case
+        self.served: dict[frozenset[Slot], Served] = {}
+
+    def refused(self, uri: str | None) -> frozenset[Slot]:
+        """The templates the rule refuses at ``uri`` (none for a request naming no URI)."""
+        return frozenset(slot for slot, at in self.case.narrowed if at == uri)
+
+    @asynccontextmanager
+    async def truths(
+        self, era: Era
+    ) -> AsyncIterator[Callable[[frozenset[Slot]], Awaitable[Client]]]:
+        """A function connecting (once) to the twin without ``refused`` as well, in ``era``."""
+        async with AsyncExitStack() as stack:
+            clients: dict[frozenset[Slot], Client] = {}
+
+            async def truth(refused: frozenset[Slot]) -> Client:
+                if refused not in self.served:
+                    gone = self.case.hidden | refused
+                    self.served[refused] = _serve(self.kit, _without(self.case, gone), hide=False)
+                if refused not in clients:
+                    served = self.served[refused]
+                    clients[refused] = await stack.enter_async_context(connect(served, era))
+                return clients[refused]
+
+            yield truth
+
+
 @checks("server.visibility-agrees")
 def test_server_visibility_agrees(kit: Kit) -> None:
-    """Hidden elements answer every method byte for byte like elements that do not exist."""
+    """Hidden elements answer every method byte for byte like elements that do not exist.
+
+    Per URI too: a template the rule refuses at a URI answers that URI as if it did not exist.
+    """
 
     async def body(case: ServerCase) -> None:
         hiding = _serve(kit, case)
-        lacking = _serve(kit, _without_hidden(case), hide=False)
+        twins = _Twins(kit, case)
         for era in ERAS:
-            async with connect(hiding, era) as seen, connect(lacking, era) as truth:
+            async with connect(hiding, era) as seen, twins.truths(era) as truth:
+                lacking = await truth(frozenset())
                 for entry in LISTS:
                     limit = len(case.content) + 3
                     hid, lacked = (
                         await walk(seen, entry, limit=limit),
-                        await walk(truth, entry, limit=limit),
+                        await walk(lacking, entry, limit=limit),
                     )
                     if hid.pages != lacked.pages:
                         raise LawViolation(
                             f"in {era}, {entry.method} with {_hidden(case)} hidden differs from a "
                             f"server without them: {_first_difference(lacked.pages, hid.pages)}"
                         )
-                for what, request in _probes(case, era):
+                for what, request, uri in _probes(case, era):
+                    refused = twins.refused(uri)
                     hid_answer, lacked_answer = (
                         await ask(seen, request, what),
-                        await ask(truth, request, what),
+                        await ask(await truth(refused), request, what),
                     )
                     if hid_answer != lacked_answer:
+                        also = f" and {_named(case, refused)} refused at {uri!r}" if refused else ""
                         raise LawViolation(
-                            f"in {era}, {what} with {_hidden(case)} hidden answered "
+                            f"in {era}, {what} with {_hidden(case)} hidden{also} answered "
                             f"{hid_answer}, but a server without them answers {lacked_answer}"
+                            + (_candidates_hint(hiding) if uri is not None else "")
                         )
 
     _given(kit, body, name="server_visibility_agrees", hiding=True)
 
 
-def _without_hidden(case: ServerCase) -> ServerCase:
-    kept = tuple(item for item in case.content if item[0] not in case.hidden)
+def _without(case: ServerCase, gone: frozenset[Slot]) -> ServerCase:
+    kept = tuple(item for item in case.content if item[0] not in gone)
     return ServerCase(case.words, kept, frozenset(), case.declared, case.page_size, case.fresh)
 
 
+def _named(case: ServerCase, slots: frozenset[Slot]) -> str:
+    return ", ".join(sorted(str(case.words.ref(slot)) for slot in slots)) or "nothing"
+
+
 def _hidden(case: ServerCase) -> str:
-    return ", ".join(sorted(str(case.words.ref(slot)) for slot in case.hidden))
+    return _named(case, case.hidden)
+
+
+def _candidates_hint(served: Served) -> str:
+    """Why a URI may answer differently: a served registry without ``resource_candidates``."""
+    registry = getattr(served.obj, "registry", None)
+    if registry is None or callable(getattr(registry, "resource_candidates", None)):
+        return ""
+    return (
+        f"\nhint: the served {type(registry).__qualname__} has no resource_candidates(uri) (the "
+        "optional ResourceCandidates role), so a hidden winner cannot make way for a visible "
+        "runner-up; implement it (law registry.candidates)"
+    )
 
 
 # -- server.errors -------------------------------------------------------------------------------

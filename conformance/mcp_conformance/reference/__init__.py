@@ -8,11 +8,19 @@ factories for third parties::
     pytest --mcp-conformance --mcp-source=mcp_conformance.reference.static:source
     pytest --mcp-conformance --mcp-wrapper=mcp_conformance.reference.cached:wrap
     pytest --mcp-conformance --mcp-server=mcp_conformance.reference.server:make_server
+    pytest --mcp-conformance --mcp-visibility=mcp_conformance.reference.visibility:composed
+    pytest --mcp-conformance --mcp-event-store=mcp_core.server:InMemoryEventStore
+    pytest --mcp-conformance --mcp-cache-store=mcp_core.stores:MemoryStore
 
 Registry: ``mcp_core.registry:Registry`` itself (its constructor is a factory). Sources:
 :mod:`.static`, :mod:`.lazy`, :mod:`.collection_file`, :mod:`.function`, :mod:`.discovery`.
 Wrappers: :mod:`.cached`, :mod:`.isolated`, :mod:`.filtered`, :mod:`.prefixed`, :mod:`.validated`.
-Server: :mod:`.server` (``McpServer`` over the reference ``Registry``).
+Server: :mod:`.server` (``McpServer`` over the reference ``Registry``). Visibility combinators:
+:mod:`.visibility` (``all_of``, ``any_of`` and ``not_`` nested in ``composed``). Event store:
+``mcp_core.server:InMemoryEventStore`` itself (its constructor takes the kit's keywords). Cache
+stores: ``mcp_core.stores:MemoryStore`` itself and :mod:`.sqlite_store` (a file per store).
+``RedisStore`` expires entries on the Redis server's clock, which the kit cannot move: its tests
+run the same contract against a real Redis.
 """
 
 from collections.abc import Mapping
@@ -31,6 +39,10 @@ TARGETS: tuple[tuple[str, str], ...] = (
     ("wrapper", "mcp_conformance.reference.prefixed:wrap"),
     ("wrapper", "mcp_conformance.reference.validated:wrap"),
     ("server", "mcp_conformance.reference.server:make_server"),
+    ("visibility", "mcp_conformance.reference.visibility:composed"),
+    ("event-store", "mcp_core.server:InMemoryEventStore"),
+    ("cache-store", "mcp_core.stores:MemoryStore"),
+    ("cache-store", "mcp_conformance.reference.sqlite_store:make_cache_store"),
 )
 """Every reference target as ``(kind, "module:factory")``: what a full certification runs."""
 

@@ -23,8 +23,8 @@ def reference(sources: Sequence[tuple[ElementSource, int]]) -> Registry:
     return Registry(sources, validator=Invoker().validate_handler)
 
 
-class Delegating:
-    """Every role of ``inner``, forwarded unchanged."""
+class Forwarding:
+    """Every role of ``inner`` but the optional ``resource_candidates``, forwarded unchanged."""
 
     def __init__(self, inner: Registry) -> None:
         self.inner = inner
@@ -50,9 +50,6 @@ class Delegating:
     async def get_resource(self, uri: str) -> ResolvedResource | None:
         return await self.inner.get_resource(uri)
 
-    async def resource_candidates(self, uri: str) -> Iterable[ResolvedResource]:
-        return await self.inner.resource_candidates(uri)
-
     async def get(self, ref: ElementRef) -> Element | None:
         return await self.inner.get(ref)
 
@@ -77,6 +74,13 @@ class Delegating:
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         return self.inner.subscribe(listener)
+
+
+class Delegating(Forwarding):
+    """Every role of ``inner``, ``resource_candidates`` included, forwarded unchanged."""
+
+    async def resource_candidates(self, uri: str) -> Iterable[ResolvedResource]:
+        return await self.inner.resource_candidates(uri)
 
 
 class OwnListeners(Delegating):

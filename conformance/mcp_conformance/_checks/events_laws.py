@@ -1,0 +1,431 @@
+"""Event store laws: SSE streams that belong to sessions (an ``--mcp-event-store`` target).
+
+A server gives every session's transport a view of one store bound to that session; the store is
+asked ``store_event(session, stream, message)`` and ``replay_events_after(session, last_id,
+send)``, and ``end_session(session)`` when a session ends. Stream ids are JSON-RPC request ids,
+which every session shares and clients choose, so the kit's sessions reuse each other's stream
+ids, and session and stream ids that run into each other when concatenated (``"s" + "11"`` and
+``"s1" + "1"``). Each law is checked on its own: ownership across sessions, the replay itself in
+one session, unguessable ids, ending a session, and the bounds (the only check whose bounds are
+tight; the others run within bounds nothing reaches).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Final
+
+import anyio.lowlevel
+from hypothesis import strategies as st
+
+from mcp_conformance._contract import LawViolation
+from mcp_conformance._events import (
+    Bounds,
+    EventStoreUnderTest,
+    json_size,
+    message,
+)
+from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
+
+# Session and stream ids that collide when concatenated; a stream id "11" is a request id too.
+_SESSIONS: Final = ("s", "s1", "s11")
+_STREAMS: Final = ("1", "11", "_GET_stream")
+
+Operation = tuple[int, int, bool, int, int]
+"""(session index, stream index, priming?, message shape, message size)."""
+
+
+def _operations(*, sessions: int, max_size: int = 16) -> st.SearchStrategy[list[Operation]]:
+    return st.lists(
+        st.tuples(
+            # One session: a constant, not a one-value range (which hypothesis shrinks poorly).
+            st.integers(min_value=0, max_value=sessions - 1) if sessions > 1 else st.just(0),
+            st.integers(min_value=0, max_value=len(_STREAMS) - 1),
+            st.booleans(),
+            st.integers(min_value=0, max_value=3),
+            st.integers(min_value=0, max_value=40),
+        ),
+        min_size=1,
+        max_size=max_size,
+    )
+
+
+async def _run(store: EventStoreUnderTest, operations: Iterable[Operation]) -> None:
+    for session, stream, priming, shape, size in operations:
+        serial = len(store.stored)
+        sent = None if priming else message(serial, shape, size)
+        await store.store(_SESSIONS[session], _STREAMS[stream], sent)
+
+
+async def _quiet(store: EventStoreUnderTest, session: str, event_id: str, why: str) -> None:
+    """A replay that must send nothing and return None (``why``: what kind of id it is)."""
+    try:
+        stream, sent = await store.replay(session, event_id)
+    except LawViolation as exc:
+        if exc.__cause__ is None:
+            raise
+        raise LawViolation(
+            f"{exc} (of {why}); an id the session was never given returns None"
+        ) from exc.__cause__
+    if stream is not None or sent:
+        raise LawViolation(
+            f"session {session!r} replayed {why} ({event_id[:40]!r}): it returned stream "
+            f"{stream!r} and sent {len(sent)} event(s); an id the session was never given sends "
+            "nothing and returns None"
+        )
+
+
+# -- events.owned ---------------------------------------------------------------------------------
+
+
+def _guesses(ids: Iterable[str]) -> set[str]:
+    """Ids an attacker would try: malformed ones, and variations of ids it has seen."""
+    found = {"", "0", "1", "-1", "null", "None", " ", "A" * 4096, "../1", "%00"}
+    for event_id in ids:
+        found.update(
+            {
+                event_id[:-1],
+                event_id + "0",
+                event_id.swapcase(),
+                event_id * 2,
+                f"{event_id}\n",
+                f"../{event_id}",
+                event_id[:-1] + ("A" if event_id[-1:] != "A" else "B"),
+            }
+        )
+        found.update(_neighbours(event_id))
+    return found
+
+
+@checks("events.owned")
+def test_events_owned(kit: Kit) -> None:
+    """A replay sends only the asking session's events; others' and guessed ids send nothing."""
+
+    async def body(operations: list[Operation]) -> None:
+        store = EventStoreUnderTest(kit)
+        await _run(store, operations)
+        everyone = {record.event_id: record for record in store.stored}
+        for session in (*_SESSIONS, "kit-stranger"):
+            own = {record.event_id for record in store.of(session)}
+            for event_id, record in everyone.items():
+                if event_id not in own:
+                    await _quiet(store, session, event_id, f"an id of {record}")
+            # Variations of a few ids suffice: each is a malformed id or a neighbour of a real one.
+            for guess in sorted(_guesses(list(everyone)[:4]) - own):
+                await _quiet(store, session, guess, "a guessed or malformed id")
+            for record in store.of(session):
+                _, sent = await store.replay(session, record.event_id)
+                for event in sent:
+                    origin = everyone.get(event.event_id or "")
+                    if (
+                        origin is None
+                        or origin.session != session
+                        or origin.message != event.message
+                    ):
+                        whose = f"{origin}" if origin is not None else "no event the kit stored"
+                        raise LawViolation(
+                            f"session {session!r} resumed after {record} and was sent "
+                            f"{whose} (id {str(event.event_id)[:40]!r}); a replay sends only the "
+                            "asking session's own events"
+                        )
+
+    kit.given(_operations(sessions=len(_SESSIONS)), body, name="events_owned")
+
+
+# -- events.after ---------------------------------------------------------------------------------
+
+
+async def _replays_follow(store: EventStoreUnderTest, session: str) -> None:
+    """Every id of ``session`` replays its stream's later events, in order, and returns the stream."""
+    records = store.of(session)
+    for index, record in enumerate(records):
+        stream, sent = await store.replay(session, record.event_id)
+        if stream != record.stream:
+            raise LawViolation(
+                f"replaying after {record} returned stream {stream!r}; it must return the stream "
+                f"the id was given on, {record.stream!r} (every event is retained: the store is "
+                "far within its bounds)"
+            )
+        expected = [
+            (later.event_id, later.message)
+            for later in records[index + 1 :]
+            if later.stream == record.stream and later.message is not None
+        ]
+        got = [(event.event_id, event.message) for event in sent]
+        if got != expected:
+            numbers = {
+                later.event_id: f"#{later.number} on {later.stream!r}" for later in store.stored
+            }
+            raise LawViolation(
+                f"replaying after {record} sent events {[numbers.get(str(i), i) for i, _ in got]}; "
+                f"expected {[numbers[i] for i, _ in expected]}: the events stored after it on "
+                f"stream {record.stream!r}, in order, each with its id and message, and no "
+                "priming event"
+                + (
+                    " (same events, different messages)"
+                    if [i for i, _ in got] == [i for i, _ in expected]
+                    else ""
+                )
+            )
+
+
+@checks("events.after")
+def test_events_after(kit: Kit) -> None:
+    """An id replays the events its session stored after it on its stream, in order."""
+
+    async def body(example: tuple[list[Operation], int]) -> None:
+        operations, cut = example
+        store = EventStoreUnderTest(kit)
+        cut %= len(operations) + 1
+        await _run(store, operations[:cut])
+        await _replays_follow(store, _SESSIONS[0])
+        await _run(store, operations[cut:])
+        await _replays_follow(store, _SESSIONS[0])
+
+    kit.given(
+        st.tuples(_operations(sessions=1), st.integers(min_value=0, max_value=16)),
+        body,
+        name="events_after",
+    )
+
+
+# -- events.unguessable ---------------------------------------------------------------------------
+
+_SAMPLE: Final = 200
+_OTHERS: Final = 40
+_MIN_BITS: Final = 88.0
+"""What 200 ids of 96 random bits estimate to, with margin: about 92 bits for base64 tokens."""
+
+
+def _neighbours(event_id: str) -> set[str]:
+    """Ids one step from ``event_id`` in any counter it may hold (decimal or hexadecimal)."""
+    found: set[str] = set()
+    for pattern, base in ((r"\d+", 10), (r"[0-9a-fA-F]+", 16)):
+        for run in re.finditer(pattern, event_id):
+            digits = run.group()
+            value = int(digits, base)
+            for step in (-2, -1, 1, 2):
+                if value + step < 0:
+                    continue
+                text = format(value + step, "d" if base == 10 else "x").zfill(len(digits))  # noqa: PLR2004 -- the base
+                found.add(event_id[: run.start()] + text + event_id[run.end() :])
+    return found
+
+
+def _estimated_bits(ids: list[str]) -> float:
+    """Entropy of the ids, estimated as the sum over character positions of each column's."""
+    width = max(len(event_id) for event_id in ids)
+    total = 0.0
+    for position in range(width):
+        column = Counter(event_id[position : position + 1] for event_id in ids)
+        total -= sum(n / len(ids) * math.log2(n / len(ids)) for n in column.values())
+    return total
+
+
+@checks("events.unguessable")
+def test_events_unguessable(kit: Kit) -> None:
+    """Ids are distinct, do not follow from one another, and carry enough randomness."""
+
+    async def sample() -> tuple[list[str], list[str]]:
+        store = EventStoreUnderTest(kit)
+        for number in range(_SAMPLE + _OTHERS):
+            # Mostly session s, now and then s1, on the stream ids every session uses.
+            session = _SESSIONS[1] if number % 6 == 5 else _SESSIONS[0]  # noqa: PLR2004 -- one in six
+            sent = message(number, number, 4) if number % 3 else None
+            await store.store(session, _STREAMS[number % 2], sent)
+        return (
+            [record.event_id for record in store.of(_SESSIONS[0])],
+            [record.event_id for record in store.of(_SESSIONS[1])],
+        )
+
+    async def body() -> None:
+        mine, theirs = await sample()
+        repeated = [event_id for event_id, n in Counter([*mine, *theirs]).items() if n > 1]
+        if repeated:
+            raise LawViolation(
+                f"the store gave the same id to {len(repeated)} different events (e.g. "
+                f"{repeated[0][:40]!r}); every id names one event"
+            )
+        withheld = {*mine[1::2], *theirs}
+        for seen in mine[0::2]:
+            for guess in sorted(_neighbours(seen) & withheld):
+                raise LawViolation(
+                    f"event id {guess!r} is one step from {seen!r}, an id the same store gave "
+                    "out: ids that count reveal each other"
+                )
+        again, _ = await sample()
+        if set(again) & set(mine):
+            raise LawViolation(
+                f"two stores from the factory, given the same events, gave the same ids (e.g. "
+                f"{min(set(again) & set(mine))[:40]!r}): the ids are a function of what is "
+                "stored, so whoever knows the scheme computes them; draw them at random (or "
+                "authenticate them with a key each store draws)"
+            )
+        bits = _estimated_bits(mine)
+        if bits < _MIN_BITS:
+            raise LawViolation(
+                f"{len(mine)} ids of one session (e.g. {mine[0][:40]!r}, {mine[1][:40]!r}) carry "
+                f"about {bits:.0f} bits of randomness (estimated column by column), below the "
+                f"{_MIN_BITS:.0f} that 96 random bits estimate to: too few to be unguessable"
+            )
+
+    kit.run(body)
+
+
+# -- events.ended ---------------------------------------------------------------------------------
+
+
+@checks("events.ended")
+def test_events_ended(kit: Kit) -> None:
+    """After end_session(s) no id of s replays; other sessions' ids still do."""
+
+    async def body(operations: list[Operation]) -> None:
+        store = EventStoreUnderTest(kit)
+        await _run(store, operations)
+        ended, kept = _SESSIONS[0], _SESSIONS[1]
+        try:
+            store.end("kit-never-seen")
+        except LawViolation:
+            raise
+        except Exception as exc:
+            raise LawViolation(
+                f"end_session of a session the store never saw raised {type(exc).__name__}: "
+                f"{exc}; ending a session with no events forgets nothing and succeeds"
+            ) from exc
+        store.end(ended)
+        store.end(ended)  # twice: ending is idempotent
+        # A store that forgets with I/O may schedule it: give it a few turns of the loop.
+        for _ in range(10):
+            await anyio.lowlevel.checkpoint()
+        for record in store.of(ended):
+            stream, sent = await store.replay(ended, record.event_id)
+            if stream is not None or sent:
+                raise LawViolation(
+                    f"after end_session({ended!r}), resuming after {record} still returned "
+                    f"stream {stream!r} and sent {len(sent)} event(s); nothing of an ended session "
+                    "replays"
+                )
+        for record in store.of(kept):
+            stream, _ = await store.replay(kept, record.event_id)
+            if stream != record.stream:
+                raise LawViolation(
+                    f"after end_session({ended!r}), resuming after {record} returned stream "
+                    f"{stream!r}; ending one session must leave the others' events alone"
+                )
+
+    kit.given(_operations(sessions=2), body, name="events_ended")
+
+
+# -- events.bounded -------------------------------------------------------------------------------
+
+_OVERHEAD: Final = 1024
+"""What a store may count per event besides its JSON: events the kit stores fit the byte bound
+with this much to spare, so any reasonable accounting must retain the newest ones."""
+
+Step = float | Operation
+"""Seconds the clock moves on, or an event to store (as in the other checks)."""
+
+
+@st.composite
+def _bounded_cases(draw: st.DrawFn) -> tuple[Bounds, list[Step]]:
+    tight = draw(st.sampled_from(("events", "bytes", "age", "all")))
+    bounds = Bounds(
+        max_events=draw(st.integers(min_value=1, max_value=6))
+        if tight in {"events", "all"}
+        else 1_000_000,
+        max_bytes=draw(st.sampled_from((2048, 3072, 4096)))
+        if tight in {"bytes", "all"}
+        else 1 << 30,
+        max_age=draw(st.sampled_from((5.0, 12.0))) if tight in {"age", "all"} else 86_400.0,
+    )
+    steps: list[Step] = []
+    for _ in range(draw(st.integers(min_value=6, max_value=18))):
+        if draw(st.integers(min_value=0, max_value=4)) == 0:
+            steps.append(draw(st.sampled_from((0.5, 2.0, 4.0, 7.0))))
+        else:
+            steps.append(
+                (
+                    draw(st.integers(min_value=0, max_value=1)),
+                    draw(st.integers(min_value=0, max_value=1)),
+                    draw(st.booleans()),
+                    draw(st.integers(min_value=0, max_value=3)),
+                    # At most about 1 KiB of JSON: each event fits the smallest byte bound
+                    # alone, with _OVERHEAD to spare; big ones often, so budgets fill up.
+                    draw(st.sampled_from((0, 300, 600, 900))),
+                )
+            )
+    return bounds, steps
+
+
+async def _retained(store: EventStoreUnderTest) -> list[bool]:
+    """Which of the stored events are retained now: those whose id still replays its stream."""
+    found = []
+    for record in store.stored:
+        stream, _ = await store.replay(record.session, record.event_id)
+        found.append(stream is not None)
+    return found
+
+
+def _bounded(store: EventStoreUnderTest, kept: list[bool], moment: str) -> None:
+    bounds, records, now = store.bounds, store.stored, store.clock.now
+    held = [record for record, retained in zip(records, kept, strict=True) if retained]
+    where = f"{moment} (bounds: {bounds.max_events} events, {bounds.max_bytes} bytes, {bounds.max_age:g} s)"
+    if len(held) > bounds.max_events:
+        raise LawViolation(f"{where}, {len(held)} events still replay: more than max_events")
+    total = sum(json_size(record.message) for record in held)
+    if total > bounds.max_bytes:
+        raise LawViolation(
+            f"{where}, the events that still replay hold {total} bytes of JSON: more than max_bytes"
+        )
+    for record in held:
+        if now - record.at > bounds.max_age:
+            raise LawViolation(
+                f"{where}, {record} still replays {now - record.at:g} s after it was stored: "
+                "older than max_age"
+            )
+    oldest = next((index for index, retained in enumerate(kept) if retained), len(kept))
+    dropped = next((index for index in range(oldest, len(kept)) if not kept[index]), None)
+    if dropped is not None:
+        raise LawViolation(
+            f"{where}, {records[oldest]} still replays but the newer {records[dropped]} does not: "
+            "the oldest events go first"
+        )
+    newer_bytes = 0
+    for position, record in enumerate(reversed(records), start=1):
+        newer_bytes += json_size(record.message) + _OVERHEAD
+        fits = (
+            position <= bounds.max_events
+            and newer_bytes <= bounds.max_bytes
+            and now - record.at < bounds.max_age
+        )
+        if fits and not kept[len(records) - position]:
+            raise LawViolation(
+                f"{where}, {record} no longer replays, though it and the {position - 1} newer "
+                f"event(s) are within every bound ({newer_bytes} bytes counting {_OVERHEAD} per "
+                f"event, {now - record.at:g} s old): a store drops events only to keep its bounds"
+            )
+
+
+@checks("events.bounded")
+def test_events_bounded(kit: Kit) -> None:
+    """Retained events stay within count, bytes and age, oldest dropped first, newest kept."""
+
+    async def body(example: tuple[Bounds, list[Step]]) -> None:
+        bounds, steps = example
+        store = EventStoreUnderTest(kit, bounds)
+        for number, step in enumerate(steps, start=1):
+            if isinstance(step, float):
+                store.clock.now += step
+                moment = f"after step {number}, {step:g} s later"
+            else:
+                await _run(store, [step])
+                record = store.stored[-1]
+                moment = (
+                    f"after step {number}, storing {record} ({json_size(record.message)} bytes)"
+                )
+            _bounded(store, await _retained(store), moment)
+
+    kit.given(_bounded_cases(), body, name="events_bounded")
