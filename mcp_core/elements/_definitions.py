@@ -76,7 +76,7 @@ def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
 
 
 def _check_object_schema(owner: str, field_name: str, schema: FrozenDict) -> None:
-    if schema.get("type") != "object":
+    if schema.get("type") != "object":  # an equal string: "object" is interned, not the point
         raise _fail(
             owner,
             field_name,
@@ -339,31 +339,38 @@ class Tool:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise _fail("Tool", "name", f"must be a non-empty string, got {self.name!r}")
+        name = self.name
+        if not isinstance(name, str):
+            raise _fail("Tool", "name", f"must be a non-empty string, got {name!r}")
         # The spec's character set already excludes spaces and control characters.
-        if not _TOOL_NAME.fullmatch(self.name):
+        if not _TOOL_NAME.fullmatch(name):
             raise _fail(
                 "Tool",
                 "name",
-                f"{self.name!r} may only use letters, digits, '_', '-' and '.' (1 to 128 "
+                f"{name!r} may only use letters, digits, '_', '-' and '.' (1 to 128 "
                 "characters), as the MCP 2025-11-25 specification requires",
             )
-        owner = f"Tool {self.name!r}"
-        schema = _frozen_object(owner, "input_schema", self.input_schema)
+        owner = f"Tool {name!r}"
+        # A schema that is frozen already (derived ones are, shared by thousands of tools) is
+        # taken as it is; anything else is frozen here.
+        schema = self.input_schema
+        if type(schema) is not FrozenDict:
+            schema = _frozen_object(owner, "input_schema", schema)
+            _set(self, "input_schema", schema)
         _check_object_schema(owner, "input_schema", schema)
-        _set(self, "input_schema", schema)
-        if self.output_schema is not None:
-            output = _frozen_object(owner, "output_schema", self.output_schema)
+        output = self.output_schema
+        if output is not None:
+            if type(output) is not FrozenDict:
+                output = _frozen_object(owner, "output_schema", output)
+                _set(self, "output_schema", output)
             _check_object_schema(owner, "output_schema", output)
-            _set(self, "output_schema", output)
         if self.annotations is not None and not isinstance(self.annotations, ToolAnnotations):
             raise _fail(owner, "annotations", "must be a ToolAnnotations value")
         if self.execution is not None and not isinstance(self.execution, ToolExecution):
             raise _fail(owner, "execution", "must be a ToolExecution value")
         _common_post_init(owner, self)
         # Refs are asked for on every lookup and merge; build the value once.
-        _set(self, "_ref", ElementRef(ElementKind.TOOL, self.name))
+        _set(self, "_ref", ElementRef(ElementKind.TOOL, name))
 
     @property
     def ref(self) -> ElementRef:

@@ -9,7 +9,7 @@ see and what arguments validate against).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Final, TypeAlias, final
 
 __all__ = ["MAX_JSON_DEPTH", "FrozenDict", "JsonValue", "freeze", "thaw"]
@@ -44,6 +44,23 @@ class FrozenDict(Mapping[str, "JsonValue"]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
+
+    # The Mapping mixins go through __getitem__ and views in Python; these are the dict's own.
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, or ``default``."""
+        return self._data.get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        """The keys, in order."""
+        return self._data.keys()
+
+    def values(self) -> ValuesView[JsonValue]:
+        """The values, in order."""
+        return self._data.values()
+
+    def items(self) -> ItemsView[str, JsonValue]:
+        """The ``(key, value)`` pairs, in order."""
+        return self._data.items()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenDict):

@@ -826,11 +826,14 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
         if not collection:
             continue
         declared = _declared_kinds(entry)
+        # The single kinds declared, for an identity test per element (Flag's `&` is Python).
+        admitted = {kind for kind in SINGLE_KINDS if kind & declared}
         for element in collection:
             ref = element.ref
-            undeclared = _undeclared(ref, declared)
-            if undeclared is not None:
-                diagnostics.append(_diagnostic(entry, "skipped", undeclared, ref))
+            if ref.kind not in admitted:
+                diagnostics.append(
+                    _diagnostic(entry, "skipped", _undeclared(ref, declared) or "", ref)
+                )
                 continue
             if ref in by_ref:
                 diagnostics.append(
