@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 from mcp_core import handlers
+from mcp_core._collector import settle_imports
 from mcp_core.elements import (
     Definition,
     Element,
@@ -270,6 +271,7 @@ class App:
                 f"App lifespan must be a function taking the app and returning an async context "
                 f"manager (e.g. an @asynccontextmanager function), got {lifespan!r}"
             )
+        settle_imports()  # see mcp_core._collector: declaring N functions comes next
         self.name = name
         self._lifespan = lifespan
         self.invoker = handlers.Invoker(container=container, timeout=handler_timeout)

@@ -42,6 +42,7 @@ from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
@@ -297,6 +298,7 @@ class McpServer:
         "_preload",
         "_preload_when_run",
         "_registry",
+        "_settle",
         "handlers",
         "lowlevel",
     )
@@ -327,6 +329,7 @@ class McpServer:
         self._preload_when_run = preload
         self._preload = False
         self._loading = False
+        self._settle = False  # serving as the process (run()): freeze the heap after the preload
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -408,6 +411,9 @@ class McpServer:
             if escapes(exc):
                 raise
             _log.exception("loading the registry failed")
+        else:
+            if self._settle:
+                settle_heap()  # the catalogue now lives as long as the process
         finally:
             self._loading = False
 
@@ -842,7 +848,12 @@ class McpServer:
         and raises :class:`~mcp_core.errors.ListenError` when it cannot be. A signal ends the
         serving cleanly (one ``stopped`` line on stderr) and is returned; None when the client
         left. ``options`` go to :meth:`streamable_http_app` (HTTP only).
+
+        Serving as the process, it moves what start-up made (modules, declarations, then the
+        preloaded catalogue) out of the garbage collector's sight (see ``mcp_core._collector``).
         """
+        settle_heap()
+        self._settle = True
         return run_server(self, transport, host=host, port=port, path=path, options=options)
 
 

@@ -23,7 +23,8 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, final
 
-from mcp_core.elements import Definition, ElementRef
+from mcp_core._collector import collector_paused
+from mcp_core.elements import Definition, ElementRef, shared_wire
 from mcp_core.server._errors import InvalidCursorError
 
 __all__ = ["DEFAULT_PAGE_SIZE", "CursorCodec", "Page", "Snapshot", "SnapshotCache"]
@@ -118,7 +119,9 @@ class Snapshot:
         ordered = sorted(definitions, key=lambda d: d.ref.key)
         self.keys: Final[list[str]] = [d.ref.key for d in ordered]
         self.refs: Final[list[ElementRef]] = [d.ref for d in ordered]
-        self.wires: Final[list[dict[str, Any]]] = [d.to_wire() for d in ordered]
+        # Each definition's wire form is built once and shared (by pages, and by the next
+        # snapshot when the definition is still there); see shared_wire.
+        self.wires: Final[list[dict[str, Any]]] = [shared_wire(d) for d in ordered]
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -144,7 +147,8 @@ class SnapshotCache:
             snapshot.source is definitions or _same(snapshot.source, definitions)
         ):
             return snapshot
-        snapshot = self._snapshot = Snapshot(definitions)
+        with collector_paused():  # the snapshot lives until the catalogue changes: see _collector
+            snapshot = self._snapshot = Snapshot(definitions)
         return snapshot
 
 

@@ -28,6 +28,7 @@ from typing import Any, Final, NamedTuple, final
 
 import anyio.lowlevel
 
+from mcp_core._collector import collector_paused
 from mcp_core.elements import (
     Element,
     ElementCollection,
@@ -246,9 +247,11 @@ async def derive_all(
     quickly (a few microseconds a function), as it did when it ran in one go, so a provide
     timeout never cuts a catalogue in half.
     """
-    while declarations.derive(STRETCH):
-        await anyio.lowlevel.cancel_shielded_checkpoint()
-    return declarations.collection()
+    # Every element made here lives as long as the catalogue: see mcp_core._collector.
+    with collector_paused():
+        while declarations.derive(STRETCH):
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+        return declarations.collection()
 
 
 @final
