@@ -65,6 +65,7 @@ from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
+from mcp_core.server._stdio import stdio_streams
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -801,11 +802,9 @@ class McpServer:
         the first request finds the catalogue ready) instead of on the first request; None:
         as the server was built (``McpServer(preload=...)``, True by default).
         """
-        from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
-
         await self.prefetch_kinds()  # the initialization options below advertise the kinds
         self._preload = self._preload or (self._preload_when_run if preload is None else preload)
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_streams() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
             )
