@@ -29,7 +29,15 @@ from mcp_core._collector import collector_paused
 from mcp_core.elements import Definition, ElementRef, shared_wire
 from mcp_core.server._errors import InvalidCursorError
 
-__all__ = ["DEFAULT_PAGE_SIZE", "CursorCodec", "EncodedItems", "Page", "Snapshot", "SnapshotCache"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "CursorCodec",
+    "EncodedItems",
+    "Page",
+    "Snapshot",
+    "SnapshotCache",
+    "wire_json",
+]
 
 DEFAULT_PAGE_SIZE: Final = 500
 """Elements per list page by default.
@@ -134,7 +142,7 @@ class Snapshot:
         """The JSON of the wire form at ``index``, encoded once and kept."""
         found = self._encoded[index]
         if found is None:
-            found = self._encoded[index] = pydantic_core.to_json(self.wires[index])
+            found = self._encoded[index] = wire_json(self.wires[index])
         return found
 
     def start_after(self, key: str | None) -> int:
@@ -233,6 +241,15 @@ class EncodedItems(list[dict[str, Any]]):
         self._indices = indices
 
     def encoded(self) -> bytes:
-        """The JSON array of the items, as ``pydantic_core.to_json`` writes it."""
+        """The JSON array of the items, as :func:`wire_json` writes it."""
         encoded = self._snapshot.encoded
         return b"[" + b",".join([encoded(index) for index in self._indices]) + b"]"
+
+
+def wire_json(value: object) -> bytes:
+    """``value`` as JSON, exactly as the SDK's models write it (non-finite floats as ``null``).
+
+    pydantic-core's own default writes ``Infinity`` and ``NaN``, which no JSON parser accepts;
+    the SDK's ``model_dump_json`` writes ``null`` for them.
+    """
+    return pydantic_core.to_json(value, inf_nan_mode="null")

@@ -37,7 +37,6 @@ from typing import Any, Final
 
 import anyio
 import mcp_types as types
-import pydantic_core
 from mcp.shared._context_streams import (
     ContextReceiveStream,
     ContextSendStream,
@@ -45,7 +44,7 @@ from mcp.shared._context_streams import (
 )
 from mcp.shared.message import SessionMessage
 
-from mcp_core.server._paging import EncodedItems
+from mcp_core.server._paging import EncodedItems, wire_json
 
 __all__ = ["encode_message", "stdio_streams"]
 
@@ -61,14 +60,14 @@ def encode_message(message: types.JSONRPCMessage) -> bytes:
     """``message`` as the SDK's stdio transport writes it, as one line of bytes.
 
     A response is encoded field by field (``jsonrpc``, ``id``, ``result``, as its model dumps
-    them), its result with pydantic-core's encoder and any pre-encoded list page inserted as it
-    is; anything else goes through the SDK's model.
+    them), its result with the same encoder (:func:`~mcp_core.server._paging.wire_json`) and
+    any pre-encoded list page inserted as it is; anything else goes through the SDK's model.
     """
     if type(message) is types.JSONRPCResponse:
         return b"".join(
             (
                 _RESPONSE_HEAD,
-                pydantic_core.to_json(message.id),
+                wire_json(message.id),
                 b',"result":',
                 _encode_result(message.result),
                 b"}\n",
@@ -82,11 +81,11 @@ def _encode_result(result: dict[str, Any]) -> bytes:
         if type(value) is EncodedItems:
             break
     else:
-        return pydantic_core.to_json(result)
+        return wire_json(result)
     parts = [
-        pydantic_core.to_json(key)
+        wire_json(key)
         + b":"
-        + (value.encoded() if type(value) is EncodedItems else pydantic_core.to_json(value))
+        + (value.encoded() if type(value) is EncodedItems else wire_json(value))
         for key, value in result.items()
     ]
     return b"{" + b",".join(parts) + b"}"
