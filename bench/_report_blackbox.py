@@ -402,7 +402,8 @@ METHOD: Final = """\
   ratios are ratios of those medians.
 - **stdio.** Requests are JSON-RPC lines written to the server's stdin, answers read from its
   stdout: no client library, no validation. `MCPServer.run()`, `FastMCP.run()` and mcp-core's
-  `App.run()` serve, each with the SDK's stdio transport.
+  `App.run()` serve: the peers with the SDK's stdio transport, mcp-core with its own (the SDK's
+  server over the same pipes served from the event loop; ADR 0052).
 - **Streamable HTTP.** Each library's own ASGI app (`App.asgi()`, `MCPServer.streamable_http_app()`,
   `FastMCP.run_http_async`) under uvicorn, one worker, on 127.0.0.1: the client binds the
   listening socket and hands it to the server process, so timing starts at spawn as over stdio.

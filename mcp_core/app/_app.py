@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 from mcp_core import handlers
+from mcp_core._collector import settle_imports
 from mcp_core.elements import (
     Definition,
     Element,
     ElementCollection,
     ElementKind,
+    ElementRef,
 )
 from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
 from mcp_core.handlers._decorators import CallSite
@@ -28,7 +30,14 @@ from mcp_core.registry import (
     Registry,
 )
 from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, RequestStateSecurity, SessionHook
-from mcp_core.sources import ElementSource, FunctionSource, SourceDiagnostic, running_sources
+from mcp_core.sources import (
+    ElementSource,
+    FunctionSource,
+    SourceDiagnostic,
+    lookup_in,
+    running_sources,
+)
+from mcp_core.sources._function import declared_kind
 from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
@@ -48,15 +57,24 @@ class _Declared:
     """What the app's decorators (or ``add``) declared so far, as one source.
 
     The source is rebuilt from the declarations whenever one is added, so declaring after the
-    registry loaded takes effect at the next ``reload()``.
+    registry loaded takes effect at the next ``reload()``. ``kind_of`` gives each declaration's
+    kind, so that ``kinds()`` is a running union, answered without building the source.
     """
 
-    __slots__ = ("_build", "_items", "_label", "_source")
+    __slots__ = ("_build", "_items", "_kind_of", "_kinds", "_label", "_source")
 
-    def __init__(self, label: str, build: Callable[[tuple[Any, ...]], ElementSource]) -> None:
+    def __init__(
+        self,
+        label: str,
+        build: Callable[[tuple[Any, ...]], ElementSource],
+        kind_of: Callable[[Any], ElementKind],
+    ) -> None:
         self._label = label
         self._build = build
+        self._kind_of = kind_of
         self._items: list[Any] = []
+        # As the flags' int value: ``|`` on an enum.Flag costs a Python call per declaration.
+        self._kinds = 0
         self._source: ElementSource | None = None
 
     def __repr__(self) -> str:
@@ -67,6 +85,7 @@ class _Declared:
 
     def append(self, item: object) -> None:
         self._items.append(item)
+        self._kinds |= self._kind_of(item).value
         self._source = None
 
     def _current(self) -> ElementSource:
@@ -75,7 +94,10 @@ class _Declared:
         return self._source
 
     def kinds(self) -> ElementKind:
-        return self._current().kinds()
+        return ElementKind(self._kinds)
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        return await lookup_in(self._current(), ref)
 
     async def provide(self) -> ElementCollection:
         return await self._current().provide()
@@ -143,12 +165,22 @@ class _Declaring(Generic[D]):
     def __get__(self, app: App | None, owner: type[App]) -> Self | D:
         if app is None:
             return self
+        # Built once per app: a large application reads ``app.tool`` once per declaration.
+        bound = app._decorators.get(self)  # noqa: SLF001 -- this descriptor is part of App
+        if bound is None:
+            bound = app._decorators[self] = self._bind(app, owner)  # noqa: SLF001 -- same
+        return cast("D", bound)
+
+    def _bind(self, app: App, owner: type[App]) -> Callable[..., Any]:
         mark: Callable[..., Any] = self._mark
-        functions = app._functions  # noqa: SLF001 -- this descriptor is part of App
+        append = app._functions.append  # noqa: SLF001 -- this descriptor is part of App
 
         def declare(fn: F) -> F:
-            functions.append(fn)
+            append(fn)
             return fn
+
+        def declaring_with(marked: Callable[[F], F]) -> Callable[[F], F]:
+            return lambda fn: declare(marked(fn))
 
         @functools.wraps(mark)
         def declaring(*args: Any, **options: Any) -> Any:
@@ -157,11 +189,11 @@ class _Declaring(Generic[D]):
             # otherwise this is the decorator that will mark it.
             if args and handlers.marks_of(marked):
                 return declare(marked)
-            return lambda fn: declare(marked(fn))
+            return declaring_with(marked)
 
         declaring.__doc__ = self.__doc__
         declaring.__qualname__ = f"{owner.__qualname__}.{declaring.__name__}"
-        return cast("D", declaring)
+        return declaring
 
 
 @final
@@ -204,6 +236,7 @@ class App:
 
     __slots__ = (
         "_added",
+        "_decorators",
         "_functions",
         "_lifespan",
         "_server",
@@ -238,6 +271,7 @@ class App:
                 f"App lifespan must be a function taking the app and returning an async context "
                 f"manager (e.g. an @asynccontextmanager function), got {lifespan!r}"
             )
+        settle_imports()  # see mcp_core._collector: declaring N functions comes next
         self.name = name
         self._lifespan = lifespan
         self.invoker = handlers.Invoker(container=container, timeout=handler_timeout)
@@ -247,9 +281,14 @@ class App:
             provide_timeout=provide_timeout,
             retry=retry,
         )
-        self._functions = _Declared(f"App({name!r}).functions", lambda fns: FunctionSource(*fns))
+        self._functions = _Declared(
+            f"App({name!r}).functions", lambda fns: FunctionSource(*fns), declared_kind
+        )
         label = f"App({name!r}).elements"
-        self._added = _Declared(label, lambda added: _Added(label, added))
+        self._added = _Declared(
+            label, lambda added: _Added(label, added), lambda added: added[0].kind
+        )
+        self._decorators: dict[_Declaring[Any], Callable[..., Any]] = {}
         self.registry.add_source(self._functions, Priority.MANUAL)
         self.registry.add_source(self._added, Priority.MANUAL)
         self._visibility: ElementVisibility = ALWAYS

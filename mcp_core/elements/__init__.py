@@ -13,9 +13,17 @@ from mcp_core.elements._definitions import (
     ToolAnnotations,
     ToolExecution,
     definition_from_wire,
+    shared_wire,
 )
 from mcp_core.elements._element import Element, HandlerRef
-from mcp_core.elements._json import MAX_JSON_DEPTH, FrozenDict, JsonValue, freeze, thaw
+from mcp_core.elements._json import (
+    MAX_JSON_DEPTH,
+    FrozenDict,
+    JsonValue,
+    freeze,
+    shared_plain,
+    thaw,
+)
 from mcp_core.elements._kinds import SINGLE_KINDS, ElementKind, ElementRef
 from mcp_core.elements._uritemplate import UriTemplate, most_specific_first
 
@@ -45,5 +53,7 @@ __all__ = [
     "definition_from_wire",
     "freeze",
     "most_specific_first",
+    "shared_plain",
+    "shared_wire",
     "thaw",
 ]

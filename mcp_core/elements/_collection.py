@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
+from mcp_core._collector import collector_paused
 from mcp_core.elements._definitions import (
     Definition,
     Prompt,
@@ -226,7 +227,9 @@ class ElementCollection:
                 f"collection JSON is {len(text)} bytes, more than the {max_bytes} allowed"
             )
         try:
-            return cls._decoded(text, on_invalid)
+            # Every object decoded here lives as long as the collection: see mcp_core._collector.
+            with collector_paused():
+                return cls._decoded(text, on_invalid)
         except RecursionError:
             # json and the element constructors recurse per nesting level; a document nested
             # deeper than the interpreter allows is corrupt, not a crash of whoever decodes it.

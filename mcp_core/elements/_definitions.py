@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypeAlias, TypeVar, final
 
-from mcp_core.elements._json import FrozenDict, freeze, thaw
+from mcp_core.elements._json import FrozenDict, freeze, shared_plain, thaw
 from mcp_core.elements._kinds import ElementKind, ElementRef
 from mcp_core.elements._uritemplate import UriTemplate
 from mcp_core.errors import InvalidElementError
@@ -30,6 +30,7 @@ __all__ = [
     "Tool",
     "ToolAnnotations",
     "ToolExecution",
+    "shared_wire",
 ]
 
 # The 2025-11-25 specification's character set for tool names (SEP-986): clients may refuse others.
@@ -76,7 +77,7 @@ def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
 
 
 def _check_object_schema(owner: str, field_name: str, schema: FrozenDict) -> None:
-    if schema.get("type") != "object":
+    if schema.get("type") != "object":  # an equal string: "object" is interned, not the point
         raise _fail(
             owner,
             field_name,
@@ -302,12 +303,33 @@ def _common_post_init(owner: str, obj: Any) -> None:
         _set(obj, "meta", _frozen_object(owner, "meta", obj.meta))
 
 
-def _common_wire(obj: Any, wire: dict[str, Any]) -> dict[str, Any]:
+def _common_wire(obj: Any, wire: dict[str, Any], plain: _Plain) -> dict[str, Any]:
     _put(wire, "title", obj.title)
     _put(wire, "description", obj.description)
     _put(wire, "icons", [icon.to_wire() for icon in obj.icons] if obj.icons is not None else None)
-    _put(wire, "_meta", thaw(obj.meta) if obj.meta is not None else None)
+    _put(wire, "_meta", plain(obj.meta) if obj.meta is not None else None)
     return wire
+
+
+# How a JSON document of a definition goes into its wire form: a fresh copy (thaw), or the
+# document's shared plain form (shared_plain).
+_Plain: TypeAlias = Callable[[object], Any]
+
+
+def shared_wire(definition: Definition) -> dict[str, Any]:
+    """``definition``'s wire form, built once and shared by everyone who asks for it.
+
+    Lists are served from it: a catalogue's definitions are turned into JSON once each, and
+    thousands of tools with one schema hold one plain copy of it (:func:`shared_plain`) rather
+    than one each. Read-only: changing it would change what every list shows. Use
+    ``to_wire()`` for a copy of one's own.
+    """
+    try:
+        return definition._wire  # noqa: SLF001 -- the definitions' own cache
+    except AttributeError:
+        wire = definition._wire_form(shared_plain)  # noqa: SLF001 -- same
+        _set(definition, "_wire", wire)
+        return wire
 
 
 def _common_from_wire(owner: str, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -337,33 +359,42 @@ class Tool:
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
+    # The shared wire form (see shared_wire), built on first use.
+    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise _fail("Tool", "name", f"must be a non-empty string, got {self.name!r}")
+        name = self.name
+        if not isinstance(name, str):
+            raise _fail("Tool", "name", f"must be a non-empty string, got {name!r}")
         # The spec's character set already excludes spaces and control characters.
-        if not _TOOL_NAME.fullmatch(self.name):
+        if not _TOOL_NAME.fullmatch(name):
             raise _fail(
                 "Tool",
                 "name",
-                f"{self.name!r} may only use letters, digits, '_', '-' and '.' (1 to 128 "
+                f"{name!r} may only use letters, digits, '_', '-' and '.' (1 to 128 "
                 "characters), as the MCP 2025-11-25 specification requires",
             )
-        owner = f"Tool {self.name!r}"
-        schema = _frozen_object(owner, "input_schema", self.input_schema)
+        owner = f"Tool {name!r}"
+        # A schema that is frozen already (derived ones are, shared by thousands of tools) is
+        # taken as it is; anything else is frozen here.
+        schema = self.input_schema
+        if type(schema) is not FrozenDict:
+            schema = _frozen_object(owner, "input_schema", schema)
+            _set(self, "input_schema", schema)
         _check_object_schema(owner, "input_schema", schema)
-        _set(self, "input_schema", schema)
-        if self.output_schema is not None:
-            output = _frozen_object(owner, "output_schema", self.output_schema)
+        output = self.output_schema
+        if output is not None:
+            if type(output) is not FrozenDict:
+                output = _frozen_object(owner, "output_schema", output)
+                _set(self, "output_schema", output)
             _check_object_schema(owner, "output_schema", output)
-            _set(self, "output_schema", output)
         if self.annotations is not None and not isinstance(self.annotations, ToolAnnotations):
             raise _fail(owner, "annotations", "must be a ToolAnnotations value")
         if self.execution is not None and not isinstance(self.execution, ToolExecution):
             raise _fail(owner, "execution", "must be a ToolExecution value")
         _common_post_init(owner, self)
         # Refs are asked for on every lookup and merge; build the value once.
-        _set(self, "_ref", ElementRef(ElementKind.TOOL, self.name))
+        _set(self, "_ref", ElementRef(ElementKind.TOOL, name))
 
     @property
     def ref(self) -> ElementRef:
@@ -372,11 +403,14 @@ class Tool:
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
-        wire: dict[str, Any] = {"name": self.name, "inputSchema": thaw(self.input_schema)}
-        _put(wire, "outputSchema", thaw(self.output_schema))
+        return self._wire_form(thaw)
+
+    def _wire_form(self, plain: _Plain) -> dict[str, Any]:
+        wire: dict[str, Any] = {"name": self.name, "inputSchema": plain(self.input_schema)}
+        _put(wire, "outputSchema", plain(self.output_schema))
         _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
         _put(wire, "execution", self.execution.to_wire() if self.execution else None)
-        return _common_wire(self, wire)
+        return _common_wire(self, wire, plain)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Tool:
@@ -410,6 +444,8 @@ class Resource:
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
+    # The shared wire form (see shared_wire), built on first use.
+    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri, str) or not _URI_SCHEME.match(self.uri):
@@ -439,11 +475,14 @@ class Resource:
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
+        return self._wire_form(thaw)
+
+    def _wire_form(self, plain: _Plain) -> dict[str, Any]:
         wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
         _put(wire, "mimeType", self.mime_type)
         _put(wire, "size", self.size)
         _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
-        return _common_wire(self, wire)
+        return _common_wire(self, wire, plain)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Resource:
@@ -477,6 +516,8 @@ class ResourceTemplate:
     meta: Mapping[str, Any] | None = None
     template: UriTemplate = field(init=False, repr=False, compare=False, hash=False)
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
+    # The shared wire form (see shared_wire), built on first use.
+    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri_template, str):
@@ -506,10 +547,13 @@ class ResourceTemplate:
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
+        return self._wire_form(thaw)
+
+    def _wire_form(self, plain: _Plain) -> dict[str, Any]:
         wire: dict[str, Any] = {"uriTemplate": self.uri_template, "name": self.name}
         _put(wire, "mimeType", self.mime_type)
         _put(wire, "annotations", self.annotations.to_wire() if self.annotations else None)
-        return _common_wire(self, wire)
+        return _common_wire(self, wire, plain)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ResourceTemplate:
@@ -582,6 +626,8 @@ class Prompt:
     icons: Sequence[Icon] | None = None
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
+    # The shared wire form (see shared_wire), built on first use.
+    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_name("Prompt", self.name)
@@ -607,13 +653,16 @@ class Prompt:
 
     def to_wire(self) -> dict[str, Any]:
         """The MCP JSON shape."""
+        return self._wire_form(thaw)
+
+    def _wire_form(self, plain: _Plain) -> dict[str, Any]:
         wire: dict[str, Any] = {"name": self.name}
         _put(
             wire,
             "arguments",
             [a.to_wire() for a in self.arguments] if self.arguments is not None else None,
         )
-        return _common_wire(self, wire)
+        return _common_wire(self, wire, plain)
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Prompt:

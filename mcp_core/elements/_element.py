@@ -80,13 +80,15 @@ class Element:
                 ref=definition.ref,
                 field="handler",
             )
-        if isinstance(self.tags, str) or not all(isinstance(t, str) for t in self.tags):
-            raise InvalidElementError(
-                f"{definition.ref}: tags must be a set of strings, got {self.tags!r}",
-                ref=definition.ref,
-                field="tags",
-            )
-        object.__setattr__(self, "tags", frozenset(self.tags))
+        tags = self.tags
+        if tags or type(tags) is not frozenset:  # most elements have no tags: nothing to check
+            if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
+                raise InvalidElementError(
+                    f"{definition.ref}: tags must be a set of strings, got {tags!r}",
+                    ref=definition.ref,
+                    field="tags",
+                )
+            object.__setattr__(self, "tags", frozenset(tags))
         if self.completions is not None:
             object.__setattr__(self, "completions", self._checked_completions(self.completions))
 

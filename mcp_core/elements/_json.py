@@ -9,10 +9,10 @@ see and what arguments validate against).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Final, TypeAlias, final
 
-__all__ = ["MAX_JSON_DEPTH", "FrozenDict", "JsonValue", "freeze", "thaw"]
+__all__ = ["MAX_JSON_DEPTH", "FrozenDict", "JsonValue", "freeze", "shared_plain", "thaw"]
 
 MAX_JSON_DEPTH: Final = 64
 """How deeply a decoded document's JSON values (schemas, ``_meta``) may nest.
@@ -27,11 +27,12 @@ JsonValue: TypeAlias = "bool | int | float | str | tuple[JsonValue, ...] | Froze
 class FrozenDict(Mapping[str, "JsonValue"]):
     """An immutable, hashable JSON object; compares equal to any mapping with the same items."""
 
-    __slots__ = ("_data", "_hash")
+    __slots__ = ("_data", "_hash", "_plain")
 
     def __init__(self, data: Mapping[str, JsonValue] | None = None) -> None:
         self._data: dict[str, JsonValue] = dict(data) if data else {}
         self._hash: int | None = None
+        self._plain: dict[str, Any] | None = None
 
     def __getitem__(self, key: str) -> JsonValue:
         return self._data[key]
@@ -44,6 +45,23 @@ class FrozenDict(Mapping[str, "JsonValue"]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._data
+
+    # The Mapping mixins go through __getitem__ and views in Python; these are the dict's own.
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value at ``key``, or ``default``."""
+        return self._data.get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        """The keys, in order."""
+        return self._data.keys()
+
+    def values(self) -> ValuesView[JsonValue]:
+        """The values, in order."""
+        return self._data.values()
+
+    def items(self) -> ItemsView[str, JsonValue]:
+        """The ``(key, value)`` pairs, in order."""
+        return self._data.items()
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenDict):
@@ -115,8 +133,25 @@ def _inner_depth(max_depth: int | None, path: str) -> int | None:
 
 def thaw(value: object) -> Any:
     """Return a plain, mutable JSON copy (dicts and lists) of a frozen value."""
-    if isinstance(value, FrozenDict):
-        return {key: thaw(item) for key, item in value.items()}
+    if type(value) is FrozenDict:  # final: no subclass to miss, and no ABC check
+        return {key: thaw(item) for key, item in value._data.items()}  # noqa: SLF001 -- its own module
     if isinstance(value, tuple):
         return [thaw(item) for item in value]
+    return value
+
+
+def shared_plain(value: object) -> Any:
+    """The plain form (dicts and lists) of a frozen value, made once per FrozenDict and shared.
+
+    Every definition holding one frozen schema gets the same plain dict in its wire form, so a
+    catalogue of ten thousand tools with two distinct schemas holds two plain copies, not twenty
+    thousand. Read-only, like everything built from it; :func:`thaw` makes a copy of one's own.
+    """
+    if type(value) is FrozenDict:
+        plain = value._plain  # noqa: SLF001 -- its own module
+        if plain is None:
+            plain = value._plain = {key: shared_plain(item) for key, item in value._data.items()}  # noqa: SLF001 -- same
+        return plain
+    if isinstance(value, tuple):
+        return [shared_plain(item) for item in value]
     return value

@@ -19,6 +19,11 @@ class ElementKind(enum.Flag):
     PROMPT = enum.auto()
     ALL = TOOL | RESOURCE | RESOURCE_TEMPLATE | PROMPT
 
+    # Each value has one member object (composites are cached too), and members compare by
+    # identity, so identity is a valid hash; Enum's own hashes the name in Python, which shows
+    # when every element lookup keys a dict by kind.
+    __hash__ = object.__hash__
+
     @property
     def label(self) -> str:
         """The kind's wire-style name (``tool``, ``resource``, ``resource_template``, ``prompt``)."""
@@ -63,7 +68,13 @@ class ElementRef:
     key: str
 
     def __post_init__(self) -> None:
-        if self.kind not in _LABELS:
+        kind = self.kind
+        if not (
+            kind is ElementKind.TOOL
+            or kind is ElementKind.RESOURCE
+            or kind is ElementKind.RESOURCE_TEMPLATE
+            or kind is ElementKind.PROMPT
+        ):
             raise ValueError(
                 f"an ElementRef names exactly one kind, got {self.kind!r}; "
                 "use ElementKind.TOOL, RESOURCE, RESOURCE_TEMPLATE or PROMPT"

@@ -23,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Generic, TypeAlias, TypeVar, final
 
@@ -143,12 +144,12 @@ class Admission:
         depth, size, problem = self._definition(definition)
         limits = self._limits
         schemas = (
-            [getattr(definition, name) for name in _SCHEMA_FIELDS]
+            (definition.input_schema, definition.output_schema)
             if isinstance(definition, Tool)
-            else []
+            else ()
         )
         within = problem is None and depth <= limits.max_depth and size <= limits.max_bytes
-        if within and not any(self._schema(schema) for schema in schemas if schema is not None):
+        if within and not self._any_schema_problem(schemas):
             return ()  # the common case, decided without building any message
         found: list[str] = []
         if problem is not None:
@@ -173,6 +174,19 @@ class Admission:
                     )
         return tuple(found)
 
+    def _any_schema_problem(self, schemas: tuple[object, ...]) -> bool:
+        entries = self._schemas._entries  # noqa: SLF001 -- the memo's own table, read inline on the hot path
+        for schema in schemas:
+            if schema is None:
+                continue
+            found = entries.get(id(schema))
+            problems = (
+                found[1] if found is not None and found[0] is schema else self._schema(schema)
+            )
+            if problems:
+                return True
+        return False
+
     def _schema(self, schema: object) -> tuple[str, ...]:
         """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
         problems = self._schemas.get(schema)
@@ -186,8 +200,9 @@ class Admission:
         # The hot path of a cold start: one pass over the fields, shared documents looked up.
         depth, size, problem = 0, 2, None
         documents = self._documents
-        for name, shared in _shape(type(definition)):
-            value = getattr(definition, name)
+        entries = documents._entries  # noqa: SLF001 -- the memo's own table, read inline
+        fields, values = _shape(type(definition))
+        for (name, shared), value in zip(fields, values(definition), strict=True):
             if value is None:
                 continue
             if value.__class__ is str and value.isascii():  # most fields: names, descriptions
@@ -196,7 +211,9 @@ class Admission:
             if isinstance(value, str):
                 measure: _Measure = (0, _text_size(value), _text_problem(value))
             elif shared:  # a JSON document, possibly shared by thousands of definitions
-                measure = documents.get(value) or documents.put(value, _measure(value))
+                found = entries.get(id(value))
+                hit = found is not None and found[0] is value
+                measure = found[1] if hit else documents.put(value, _measure(value))  # type: ignore[index]  # hit: found is a pair
             else:
                 measure = _measure(value)
             depth = max(depth, measure[0])
@@ -212,7 +229,9 @@ def _meta_problems(text: str) -> tuple[str, ...]:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_SHAPES: dict[type, tuple[tuple[str, bool], ...]] = {}
+_SHAPES: dict[
+    type, tuple[tuple[tuple[str, bool], ...], Callable[[object], tuple[object, ...]]]
+] = {}
 
 
 def _public_fields(cls: type) -> tuple[str, ...]:
@@ -224,12 +243,24 @@ def _public_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _shape(cls: type) -> tuple[tuple[str, bool], ...]:
-    """``(field, holds a JSON document)`` for each public field of a definition type."""
+def _shape(
+    cls: type,
+) -> tuple[tuple[tuple[str, bool], ...], Callable[[object], tuple[object, ...]]]:
+    """``(field, holds a JSON document)`` for each public field of a definition type.
+
+    And a getter of all their values at once (one C call instead of a ``getattr`` per field).
+    """
     shape = _SHAPES.get(cls)
     if shape is None:
-        shape = _SHAPES[cls] = tuple((name, name in _JSON_FIELDS) for name in _public_fields(cls))
+        names = _public_fields(cls)
+        getter = operator.attrgetter(*names) if len(names) > 1 else _one(names[0])
+        shape = _SHAPES[cls] = (tuple((name, name in _JSON_FIELDS) for name in names), getter)
     return shape
+
+
+def _one(name: str) -> Callable[[object], tuple[object, ...]]:
+    get = operator.attrgetter(name)
+    return lambda obj: (get(obj),)
 
 
 def _measure(value: object) -> _Measure:

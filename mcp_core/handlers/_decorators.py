@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import EllipsisType, MappingProxyType
-from typing import Any, Final, TypeVar, Unpack, cast, final, overload
+from typing import Any, Final, TypeGuard, TypeVar, Unpack, cast, final, overload
 
 from mcp_core.elements import (
     Annotations,
@@ -97,8 +98,9 @@ class ElementMark:
         ``drop_first`` derives from an unbound method without its ``self``/``cls`` parameter.
         ``completions`` are merged over the mark's own.
         """
-        options = dict(self.options)
+        options = self.options
         if completions:
+            options = dict(options)
             options["completions"] = {**(options.get("completions") or {}), **completions}
         if handler is None:
             return derive(self.kind.label, fn, options, drop_first=drop_first)
@@ -126,6 +128,12 @@ def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
     Only marks put on ``obj`` itself count (its own ``__dict__``; a method's function's): an
     instance does not carry its class's marks, nor a subclass its base's.
     """
+    if type(obj) is types.FunctionType:
+        # The common case, asked once per declared function on the way to a first answer.
+        found = obj.__dict__.get(MARKS_ATTRIBUTE)
+        if found is None:
+            return ()
+        return found if _all_marks(found) else ()
     target = obj.__func__ if isinstance(obj, staticmethod | classmethod) else obj
     if inspect.ismethod(target):
         target = target.__func__
@@ -135,11 +143,19 @@ def marks_of(obj: object) -> tuple[ElementMark | CompletionMark, ...]:
     except Exception:  # noqa: BLE001 -- no namespace, or a proxy failing on any attribute: unmarked
         return ()
     # Only tuples of marks count: a proxy that answers every attribute is not marked.
-    if not isinstance(marks, tuple) or not all(
-        isinstance(m, ElementMark | CompletionMark) for m in marks
-    ):
-        return ()
-    return marks
+    return marks if _all_marks(marks) else ()
+
+
+_MARK_TYPES: Final = (ElementMark, CompletionMark)
+
+
+def _all_marks(marks: object) -> TypeGuard[tuple[ElementMark | CompletionMark, ...]]:
+    if not isinstance(marks, tuple):
+        return False
+    for mark in marks:  # noqa: SIM110 -- a loop over the usual one mark beats all() with a generator
+        if not isinstance(mark, _MARK_TYPES):
+            return False
+    return True
 
 
 @final
@@ -186,13 +202,20 @@ def _where() -> CallSite:
     The first frame outside mcp-core: the line of the ``@`` whether the decorator is applied
     directly or through a front door such as ``App.tool``.
     """
-    frame = inspect.currentframe()
-    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("mcp_core."):
+    frame: types.FrameType | None = sys._getframe(1)  # noqa: SLF001 -- the caller's frame, as inspect.currentframe() gives it
+    while frame is not None:
+        name = frame.f_globals.get("__name__")
+        if not (type(name) is str and name.startswith("mcp_core.")):
+            break
         frame = frame.f_back
     return CallSite(frame.f_code, frame.f_lasti) if frame is not None else CallSite(None, 0)
 
 
 def _attach(fn: F, mark: ElementMark | CompletionMark) -> F:
+    if type(fn) is types.FunctionType:
+        # The common case: a plain function takes the attribute; nothing else to check.
+        fn.__dict__[MARKS_ATTRIBUTE] = (*marks_of(fn), mark)
+        return fn
     if inspect.ismethod(fn):
         # A bound method takes no attributes: mark a stand-in that calls it (one per call site,
         # so two instances' methods are two elements).
@@ -230,13 +253,16 @@ def _calling(method: Callable[..., Any]) -> Callable[..., Any]:
 
 def _given(kind: ElementKind, options: Mapping[str, Any]) -> Mapping[str, Any]:
     """Only what the author passed, in declaration order: the derivation's defaults apply to the rest."""
-    check_options(kind.label, options)
+    label = kind.label
+    check_options(label, options)
     given: dict[str, Any] = {}
-    for key in OPTION_KEYS[kind.label]:
-        value = options.get(key, ...)
+    for key in OPTION_KEYS[label]:
+        if key not in options:
+            continue
+        value = options[key]
         if key == "tags":
-            value = tuple(options.get(key, ()))
-        elif key == "completions" and value is not ...:
+            value = tuple(value)
+        elif key == "completions":
             value = MappingProxyType(dict(value)) if value else None
         # None is meaningful for output_schema (publish none); elsewhere it means "not given".
         if value is not ... and (key == "output_schema" or (value is not None and value != ())):

@@ -268,13 +268,17 @@ def prompt_from_function(
 
 
 def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) -> Element:
-    _refuse_requested_uri(shape)
+    # Runs once per tool of a catalogue on its first load: kept to the options actually given.
+    if shape.uri is not None:
+        _refuse_requested_uri(shape)
     output_schema = options.get("output_schema", ...)
+    description = options.get("description")
+    tags = options.get("tags")
     definition = Tool(
-        name=_name(options, shape),
+        name=options.get("name") or _name(options, shape),
         input_schema=shape.input_schema(),
         title=options.get("title"),
-        description=_description(options, shape),
+        description=description if description is not None else shape.description,
         output_schema=shape.output_schema()
         if isinstance(output_schema, EllipsisType)
         else output_schema,
@@ -282,7 +286,10 @@ def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) ->
         icons=options.get("icons"),
         meta=options.get("meta"),
     )
-    return Element(definition=definition, handler=fn, tags=frozenset(options.get("tags", ())))
+    return Element(definition=definition, handler=fn, tags=frozenset(tags) if tags else _NO_TAGS)
+
+
+_NO_TAGS: frozenset[str] = frozenset()
 
 
 def _resource(fn: Callable[..., Any], shape: FunctionShape, options: ResourceOptions) -> Element:

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import inspect
 import math
+import types
 import typing
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -36,7 +37,7 @@ from mcp_core.elements import ElementRef, FrozenDict, freeze
 from mcp_core.errors import ArgumentValidationError, InvalidElementError, clip_input
 from mcp_core.handlers._content import CONTENT_TYPES, Message, ToolResult
 from mcp_core.handlers._docstrings import ParsedDocstring, parse_docstring
-from mcp_core.handlers._injection import Injector, injector_for
+from mcp_core.handlers._injection import Injector, injection_generation, injector_for
 from mcp_core.handlers._protocols import ClientGateway
 
 __all__ = [
@@ -121,12 +122,30 @@ class _SchemaGenerator(GenerateJsonSchema):
 
 
 @final
+class _Schemas:
+    """The schemas of one signature, worked out once and shared by every shape that has it."""
+
+    __slots__ = ("input", "output")
+
+    def __init__(self) -> None:
+        self.input: FrozenDict | None = None
+        self.output: tuple[FrozenDict | None] | None = None
+
+
+@final
 class FunctionShape:
-    """What a callable takes and returns; schemas and the argument model are built on demand."""
+    """What a callable takes and returns; schemas and the argument model are built on demand.
+
+    Functions with the same signature (parameters, annotations, defaults, docstring) share one
+    analysis and one pair of schemas (see :func:`shape_of`); ``name`` and ``where`` are each
+    function's own.
+    """
 
     __slots__ = (
-        "__weakref__",
         "_model",
+        "_schemas",
+        "_target",
+        "_where",
         "description",
         "direct",
         "gateway",
@@ -136,14 +155,13 @@ class FunctionShape:
         "returns",
         "uri",
         "var_keyword",
-        "where",
     )
 
     def __init__(
         self,
         *,
         name: str,
-        where: str,
+        where: str | Callable[..., Any],
         description: str | None,
         params: tuple[Param, ...],
         gateway: str | None,
@@ -153,7 +171,10 @@ class FunctionShape:
         injected: tuple[tuple[str, Any, Injector], ...] = (),
     ) -> None:
         self.name = name
-        self.where = where
+        # ``where`` names the function in messages; given the function, it is worked out when
+        # a message needs it.
+        self._where = where if isinstance(where, str) else None
+        self._target = None if isinstance(where, str) else where
         self.description = description
         self.params = params
         self.gateway = gateway
@@ -169,29 +190,76 @@ class FunctionShape:
             for p in params
         )
         self._model: type[pydantic.BaseModel] | None = None
+        self._schemas = _Schemas()
+
+    @property
+    def where(self) -> str:
+        """``module:qualname`` of the function, for messages."""
+        if self._where is None:
+            self._where = describe(self._target) if self._target is not None else "?"
+        return self._where
+
+    def _for(self, fn: Callable[..., Any]) -> FunctionShape:
+        """This shape (analysis and schemas shared) for ``fn``, a function with the same signature."""
+        shape = object.__new__(FunctionShape)
+        shape.name = getattr(fn, "__name__", None) or type(fn).__name__
+        shape._where = None
+        shape._target = fn
+        shape.description = self.description
+        shape.params = self.params
+        shape.gateway = self.gateway
+        shape.uri = self.uri
+        shape.injected = self.injected
+        shape.var_keyword = self.var_keyword
+        shape.returns = self.returns
+        shape.direct = self.direct
+        shape._model = None
+        shape._schemas = self._schemas
+        return shape
 
     # -- schemas --------------------------------------------------------------------------------
 
     def input_schema(self) -> Mapping[str, Any]:
-        """The JSON Schema of the arguments (root ``type: object``, ``$defs`` kept).
+        """The JSON Schema of the arguments (root ``type: object``, ``$defs`` kept), frozen.
 
-        Direct-path schemas come frozen and shared: thousands of tools with one signature
+        Worked out once per signature and shared: thousands of tools with one signature
         (``x: int``) hold one schema object, which also makes building their definitions cheap.
+        Direct-path signatures write it without pydantic.
         """
-        if not self.direct:
-            return self.model().model_json_schema(schema_generator=_SchemaGenerator)
-        key = tuple(
-            (p.name, p.annotation, type(p.default), p.default, p.description) for p in self.params
-        )
-        return _direct_input_schema(key, var_keyword=self.var_keyword)
+        schemas = self._schemas
+        if schemas.input is None:
+            if self.direct:
+                key = tuple(
+                    (p.name, p.annotation, type(p.default), p.default, p.description)
+                    for p in self.params
+                )
+                schemas.input = _direct_input_schema(key, var_keyword=self.var_keyword)
+            else:
+                schema = self.model().model_json_schema(schema_generator=_SchemaGenerator)
+                try:
+                    schemas.input = _frozen(schema)
+                except (TypeError, ValueError, RecursionError):
+                    return schema  # not JSON: the definition refuses it, naming the field
+        return schemas.input
 
     def output_schema(self) -> Mapping[str, Any] | None:
         """The schema of structured results, or None when the return annotation has no data shape.
 
         An object-shaped type (dataclass, TypedDict, model, ``dict[str, X]``) is published as is;
         any other data type is wrapped as ``{"result": ...}`` and marked with
-        :data:`WRAPPED_MARKER` so the invoker wraps the returned value the same way.
+        :data:`WRAPPED_MARKER` so the invoker wraps the returned value the same way. Worked out
+        once per signature, frozen and shared, like the input schema.
         """
+        schemas = self._schemas
+        if schemas.output is None:
+            schema = self._output_schema()
+            try:
+                schemas.output = (None if schema is None else _frozen(schema),)
+            except (TypeError, ValueError, RecursionError):
+                return schema  # not JSON: the definition refuses it, naming the field
+        return schemas.output[0]
+
+    def _output_schema(self) -> Mapping[str, Any] | None:
         returns = self.returns
         if returns in _UNSTRUCTURED or _mentions_content(returns):
             return None
@@ -366,7 +434,7 @@ def _direct_output_schema(returns: object) -> FrozenDict:
     return _frozen(_wrapped(dict(_FAST_TYPES[returns])))
 
 
-def _frozen(schema: dict[str, Any]) -> FrozenDict:
+def _frozen(schema: Mapping[str, Any]) -> FrozenDict:
     frozen = freeze(schema)
     assert isinstance(frozen, FrozenDict)  # noqa: S101 -- a dict always freezes to a FrozenDict
     return frozen
@@ -464,6 +532,12 @@ def _mentions_content(annotation: object) -> bool:
 
 _SHAPES: weakref.WeakKeyDictionary[Callable[..., Any], FunctionShape] = weakref.WeakKeyDictionary()
 
+# Analyses of plain functions by signature (see _signature_key): the thousands of functions of a
+# generated API, or the tools of an application sharing ``(query: str, limit: int = 10)``, are
+# analysed once. Bounded; each entry keeps alive what its key names by id.
+_ANALYSED: dict[tuple[object, ...], tuple[FunctionShape, object]] = {}
+_ANALYSED_MAX: Final = 16_384  # when full, it starts over: that only costs analysing again
+
 
 def describe(fn: Callable[..., Any]) -> str:
     """``module:qualname`` of a callable, for messages."""
@@ -485,24 +559,95 @@ def _underlying(fn: object) -> Any:
 
 
 def shape_of(fn: Callable[..., Any], *, drop_first: bool = False) -> FunctionShape:
-    """The shape of ``fn`` (cached per callable). ``drop_first`` skips ``self``/``cls``.
+    """The shape of ``fn``. ``drop_first`` skips ``self``/``cls``.
+
+    A plain function is analysed once per signature: another function with the same parameters,
+    annotations, defaults and docstring gets a shape sharing that analysis and its schemas.
+    Other callables are analysed once each (cached per callable).
 
     Raises:
         InvalidElementError: the signature cannot be bound by name (``*args``), or an annotation
             cannot be resolved.
     """
-    if not drop_first:
+    key = _signature_key(fn, drop_first=drop_first)
+    if key is not None:
         try:
-            cached = _SHAPES.get(fn)
-        except TypeError:  # unhashable or not weakly referenceable: analyse every time
-            cached = None
-        if cached is not None:
-            return cached
-    shape = _analyse(fn, drop_first=drop_first)
-    if not drop_first:
-        with contextlib.suppress(TypeError):  # not weakly referenceable: not cached
-            _SHAPES[fn] = shape
+            found = _ANALYSED.get(key)
+        except TypeError:  # an unhashable default or annotation: analysed on its own
+            key = None
+        else:
+            if found is not None:
+                return found[0]._for(fn)  # noqa: SLF001 -- the same class
+            shape = _analyse(fn, drop_first=drop_first)
+            if len(_ANALYSED) >= _ANALYSED_MAX:
+                _ANALYSED.clear()
+            # The globals the annotations were resolved in are kept alive with the entry.
+            _ANALYSED[key] = (shape, getattr(fn, "__globals__", None))
+            return shape
+    if drop_first:
+        return _analyse(fn, drop_first=True)
+    try:
+        cached = _SHAPES.get(fn)
+    except TypeError:  # unhashable or not weakly referenceable: analyse every time
+        cached = None
+    if cached is not None:
+        return cached
+    shape = _analyse(fn, drop_first=False)
+    with contextlib.suppress(TypeError):  # not weakly referenceable: not cached
+        _SHAPES[fn] = shape
     return shape
+
+
+_ANNOTATION_FREE: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+def _signature_key(fn: object, *, drop_first: bool) -> tuple[object, ...] | None:
+    """Everything a plain function's analysis depends on, or None for any other callable.
+
+    The code's parameter layout and names, the annotations and defaults (each with its type:
+    ``1``, ``1.0`` and ``True`` are equal in Python, not in a schema), the docstring (the
+    description and the parameters' descriptions), the namespace string annotations resolve
+    in, and the injection rules in force.
+    """
+    if type(fn) is not types.FunctionType or "__wrapped__" in fn.__dict__:
+        return None
+    if "__signature__" in fn.__dict__:
+        return None
+    code = fn.__code__
+    annotations = fn.__annotations__ or _ANNOTATION_FREE
+    textual = False
+    for annotation in annotations.values():
+        if type(annotation) is str:
+            textual = True
+            break
+    defaults = fn.__defaults__
+    keyword_defaults = fn.__kwdefaults__
+    flags = code.co_flags & _VARIADIC
+    count = code.co_argcount + code.co_kwonlyargcount + _VARIADIC_NAMES[flags]
+    return (
+        code.co_argcount,
+        code.co_posonlyargcount,
+        code.co_kwonlyargcount,
+        flags,
+        code.co_varnames[:count],
+        tuple(annotations.items()),
+        tuple((type(d), d) for d in defaults) if defaults else (),
+        tuple((k, type(d), d) for k, d in keyword_defaults.items()) if keyword_defaults else (),
+        fn.__doc__,
+        drop_first,
+        injection_generation(),
+        id(fn.__globals__) if textual else None,
+    )
+
+
+_VARIADIC: Final = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+# How many names *args and **kwargs add after the named parameters, by those two flags.
+_VARIADIC_NAMES: Final = {
+    0: 0,
+    inspect.CO_VARARGS: 1,
+    inspect.CO_VARKEYWORDS: 1,
+    inspect.CO_VARARGS | inspect.CO_VARKEYWORDS: 2,
+}
 
 
 def _parameters(fn: Callable[..., Any], where: str) -> list[inspect.Parameter]:

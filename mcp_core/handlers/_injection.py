@@ -23,7 +23,7 @@ from typing import Annotated, Any, Final, TypeAlias, final, get_args, get_origin
 
 from mcp_core.handlers._protocols import ClientGateway
 
-__all__ = ["Injection", "Injector", "injector_for", "register_injection"]
+__all__ = ["Injection", "Injector", "injection_generation", "injector_for", "register_injection"]
 
 
 @final
@@ -51,6 +51,13 @@ Injector: TypeAlias = Callable[[Injection], Any]
 """Returns the parameter's value, or an awaitable of it."""
 
 _RULES: Final[dict[type, Injector]] = {}
+# Bumped on every change of the rules: analyses made under other rules are not reused.
+_GENERATION: list[int] = [0]
+
+
+def injection_generation() -> int:
+    """A number that changes whenever an injection rule is registered or removed."""
+    return _GENERATION[0]
 
 
 def register_injection(match: type, injector: Injector) -> Callable[[], None]:
@@ -68,10 +75,12 @@ def register_injection(match: type, injector: Injector) -> Callable[[], None]:
     if not callable(injector):
         raise TypeError(f"register_injection needs a callable injector, got {injector!r}")
     _RULES[match] = injector
+    _GENERATION[0] += 1
 
     def unregister() -> None:
         if _RULES.get(match) is injector:
             del _RULES[match]
+            _GENERATION[0] += 1
 
     return unregister
 

@@ -125,6 +125,23 @@ def _adapt(element: Element, handler: object) -> _Plan:
     Raises:
         HandlerKindError: the handler cannot serve the element's kind.
     """
+    method, shape = _served_by(element, handler)
+    filter_arguments = getattr(handler, "filter_arguments", None)
+    call = handler if method is None else method
+    return _Plan(
+        call=call,  # type: ignore[arg-type]  # _served_by found it callable
+        is_async=_is_async(call),  # type: ignore[arg-type]  # same
+        shape=shape,
+        filter=filter_arguments if callable(filter_arguments) else None,
+    )
+
+
+def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | None]:
+    """How ``handler`` serves ``element``: ``(protocol method, None)`` or ``(None, its shape)``.
+
+    Raises:
+        HandlerKindError: the handler cannot serve the element's kind.
+    """
     kind = element.kind
     ref = element.ref
     method_name, arity, wanted = _PROTOCOL[kind]
@@ -149,13 +166,7 @@ def _adapt(element: Element, handler: object) -> _Plan:
                 ref=ref,
                 field="handler",
             )
-        filter_arguments = getattr(handler, "filter_arguments", None)
-        return _Plan(
-            call=method,
-            is_async=_is_async(method),
-            shape=None,
-            filter=filter_arguments if callable(filter_arguments) else None,
-        )
+        return method, None
     if not callable(handler):
         others = [
             _NAMES[n] for n in ("execute", "read", "get") if callable(getattr(handler, n, None))
@@ -176,13 +187,7 @@ def _adapt(element: Element, handler: object) -> _Plan:
     problem = _binding_problem(element, shape)
     if problem is not None:
         raise HandlerKindError(f"{ref}: {shape.where} {problem}", ref=ref, field="handler")
-    filter_arguments = getattr(handler, "filter_arguments", None)
-    return _Plan(
-        call=handler,
-        is_async=_is_async(handler),
-        shape=shape,
-        filter=filter_arguments if callable(filter_arguments) else None,
-    )
+    return None, shape
 
 
 def _binding_problem(element: Element, shape: FunctionShape) -> str | None:
@@ -646,7 +651,7 @@ def validate_handler(element: Element) -> None:
         HandlerKindError: the handler (or a completion provider) is of the wrong kind.
     """
     if not isinstance(element.handler, HandlerRef):
-        _adapt(element, element.handler)
+        _served_by(element, element.handler)
     for argument, provider in (element.completions or {}).items():
         if not isinstance(provider, HandlerRef):
             adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")

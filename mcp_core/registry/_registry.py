@@ -18,6 +18,7 @@ from typing import Final, final
 
 import anyio
 
+from mcp_core._collector import collector_paused
 from mcp_core.elements import (
     SINGLE_KINDS,
     Definition,
@@ -441,7 +442,8 @@ class Registry:
 
     def _swap_base(self, *, emit: bool) -> None:
         before = self._definitions_by_kind() if emit else None
-        self._base = _merge(self._entries, self._admit)
+        with collector_paused():  # the merged layer lives until the next change: see _collector
+            self._base = _merge(self._entries, self._admit)
         self._views = None
         self._log_new_problems()
         if before is not None:
@@ -672,7 +674,8 @@ class Registry:
         await self._ensure_loaded()
         views = self._views
         if views is None:
-            views = self._views = _Views.build(self._runtime, self._base)
+            with collector_paused():
+                views = self._views = _Views.build(self._runtime, self._base)
         return views
 
     def _definitions_by_kind(self) -> dict[ElementKind, Counter[Definition]]:
@@ -826,11 +829,14 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
         if not collection:
             continue
         declared = _declared_kinds(entry)
+        # The single kinds declared, for an identity test per element (Flag's `&` is Python).
+        admitted = {kind for kind in SINGLE_KINDS if kind & declared}
         for element in collection:
             ref = element.ref
-            undeclared = _undeclared(ref, declared)
-            if undeclared is not None:
-                diagnostics.append(_diagnostic(entry, "skipped", undeclared, ref))
+            if ref.kind not in admitted:
+                diagnostics.append(
+                    _diagnostic(entry, "skipped", _undeclared(ref, declared) or "", ref)
+                )
                 continue
             if ref in by_ref:
                 diagnostics.append(

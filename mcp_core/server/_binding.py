@@ -42,6 +42,7 @@ from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
@@ -64,6 +65,7 @@ from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
+from mcp_core.server._stdio import stdio_streams
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -297,6 +299,7 @@ class McpServer:
         "_preload",
         "_preload_when_run",
         "_registry",
+        "_settle",
         "handlers",
         "lowlevel",
     )
@@ -327,6 +330,7 @@ class McpServer:
         self._preload_when_run = preload
         self._preload = False
         self._loading = False
+        self._settle = False  # serving as the process (run()): freeze the heap after the preload
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -408,6 +412,9 @@ class McpServer:
             if escapes(exc):
                 raise
             _log.exception("loading the registry failed")
+        else:
+            if self._settle:
+                settle_heap()  # the catalogue now lives as long as the process
         finally:
             self._loading = False
 
@@ -795,11 +802,9 @@ class McpServer:
         the first request finds the catalogue ready) instead of on the first request; None:
         as the server was built (``McpServer(preload=...)``, True by default).
         """
-        from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only stdio needs it
-
         await self.prefetch_kinds()  # the initialization options below advertise the kinds
         self._preload = self._preload or (self._preload_when_run if preload is None else preload)
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_streams() as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
             )
@@ -842,7 +847,12 @@ class McpServer:
         and raises :class:`~mcp_core.errors.ListenError` when it cannot be. A signal ends the
         serving cleanly (one ``stopped`` line on stderr) and is returned; None when the client
         left. ``options`` go to :meth:`streamable_http_app` (HTTP only).
+
+        Serving as the process, it moves what start-up made (modules, declarations, then the
+        preloaded catalogue) out of the garbage collector's sight (see ``mcp_core._collector``).
         """
+        settle_heap()
+        self._settle = True
         return run_server(self, transport, host=host, port=port, path=path, options=options)
 
 

@@ -23,10 +23,21 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, final
 
-from mcp_core.elements import Definition, ElementRef
+import pydantic_core
+
+from mcp_core._collector import collector_paused
+from mcp_core.elements import Definition, ElementRef, shared_wire
 from mcp_core.server._errors import InvalidCursorError
 
-__all__ = ["DEFAULT_PAGE_SIZE", "CursorCodec", "Page", "Snapshot", "SnapshotCache"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "CursorCodec",
+    "EncodedItems",
+    "Page",
+    "Snapshot",
+    "SnapshotCache",
+    "wire_json",
+]
 
 DEFAULT_PAGE_SIZE: Final = 500
 """Elements per list page by default.
@@ -110,7 +121,7 @@ class Snapshot:
     The wire dicts are shared by every page served from the snapshot: treat them as read-only.
     """
 
-    __slots__ = ("keys", "refs", "source", "wires")
+    __slots__ = ("_encoded", "keys", "refs", "source", "wires")
 
     def __init__(self, definitions: Sequence[Definition]) -> None:
         # The catalogue sequence itself is kept: it is how the cache recognises it next time.
@@ -118,10 +129,21 @@ class Snapshot:
         ordered = sorted(definitions, key=lambda d: d.ref.key)
         self.keys: Final[list[str]] = [d.ref.key for d in ordered]
         self.refs: Final[list[ElementRef]] = [d.ref for d in ordered]
-        self.wires: Final[list[dict[str, Any]]] = [d.to_wire() for d in ordered]
+        # Each definition's wire form is built once and shared (by pages, and by the next
+        # snapshot when the definition is still there); see shared_wire.
+        self.wires: Final[list[dict[str, Any]]] = [shared_wire(d) for d in ordered]
+        # Each wire form's JSON, encoded when a transport first asks (see EncodedItems).
+        self._encoded: list[bytes | None] = [None] * len(ordered)
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def encoded(self, index: int) -> bytes:
+        """The JSON of the wire form at ``index``, encoded once and kept."""
+        found = self._encoded[index]
+        if found is None:
+            found = self._encoded[index] = wire_json(self.wires[index])
+        return found
 
     def start_after(self, key: str | None) -> int:
         """The index of the first element whose key sorts after ``key`` (0 for None)."""
@@ -144,7 +166,8 @@ class SnapshotCache:
             snapshot.source is definitions or _same(snapshot.source, definitions)
         ):
             return snapshot
-        snapshot = self._snapshot = Snapshot(definitions)
+        with collector_paused():  # the snapshot lives until the catalogue changes: see _collector
+            snapshot = self._snapshot = Snapshot(definitions)
         return snapshot
 
 
@@ -160,7 +183,7 @@ class Page:
 
     __slots__ = ("items", "resume_after")
 
-    def __init__(self, items: list[dict[str, Any]], resume_after: str | None) -> None:
+    def __init__(self, items: EncodedItems, resume_after: str | None) -> None:
         self.items: Final = items
         self.resume_after: Final = resume_after
 
@@ -184,15 +207,49 @@ class Page:
         if visible is None:
             end = total if size is None else min(total, start + size)
             more = end < total
-            return cls(snapshot.wires[start:end], snapshot.keys[end - 1] if more else None)
-        items: list[dict[str, Any]] = []
-        refs, wires, keys = snapshot.refs, snapshot.wires, snapshot.keys
+            items = EncodedItems(snapshot, range(start, end))
+            return cls(items, snapshot.keys[end - 1] if more else None)
+        indices: list[int] = []
+        refs, keys = snapshot.refs, snapshot.keys
         last = start
         for index in range(start, total):
             if not await visible(refs[index]):
                 continue
-            if size is not None and len(items) == size:
-                return cls(items, keys[last])
-            items.append(wires[index])
+            if size is not None and len(indices) == size:
+                return cls(EncodedItems(snapshot, indices), keys[last])
+            indices.append(index)
             last = index
-        return cls(items, None)
+        return cls(EncodedItems(snapshot, indices), None)
+
+
+@final
+class EncodedItems(list[dict[str, Any]]):
+    """A page's items: the wire dicts, and, for a transport that asks, their JSON.
+
+    To everything else this is the list of the page's wire dicts (read-only, shared with the
+    snapshot). A transport that writes JSON itself (the stdio transport) asks :meth:`encoded`
+    instead of encoding the dicts again: each item is encoded once per snapshot and kept, so a
+    page of a list that did not change costs one join.
+    """
+
+    __slots__ = ("_indices", "_snapshot")
+
+    def __init__(self, snapshot: Snapshot, indices: Sequence[int]) -> None:
+        wires = snapshot.wires
+        super().__init__(wires[index] for index in indices)
+        self._snapshot = snapshot
+        self._indices = indices
+
+    def encoded(self) -> bytes:
+        """The JSON array of the items, as :func:`wire_json` writes it."""
+        encoded = self._snapshot.encoded
+        return b"[" + b",".join([encoded(index) for index in self._indices]) + b"]"
+
+
+def wire_json(value: object) -> bytes:
+    """``value`` as JSON, exactly as the SDK's models write it (non-finite floats as ``null``).
+
+    pydantic-core's own default writes ``Infinity`` and ``NaN``, which no JSON parser accepts;
+    the SDK's ``model_dump_json`` writes ``null`` for them.
+    """
+    return pydantic_core.to_json(value, inf_nan_mode="null")

@@ -17,10 +17,10 @@ from typing import Any, Final, final
 
 import pydantic
 
-from mcp_core.elements import ElementCollection, ElementKind, HandlerRef
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, HandlerRef
 from mcp_core.handlers import CompletionMark, ElementMark, escapes, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
-from mcp_core.sources._marked import Marked, Provider, build_elements
+from mcp_core.sources._marked import Declarations, Marked, Provider, derive_all
 
 __all__ = ["DiscoverySource", "ImportFailure"]
 
@@ -60,6 +60,7 @@ class _Scan:
     failures: list[ImportFailure] = field(default_factory=list)
     diagnostics: tuple[SourceDiagnostic, ...] = ()
     kinds: ElementKind = ElementKind.NONE
+    declarations: Declarations | None = None
 
 
 @final
@@ -86,9 +87,9 @@ class DiscoverySource:
       its target, or a callable that cannot be published as marked is left out with one
       ``skipped`` diagnostic each, naming the element, where it was declared, and the fix.
 
-    Modules are imported once, on the first ``kinds()``, ``provide()`` or ``diagnostics()``
-    (``kinds()`` needs the marks; it derives nothing); elements are derived on the first
-    ``provide()`` and kept.
+    Modules are imported once, on the first ``kinds()``, ``lookup()`` or ``provide()``
+    (``kinds()`` needs the marks; it derives nothing); ``lookup(ref)`` derives the one callable a
+    ref names, ``provide()`` the rest, each once.
     """
 
     __slots__ = ("_collection", "_exclude", "_include", "_lock", "_packages", "_scan")
@@ -124,15 +125,23 @@ class DiscoverySource:
         """The kinds of the marked callables (imports the modules once; derives nothing)."""
         return self._scanned().kinds
 
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element ``provide()`` holds at ``ref``, deriving only that callable (or None).
+
+        Imports the modules once, as ``kinds()`` does (the marks are found by importing them).
+        """
+        return self._declared().lookup(ref)
+
     async def provide(self) -> ElementCollection:
         """The derived elements, in module order then definition order (derived once, then kept).
 
         Declarations that cannot be published are left out; see :meth:`diagnostics`.
         """
         if self._collection is None:
-            scan = self._scanned()
-            self._collection, built = build_elements(scan.found, scan.providers, source=repr(self))
-            scan.diagnostics += built
+            collection, built = await derive_all(self._declared())
+            if self._collection is None:
+                self._collection = collection
+                self._scanned().diagnostics += built
         return self._collection
 
     def import_failures(self) -> tuple[ImportFailure, ...]:
@@ -174,6 +183,13 @@ class DiscoverySource:
         }
 
     # -- scanning -------------------------------------------------------------------------------
+
+    def _declared(self) -> Declarations:
+        scan = self._scanned()
+        with self._lock:
+            if scan.declarations is None:
+                scan.declarations = Declarations(scan.found, scan.providers, source=repr(self))
+            return scan.declarations
 
     def _scanned(self) -> _Scan:
         with self._lock:
@@ -238,15 +254,7 @@ class DiscoverySource:
             if isinstance(m, CompletionMark)
         )
         if element_marks:
-            scan.found.append(
-                Marked(
-                    function=function,
-                    marks=element_marks,
-                    origin=target,
-                    handler=handler,
-                    drop_first=drop_first,
-                )
-            )
+            scan.found.append(Marked(function, element_marks, target, handler, drop_first))
 
 
 def _patterns(option: str, patterns: Iterable[str]) -> tuple[str, ...]:

@@ -1,18 +1,31 @@
-"""FunctionSource: elements from functions given by the application, derived when first provided."""
+"""FunctionSource: elements from functions given by the application, derived when first needed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, final
 
-from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.handlers import CompletionMark, ElementMark, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
-from mcp_core.sources._marked import Marked, Provider, build_elements
+from mcp_core.sources._marked import Declarations, Marked, Provider, derive_all
 
-__all__ = ["FunctionSource"]
+__all__ = ["FunctionSource", "declared_kind"]
 
 _UNMARKED = ElementMark(ElementKind.TOOL, {}, "FunctionSource(...)")
+
+
+def declared_kind(fn: object) -> ElementKind:
+    """The kind of element ``fn`` declares for a FunctionSource, from its marks alone.
+
+    Its element mark's kind (the first one's, if it carries several), a tool when it carries no
+    mark, nothing when it only completes another element.
+    """
+    marks = marks_of(fn)
+    for mark in marks:
+        if isinstance(mark, ElementMark):
+            return mark.kind
+    return ElementKind.TOOL if not marks else ElementKind.NONE
 
 
 @final
@@ -26,8 +39,11 @@ class FunctionSource:
     here). Handlers are the functions themselves, so the collection is not serializable (use
     :class:`DiscoverySource` for references).
 
-    Construction reads the marks only, so ``kinds()`` answers from them. Schemas are derived on
-    the first ``provide()`` and the collection is kept, so ``provide()`` is idempotent.
+    Nothing is derived before it is needed: ``kinds()`` answers from the marks;
+    ``lookup(ref)`` (per-name resolution, see :class:`~mcp_core.sources.ElementLookup`) derives
+    the one function a ref names, so a call before any list costs one derivation, not the
+    catalogue's; ``provide()`` derives the rest, in stretches that let other requests through,
+    and keeps the collection, so it is idempotent. Each function is derived once.
 
     A broken declaration costs only itself: a function marked twice, a second function with the
     same ref (the first is kept), a completion provider without its target, or a function that
@@ -36,55 +52,67 @@ class FunctionSource:
     :meth:`diagnostics` naming the element, where it was declared, and the fix.
     """
 
-    __slots__ = ("_collection", "_diagnostics", "_kinds", "_marked", "_providers")
+    __slots__ = ("_declarations", "_diagnostics", "_functions", "_kinds")
 
     def __init__(self, *functions: Callable[..., Any]) -> None:
-        marked: list[Marked] = []
-        providers: list[Provider] = []
         for fn in functions:
             if not callable(fn):
                 raise TypeError(f"FunctionSource takes functions, got {type(fn).__name__} {fn!r}")
-            marks = marks_of(fn)
-            element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
-            providers.extend(
-                Provider(provider=fn, mark=m, origin=callable_name(fn))
-                for m in marks
-                if isinstance(m, CompletionMark)
-            )
-            if element_marks or not marks:
-                marked.append(
-                    Marked(
-                        function=fn, marks=element_marks or (_UNMARKED,), origin=callable_name(fn)
-                    )
-                )
-        self._marked = tuple(marked)
-        self._providers = tuple(providers)
-        self._kinds = ElementKind.NONE
-        for entry in self._marked:
-            self._kinds |= entry.marks[0].kind
-        self._collection: ElementCollection | None = None
+        self._functions = functions
+        self._kinds: ElementKind | None = None
+        self._declarations: Declarations | None = None
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
-        names = ", ".join(entry.origin for entry in self._marked[:3])
-        more = f", ... {len(self._marked)} functions" if len(self._marked) > 3 else ""  # noqa: PLR2004 -- a short repr
+        names = ", ".join(callable_name(fn) for fn in self._functions[:3])
+        more = f", ... {len(self._functions)} functions" if len(self._functions) > 3 else ""  # noqa: PLR2004 -- a short repr
         return f"FunctionSource({names}{more})"
 
     def kinds(self) -> ElementKind:
         """The kinds of the marked functions; derives nothing."""
+        if self._kinds is None:
+            kinds = ElementKind.NONE
+            for fn in self._functions:
+                kinds |= declared_kind(fn)
+            self._kinds = kinds
         return self._kinds
+
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element ``provide()`` holds at ``ref``, deriving only that function (or None)."""
+        return self._declared().lookup(ref)
 
     async def provide(self) -> ElementCollection:
         """The derived elements, in the order the functions were given (derived once, then kept).
 
         Declarations that cannot be published are left out; see :meth:`diagnostics`.
         """
-        if self._collection is None:
-            self._collection, self._diagnostics = build_elements(
-                self._marked, self._providers, source=repr(self)
-            )
-        return self._collection
+        collection, self._diagnostics = await derive_all(self._declared())
+        return collection
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """One ``skipped`` diagnostic per declaration left out (after the first ``provide()``)."""
         return self._diagnostics
+
+    def _declared(self) -> Declarations:
+        if self._declarations is None:
+            marked: list[Marked] = []
+            providers: list[Provider] = []
+            for fn in self._functions:
+                marks = marks_of(fn)
+                if not marks:
+                    marked.append(Marked(fn, (_UNMARKED,)))
+                    continue
+                if len(marks) == 1 and isinstance(marks[0], ElementMark):
+                    marked.append(Marked(fn, marks))  # type: ignore[arg-type]  # checked just above
+                    continue
+                element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
+                if element_marks:
+                    marked.append(Marked(fn, element_marks))
+                if len(element_marks) != len(marks):
+                    providers.extend(
+                        Provider(provider=fn, mark=m, origin=callable_name(fn))
+                        for m in marks
+                        if isinstance(m, CompletionMark)
+                    )
+            self._declarations = Declarations(marked, providers, source=repr(self))
+        return self._declarations

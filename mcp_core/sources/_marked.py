@@ -2,8 +2,9 @@
 
 :class:`~mcp_core.sources.FunctionSource` and :class:`~mcp_core.sources.DiscoverySource` find
 marked callables in different places (given functions, imported modules) and hand them here as
-:class:`Marked` and :class:`Provider` records. :func:`build_elements` is the one place that turns
-them into elements, and it never lets one declaration take the others down:
+:class:`Marked` and :class:`Provider` records. :class:`Declarations` is the one place that turns
+them into elements (one at a time, when first needed), and it never lets one declaration take the
+others down:
 
 - a callable carrying two element marks is skipped, naming both marks;
 - two declarations of one ref keep the first; each later one is skipped, naming both places;
@@ -23,8 +24,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, Final, NamedTuple, final
 
+import anyio.lowlevel
+
+from mcp_core._collector import collector_paused
 from mcp_core.elements import (
     Element,
     ElementCollection,
@@ -35,26 +39,42 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers import CompletionMark, ElementMark, escapes
-from mcp_core.sources._diagnostics import SourceDiagnostic
+from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
 
-__all__ = ["Marked", "Provider", "build_elements", "first_of_each_ref"]
+__all__ = ["Declarations", "Marked", "Provider", "derive_all", "first_of_each_ref"]
+
+# Kinds whose elements take completion providers.
+_COMPLETABLE: Final = ElementKind.PROMPT | ElementKind.RESOURCE_TEMPLATE
+
+# Declarations derived between two chances for other tasks to run while a source provides: a
+# few milliseconds of work, so a request arriving during a large first load waits that long at
+# most (and is answered per name), instead of waiting for the whole catalogue.
+STRETCH: Final = 256
 
 
 @final
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Marked:
+class Marked(NamedTuple):
     """One marked callable: what to derive from, its element marks, and what serves it.
 
     ``handler`` replaces ``function`` as the element's handler (a reference, for discovery);
     ``drop_first`` derives from an unbound method without ``self``/``cls``; ``origin`` names the
-    callable in messages (``module.qualname`` or ``module:Class.method``).
+    callable in messages (``module.qualname`` or ``module:Class.method``; None: worked out from
+    ``function`` when a message needs it).
+
+    A named tuple rather than a frozen dataclass: one is made per declared function on the way
+    to a server's first answer, and a tuple costs a fraction of a dataclass to build.
     """
 
     function: Callable[..., Any]
     marks: tuple[ElementMark, ...]
-    origin: str
+    origin: str | None = None
     handler: object | None = None
     drop_first: bool = False
+
+    @property
+    def name(self) -> str:
+        """How messages name the callable."""
+        return self.origin if self.origin is not None else callable_name(self.function)
 
 
 @final
@@ -87,54 +107,151 @@ def first_of_each_ref(
     return kept, notes
 
 
-def build_elements(
-    marked: Sequence[Marked], providers: Sequence[Provider], *, source: str
-) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
-    """The elements ``marked`` declares, completions attached, and a diagnostic per skip.
+_UNDERIVED: Any = object()
 
-    ``source`` describes the source in diagnostics. Never raises for a bad declaration.
+
+@final
+class Declarations:
+    """The declarations of one source: which are kept, found by ref, derived when first needed.
+
+    Built from the marks alone (no signature is analysed): a callable carrying two element marks,
+    an empty key or a second declaration of a ref is left out here, with its diagnostic. What is
+    kept is derived one declaration at a time, on demand: :meth:`lookup` derives the one a ref
+    names (a call before any list derives one function, not the catalogue), :meth:`derive` the
+    next stretch of them (a source provides in stretches, letting requests through between
+    them), :meth:`collection` whatever is left. Each declaration is derived at most once, so a
+    lookup and the collection hold the very same element (law ``source.lookup-agrees``).
+    Diagnostics come out in the order a single pass would give them.
+
+    ``source`` describes the source in diagnostics. Nothing here raises for a bad declaration.
     """
-    notes: list[SourceDiagnostic] = []
-    # Keyed by (kind, key), known from the mark without deriving; an ElementRef is built only
-    # for a message (building 10k of them would show in a cold start).
-    first: dict[tuple[ElementKind, str], Marked] = {}
-    kept: list[tuple[Marked, ElementMark]] = []
-    for entry in marked:
-        mark = entry.marks[0]
-        key = (mark.kind, mark.key(entry.function))
-        if len(entry.marks) > 1:
-            notes.append(
-                _skipped(
-                    source,
-                    _ref_of(mark, entry.function),
-                    f"{entry.origin} is marked twice: {entry.marks[0].describe()} and "
-                    f"{entry.marks[1].describe()}; keep one mark",
+
+    __slots__ = (
+        "_attach_notes",
+        "_attached",
+        "_collection",
+        "_derived",
+        "_failures",
+        "_index",
+        "_kept",
+        "_next",
+        "_notes",
+        "_providers",
+        "_source",
+    )
+
+    def __init__(
+        self, marked: Sequence[Marked], providers: Sequence[Provider], *, source: str
+    ) -> None:
+        self._source = source
+        self._providers = providers
+        notes: list[SourceDiagnostic] = []
+        # Keyed by (kind, key), known from the mark without deriving; an ElementRef is built only
+        # for a message (building 100k of them would show in a cold start).
+        index: dict[tuple[ElementKind, str], int] = {}
+        kept: list[tuple[Marked, ElementMark]] = []
+        for entry in marked:
+            mark = entry.marks[0]
+            key = (mark.kind, mark.key(entry.function))
+            if len(entry.marks) > 1:
+                notes.append(
+                    _skipped(
+                        source,
+                        _ref_of(mark, entry.function),
+                        f"{entry.name} is marked twice: {entry.marks[0].describe()} and "
+                        f"{entry.marks[1].describe()}; keep one mark",
+                    )
                 )
-            )
-        elif not key[1]:
-            notes.append(
-                _skipped(source, None, f"{entry.origin} ({mark.describe()}) has an empty key")
-            )
-        elif key in first:
-            earlier = first[key]
-            notes.append(
-                _declared_twice(
-                    source,
-                    mark.ref(entry.function),
-                    _Place(earlier.origin, earlier.marks[0]),
-                    _Place(entry.origin, mark),
+            elif not key[1]:
+                notes.append(
+                    _skipped(source, None, f"{entry.name} ({mark.describe()}) has an empty key")
                 )
+            elif key in index:
+                earlier = kept[index[key]][0]
+                notes.append(
+                    _declared_twice(
+                        source,
+                        mark.ref(entry.function),
+                        _Place(earlier, earlier.marks[0]),
+                        _Place(entry, mark),
+                    )
+                )
+            else:
+                index[key] = len(kept)
+                kept.append((entry, mark))
+        self._notes = notes
+        self._index = index
+        self._kept = kept
+        self._derived: list[Element | None] = [_UNDERIVED] * len(kept)
+        self._failures: dict[int, list[SourceDiagnostic]] = {}
+        self._attached: dict[int, dict[str, Provider]] | None = None
+        self._attach_notes: list[SourceDiagnostic] = []
+        self._next = 0
+        self._collection: tuple[ElementCollection, tuple[SourceDiagnostic, ...]] | None = None
+
+    def __len__(self) -> int:
+        """How many declarations are kept (each becomes an element unless its derivation fails)."""
+        return len(self._kept)
+
+    def lookup(self, ref: ElementRef) -> Element | None:
+        """The element declared at ``ref`` (derived now if it was not yet), or None."""
+        position = self._index.get((ref.kind, ref.key))
+        return None if position is None else self._element(position)
+
+    def derive(self, count: int) -> bool:
+        """Derive up to ``count`` more declarations, in order; False once all are derived."""
+        stop = min(self._next + count, len(self._kept))
+        for position in range(self._next, stop):
+            self._element(position)
+        self._next = stop
+        return stop < len(self._kept)
+
+    def collection(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+        """Every declared element (in order, completions attached) and a diagnostic per skip."""
+        if self._collection is None:
+            self.derive(len(self._kept))
+            if self._providers:
+                self._attachments()  # a dropped provider is reported even if nothing uses it
+            elements = [e for e in self._derived if e is not None]
+            notes = [*self._notes, *self._attach_notes]
+            for position in sorted(self._failures):
+                notes.extend(self._failures[position])
+            self._collection = ElementCollection(elements), tuple(notes)
+        return self._collection
+
+    def _element(self, position: int) -> Element | None:
+        element = self._derived[position]
+        if element is _UNDERIVED:
+            entry, mark = self._kept[position]
+            providers = self._attachments().get(position, {}) if mark.kind & _COMPLETABLE else {}
+            notes: list[SourceDiagnostic] = []
+            element = self._derived[position] = _derived(
+                entry, mark, providers, self._source, notes
             )
-        else:
-            first[key] = entry
-            kept.append((entry, mark))
-    attached = _attach(kept, providers, source, notes)
-    elements: list[Element] = []
-    for index, (entry, mark) in enumerate(kept):
-        element = _derived(entry, mark, attached.get(index, {}), source, notes)
-        if element is not None:
-            elements.append(element)
-    return ElementCollection(elements), tuple(notes)
+            if notes:
+                self._failures[position] = notes
+        return element
+
+    def _attachments(self) -> dict[int, dict[str, Provider]]:
+        if self._attached is None:
+            self._attached = _attach(self._kept, self._providers, self._source, self._attach_notes)
+        return self._attached
+
+
+async def derive_all(
+    declarations: Declarations,
+) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+    """:meth:`Declarations.collection`, derived in stretches that let other tasks run between them.
+
+    The pauses are not cancellation points: deriving is work in this process that finishes
+    quickly (a few microseconds a function), as it did when it ran in one go, so a provide
+    timeout never cuts a catalogue in half.
+    """
+    # Every element made here lives as long as the catalogue: see mcp_core._collector.
+    with collector_paused():
+        while declarations.derive(STRETCH):
+            await anyio.lowlevel.cancel_shielded_checkpoint()
+        return declarations.collection()
 
 
 @final
@@ -142,11 +259,11 @@ def build_elements(
 class _Place:
     """``origin at file:line``, worked out only when a message needs it."""
 
-    origin: str
+    entry: Marked
     mark: ElementMark
 
     def __str__(self) -> str:
-        return f"{self.origin} at {self.mark.where}"
+        return f"{self.entry.name} at {self.mark.where}"
 
 
 def _ref_of(mark: ElementMark, function: Callable[..., Any]) -> ElementRef | None:
