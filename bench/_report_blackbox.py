@@ -1,7 +1,7 @@
 """The black-box report: each library's server in its own process, timed by a raw client.
 
 Tables per transport (every figure at every N, with the peers' ratios and the distance to the
-floor), the HTTP load test, import costs, the warm start, the targets of issue 13, and the
+floor), the HTTP load test, import costs, the warm start, the black-box targets, and the
 scaling plot.
 """
 
@@ -385,9 +385,7 @@ def _other_targets(look: _Look) -> _Rows:
 def _targets(results: Results, meta: Meta) -> list[str]:
     look = _Look(results, meta)
     rows = _start_targets(look) + _walk_targets(look) + _call_targets(look) + _other_targets(look)
-    return table(
-        ["target (issue 13; stdio unless noted)", "measured (median)", "verdict"], rows, "lll"
-    )
+    return table(["target (stdio unless noted)", "measured (median)", "verdict"], rows, "lll")
 
 
 # -- the document -----------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def healthy_and_broken() -> App:
 
 
 class TestDeclarationIsolation:
-    """Each of issue 8's broken declarations is skipped with a diagnostic; the rest serves."""
+    """Each kind of broken declaration is skipped with a diagnostic; the rest serves."""
 
     async def test_healthy_tools_list_and_answer(self) -> None:
         """tools/list shows the healthy tools; calling them works; the broken ones are unknown."""

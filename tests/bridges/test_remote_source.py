@@ -158,7 +158,7 @@ class TestForwarding:
         assert failed == {"content": [{"type": "text", "text": "nope"}], "isError": True}
         assert read == {"contents": [{"uri": "mem://a", "mimeType": "text/plain", "text": "A"}]}
         assert prompt["messages"][0]["content"]["text"] == "hello Bo"
-        if mode == "legacy":  # the 2026-07-28 remote cannot ask yet (issue 14)
+        if mode == "legacy":  # only a handshake-era remote sends its questions as requests
             asked = await invoker.call_tool(
                 element(collection, ElementKind.TOOL, "ask"), {}, gateway
             )

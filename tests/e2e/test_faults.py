@@ -1,4 +1,4 @@
-"""The fault suite: every case of issue 8, over stdio and streamable HTTP, in both protocol eras.
+"""The fault suite: every fault the isolation promise covers, over stdio and streamable HTTP, in both protocol eras.
 
 ``tests/fixtures/faulty_app.py`` declares one of every fault next to healthy elements; it is
 served with ``mcp-core run`` (a real subprocess) and driven with the official ``mcp`` client,
@@ -95,7 +95,7 @@ def server_alive(transport: str, request: pytest.FixtureRequest) -> None:
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 class TestFaults:
-    """Each case of issue 8 against the real transports, in both protocol eras."""
+    """Each fault against the real transports, in both protocol eras."""
 
     async def test_broken_declarations_cost_only_themselves(
         self, transport: str, era: str, request: pytest.FixtureRequest
