@@ -7,7 +7,7 @@ behaviour each and compose by nesting::
 """
 
 from mcp_core.errors import SourceUnavailableError
-from mcp_core.sources._cached import CachedSource
+from mcp_core.sources._cached import CachedSource, source_identity
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
 from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._entry_points import EntryPointSource
@@ -44,4 +44,5 @@ __all__ = [
     "lookup_in",
     "prefetch_kinds",
     "running_sources",
+    "source_identity",
 ]
