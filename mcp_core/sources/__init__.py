@@ -15,12 +15,14 @@ from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._running import ChangingSource, RunningSource, running_sources
+from mcp_core.sources._running import Applied, ChangingSource, RunningSource, running_sources
+from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
+    "Applied",
     "CachedSource",
     "ChangingSource",
     "CollectionFileSource",
@@ -36,6 +38,7 @@ __all__ = [
     "LazySource",
     "PrefixedSource",
     "RunningSource",
+    "SharedSource",
     "SourceDiagnostic",
     "SourceUnavailableError",
     "StaticSource",

@@ -11,6 +11,7 @@ import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.sources import (
+    Applied,
     ChangingSource,
     ElementSource,
     PrefixedSource,
@@ -66,17 +67,15 @@ class TestRunningSources:
     async def test_started_inside_wrappers_and_reloaded_on_change(self) -> None:
         """An inner source is started; each announced change reloads; exit stops and unsubscribes."""
         live = LiveSource()
-        reloads: list[int] = []
+        reloads: list[tuple[ElementSource, ...]] = []
         reloaded = anyio.Event()
 
-        async def reload() -> None:
-            reloads.append(1)
+        async def reload(*changed: ElementSource) -> None:
+            reloads.append(changed)
             reloaded.set()
 
-        sources: list[ElementSource] = [
-            PrefixedSource(live, "live"),
-            StaticSource(ElementCollection()),
-        ]
+        prefixed = PrefixedSource(live, "live")
+        sources: list[ElementSource] = [prefixed, StaticSource(ElementCollection())]
         async with running_sources(sources, reload):
             assert live.events == ["start"]
             live.announce()
@@ -84,7 +83,23 @@ class TestRunningSources:
                 await reloaded.wait()
         assert live.events == ["start", "stop"]
         assert live.listeners == []
-        assert reloads == [1]
+        assert reloads == [(prefixed,)]
+
+    async def test_a_listener_can_wait_for_its_reload(self) -> None:
+        """What a change listener returns completes once the reload it asked for has run."""
+        live = LiveSource()
+        reloads: list[tuple[ElementSource, ...]] = []
+
+        async def reload(*changed: ElementSource) -> None:
+            await anyio.sleep(0)
+            reloads.append(changed)
+
+        async with running_sources([live], reload):
+            applied = live.listeners[0](ElementKind.TOOL)
+            assert isinstance(applied, Applied)
+            with anyio.fail_after(5):
+                await applied
+            assert reloads == [(live,)]
 
     async def test_a_failing_start_costs_only_itself(
         self, caplog: pytest.LogCaptureFixture
