@@ -223,7 +223,7 @@ class ChangePropagation:
 
     async def _publish_loop(self) -> None:
         while True:
-            if not self._outbox:
+            while not self._outbox:
                 self._wake = anyio.Event()
                 await self._wake.wait()
             keys = set(self._outbox)

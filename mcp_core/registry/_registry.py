@@ -263,9 +263,11 @@ class Registry:
 
         An operation is a ``reload()`` (of every source or some) or a background retry; a source
         counts when it had served a collection and provided one that is not equal to it, whether
-        or not that changed what the catalogue lists (it may be shadowed). Its first provide never
-        counts. This is what a deployment tells other workers (``ChangePropagation``). Returns a
-        function that unsubscribes; a listener that raises is logged and ignored.
+        or not that changed what the catalogue lists (it may be shadowed), or when a ``reload()``
+        provided it for the first time here (it was said to have changed). Its first provide by
+        a load never counts. This is what a deployment tells other workers
+        (``ChangePropagation``). Returns a function that unsubscribes; a listener that raises is
+        logged and ignored.
         """
         self._source_listeners.append(listener)
 
@@ -330,9 +332,14 @@ class Registry:
         """
         async with self._load_lock:
             entries = self._entries_of(sources) if sources else self._entries
+            # Asked to provide again, a source that had served nothing here still changed for
+            # whoever else serves it (another worker): it counts, once it provided something.
+            first = [e for e in entries if not e.provided]
             await self._provide(entries)
+            self._changed_sources.extend(e for e in first if e.last_good is not None)
             if any(not e.provided for e in self._entries):
                 self._current = False  # the next read loads what was never provided, and merges
+                self._drain_changed_sources()
                 return
             initial = not self._loaded
             self._swap_base(emit=not initial)
@@ -491,6 +498,9 @@ class Registry:
         self._log_new_problems()
         if before is not None:
             self._emit_changes(before)
+        self._drain_changed_sources()
+
+    def _drain_changed_sources(self) -> None:
         changed, self._changed_sources = self._changed_sources, []
         if changed and self._source_listeners:
             self._notify_sources(tuple(e.source for e in changed if e in self._entries))
