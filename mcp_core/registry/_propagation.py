@@ -6,7 +6,8 @@ a :class:`~mcp_core.stores.ChangeBus` (ADR 0045):
 - **Out.** After an operation of this worker (a ``reload()``, a background retry, a shared
   registration) gave some sources a new collection, their keys are published. A publish that
   fails (the bus is down) stays in an outbox and is retried with backoff, and at once when the
-  bus is back: nothing is lost.
+  bus is back, after providing those sources again (so the shared store, which was down too,
+  holds what they provide before the others read it): nothing is lost.
 - **In.** A change another worker published makes this worker provide again *only those sources*
   (``registry.reload(*sources)``); its registry then emits its change events as usual, so its own
   sessions get ``list_changed`` and its ``subscriptions/listen`` streams their events.
@@ -106,6 +107,7 @@ class ChangePropagation:
         "_last_error",
         "_outbox",
         "_publish_failures",
+        "_reconnected",
         "_registry",
         "_retry",
         "_unknown_warned",
@@ -137,6 +139,7 @@ class ChangePropagation:
         self._first = anyio.Event()
         self._baselined = False
         self._publish_failures = 0
+        self._reconnected = False
         self._last_error: str | None = None
         self._last_applied_at: float | None = None
         self._applied_changes = 0
@@ -226,6 +229,11 @@ class ChangePropagation:
             while not self._outbox:
                 self._wake = anyio.Event()
                 await self._wake.wait()
+            if self._publish_failures and self._reconnected:
+                # Kept through an outage: provide those sources again first, so what the shared
+                # store holds for them (their caches) is current when the others read it.
+                self._reconnected = False
+                await self._provide_again(set(self._outbox))
             keys = set(self._outbox)
             try:
                 change = await self._bus.publish(keys, origin=self._worker)
@@ -243,6 +251,18 @@ class ChangePropagation:
                 )
             self._publish_failures = 0
             self._note_versions(change.versions)
+
+    async def _provide_again(self, keys: set[str]) -> None:
+        known = source_keys(self._registry)
+        sources = [known[key] for key in keys if key in known]
+        if not sources:
+            return
+        try:
+            await self._registry.reload(*sources)
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.exception("providing changed sources again after an outage failed")
 
     def _publish_failed(self, exc: Exception, keys: Collection[str]) -> None:
         self._publish_failures += 1
@@ -269,6 +289,7 @@ class ChangePropagation:
 
     async def _apply(self, change: Change) -> None:
         if change.catch_up:
+            self._reconnected = True
             self._wake.set()  # connected (again): publish what waits, now
             if not self._baselined:
                 self._baselined = True
