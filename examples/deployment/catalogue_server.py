@@ -15,8 +15,9 @@ Run alone (no ``--redis``), it is an ordinary single-process server. In a deploy
   ``reload_catalogue`` on any worker reads the file again, and every worker follows;
 - ``add_greeting`` registers a tool for every worker (a shared registration in Redis, naming
   only handlers on this server's allow-list); every worker's clients hear ``list_changed``;
-- ``whoami`` says which worker answered; ``countdown`` streams a few log messages, to try
-  resuming an SSE stream (``Last-Event-ID``) through the load balancer.
+- ``whoami`` says which worker answered; ``countdown`` streams a few log messages and closes
+  its stream after the first, so the client resumes it (``Last-Event-ID``) through the load
+  balancer, which sends it back to the session's worker.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from mcp_core import App, ClientGateway
 from mcp_core.elements import Element, ElementRef, HandlerRef, Tool
 from mcp_core.errors import CacheStoreError
 from mcp_core.registry import Priority
-from mcp_core.server import Deployment
+from mcp_core.server import Deployment, ServerGateway
 from mcp_core.sources import CachedSource, CollectionFileSource, ElementSource
 
 HERE: Final = Path(__file__).resolve().parent
@@ -96,8 +97,14 @@ def whoami() -> str:
 
 @app.tool
 async def countdown(count: int, gateway: ClientGateway) -> str:
-    """Log ``count`` messages, a tenth of a second apart, then answer (to try SSE resumption)."""
+    """Log ``count`` messages a tenth of a second apart, then answer.
+
+    After the first message the server closes the response stream, as a server polled over SSE
+    does to free its connection: the client resumes it (``Last-Event-ID``) and gets the rest.
+    """
     for left in range(count, 0, -1):
         await gateway.log("info", f"{left}...")
+        if left == count and isinstance(gateway, ServerGateway):
+            await gateway.close_sse_stream()
         await anyio.sleep(0.1)
     return f"lift-off on {whoami()}"

@@ -183,15 +183,18 @@ class Cluster:
 
     def start_redis(self) -> None:
         """Start (or restart, on the same port) the Redis server."""
+        # Persistent (an append-only file, synced on every write), as a deployment whose shared
+        # registrations must outlive a Redis restart runs it.
         command = [
             *("redis-server", "--bind", "127.0.0.1", "--port", str(self.redis_port)),
-            *("--save", "", "--appendonly", "no", "--daemonize", "no"),
+            *("--save", "", "--appendonly", "yes", "--appendfsync", "always"),
+            *("--dir", str(self.root), "--daemonize", "no"),
         ]
         process = self._spawn("redis", command)
         _wait_for_port(self.redis_port, process, "redis-server")
 
     def stop_redis(self) -> None:
-        """Stop Redis (its data goes with it, as with a server that crashed without persistence)."""
+        """Stop Redis (what it holds is on disk: :meth:`start_redis` brings it back)."""
         _stop(self.processes.pop("redis", None))
 
     def freeze_redis(self) -> None:
