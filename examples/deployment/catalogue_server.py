@@ -29,7 +29,7 @@ from typing import Final
 
 import anyio
 
-from mcp_core import App, ClientGateway
+from mcp_core import App, ClientGateway, ToolError
 from mcp_core.elements import Element, ElementRef, HandlerRef, Tool
 from mcp_core.errors import CacheStoreError
 from mcp_core.registry import Priority
@@ -64,7 +64,10 @@ async def add_greeting(name: str, template: str) -> str:
         input_schema={"type": "object", "properties": {"name": {"type": "string"}}},
         meta={"template": template},
     )
-    await shared.register(Element(definition=tool, handler=HandlerRef("greetings:Template")))
+    try:
+        await shared.register(Element(definition=tool, handler=HandlerRef("greetings:Template")))
+    except CacheStoreError as exc:
+        raise ToolError(f"{name} is not registered: the shared store is unreachable ({exc})") from exc
     return f"{name} registered for every worker (through {whoami()})"
 
 

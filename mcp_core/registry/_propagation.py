@@ -39,6 +39,7 @@ from typing import Final, final
 
 import anyio
 
+from mcp_core.errors import CacheStoreError
 from mcp_core.handlers import escapes
 from mcp_core.registry._recovery import Backoff
 from mcp_core.registry._registry import Registry
@@ -229,13 +230,13 @@ class ChangePropagation:
             while not self._outbox:
                 self._wake = anyio.Event()
                 await self._wake.wait()
-            if self._publish_failures and self._reconnected:
-                # Kept through an outage: provide those sources again first, so what the shared
-                # store holds for them (their caches) is current when the others read it.
-                self._reconnected = False
-                await self._provide_again(set(self._outbox))
             keys = set(self._outbox)
             try:
+                if self._publish_failures and self._reconnected:
+                    # Kept through an outage: provide those sources again first, so what the
+                    # shared store holds for them (their caches) is current when others read it.
+                    await self._provide_again(keys)
+                    self._reconnected = False
                 change = await self._bus.publish(keys, origin=self._worker)
             except Exception as exc:  # noqa: BLE001 -- kept and retried: the bus is down
                 self._publish_failed(exc, keys)
@@ -253,16 +254,20 @@ class ChangePropagation:
             self._note_versions(change.versions)
 
     async def _provide_again(self, keys: set[str]) -> None:
+        """Provide ``keys``' sources again; raise while one still cannot reach its shared store."""
         known = source_keys(self._registry)
         sources = [known[key] for key in keys if key in known]
         if not sources:
             return
-        try:
-            await self._registry.reload(*sources)
-        except BaseException as exc:
-            if escapes(exc):
-                raise
-            _log.exception("providing changed sources again after an outage failed")
+        await self._registry.reload(*sources)
+        labels = {describe_source(source) for source in sources}
+        unstored = [
+            d
+            for d in self._registry.diagnostics()
+            if d.kind == "unavailable" and d.source in labels
+        ]
+        if unstored:
+            raise CacheStoreError(f"not published yet: {unstored[0].message}")
 
     def _publish_failed(self, exc: Exception, keys: Collection[str]) -> None:
         self._publish_failures += 1

@@ -155,6 +155,10 @@ class RedisStore:
         """How Redis is answering this store: ``ok``, or ``down`` with the last error."""
         return self._breaker.health(f"redis {self._label}")
 
+    def reachable(self) -> None:
+        """Record that Redis answered on a connection of its own (a change bus's): calls go through."""
+        self._breaker.succeeded()
+
     def key(self, key: str) -> str:
         """The Redis key this store uses for ``key`` (its namespace, a colon, the key)."""
         return f"{self._namespace}:{check_key(key)}"

@@ -181,6 +181,7 @@ class RedisChangeBus:
                 await pubsub.subscribe(self._channel)
                 # The catch-up is read after subscribing, so nothing published in between is lost.
                 raw = await self._store.client.hgetall(self._versions_key)
+            self._store.reachable()  # Redis answered: the store need not wait for its breaker
             yield Change(versions=_versions(raw), catch_up=True)
             pinged = False
             while True:
