@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Final
 
 HERE: Final = Path(__file__).resolve().parent
-SERVER: Final = HERE / "catalogue_server.py"
+SERVER: Final = HERE / "shared_catalogue.py"
 MCP_CORE: Final = Path(sys.executable).with_name("mcp-core")
 STARTUP: Final = 120.0
 """Seconds a process may take to come up on a loaded machine before the cluster gives up."""

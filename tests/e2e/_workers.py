@@ -139,7 +139,7 @@ async def listening(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]
     changes = Changes()
     async with AsyncExitStack() as stack:
         client = await stack.enter_async_context(
-            Client(url, mode=mode, message_handler=changes.on_message)  # type: ignore[arg-type]  # the mode literal
+            Client(url, mode=mode, message_handler=changes.on_message)
         )
         if mode != "legacy":
             subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))

@@ -66,7 +66,7 @@ def _mend(cluster: Cluster, fault: str) -> None:
 
 def _reports(cluster: Cluster, worker: str, state: str) -> bool:
     status, document = health(cluster.health_url(worker))
-    return status == 200 and state in backend_states(document)  # noqa: PLR2004 -- HTTP OK
+    return status == 200 and state in backend_states(document)
 
 
 @pytest.mark.parametrize("fault", ["restarted", "frozen"])
@@ -83,7 +83,7 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
 
         _break(cluster, fault)
         for worker in ("w1", "w2"):
-            await _until(lambda w=worker: _reports(cluster, w, "down"))  # type: ignore[misc]
+            await _until(lambda w=worker: _reports(cluster, w, "down"))
         # Every worker answers, directly and through the balancer, from what it has.
         with anyio.fail_after(WAIT):  # a guard against hanging, not a timing assertion
             answers = [
@@ -102,7 +102,7 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
         await changes.after(heard)
         await until(lambda: _has(second, "reloaded_during"))
         for worker in ("w1", "w2"):
-            await _until(lambda w=worker: _health_ok(cluster, w))  # type: ignore[misc]
+            await _until(lambda w=worker: _health_ok(cluster, w))
         after = [await tools(client) for client in (first, second)]
         again = await first.call_tool("add_greeting", {"name": "after", "template": "{name}!"})
         await until(lambda: _has(second, "after"))
@@ -129,7 +129,7 @@ async def _has(client: Client, name: str) -> bool:
 
 def _health_ok(cluster: Cluster, worker: str) -> bool:
     status, document = health(cluster.health_url(worker))
-    return status == 200 and document["status"] == "ok"  # noqa: PLR2004 -- HTTP OK
+    return status == 200 and document["status"] == "ok"
 
 
 async def _until(check: object) -> None:

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind
@@ -91,7 +92,7 @@ class TestRunningSources:
         reloads: list[tuple[ElementSource, ...]] = []
 
         async def reload(*changed: ElementSource) -> None:
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             reloads.append(changed)
 
         async with running_sources([live], reload):

@@ -4,7 +4,7 @@ r"""One worker of a deployment: a catalogue every worker serves alike, changed t
 
 or one worker by hand (every worker the same, but its id)::
 
-    mcp-core run examples/deployment/catalogue_server.py --transport http --port 8001 \\
+    mcp-core run examples/deployment/shared_catalogue.py --transport http --port 8001 \\
         --worker-id w1 --redis redis://127.0.0.1:6379/0 --secret-file secret
 
 Run alone (no ``--redis``), it is an ordinary single-process server. In a deployment
@@ -67,7 +67,9 @@ async def add_greeting(name: str, template: str) -> str:
     try:
         await shared.register(Element(definition=tool, handler=HandlerRef("greetings:Template")))
     except CacheStoreError as exc:
-        raise ToolError(f"{name} is not registered: the shared store is unreachable ({exc})") from exc
+        raise ToolError(
+            f"{name} is not registered: the shared store is unreachable ({exc})"
+        ) from exc
     return f"{name} registered for every worker (through {whoami()})"
 
 
