@@ -122,13 +122,17 @@ def _positive_int(text: str) -> int:
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
     args = _parser().parse_args(argv)
-    if args.command == "run":
-        _export_worker_settings(args)
+    deployment: Deployment | None = None
     try:
-        target = load_target(args.target, deployment=Deployment.from_environment)
+        if args.command == "run":
+            _export_worker_settings(args)
+            # Checked before the target is imported: its code may read the same settings.
+            deployment = Deployment.from_environment()
     except DeploymentError as exc:
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
+    try:
+        target = load_target(args.target, deployment=lambda: deployment)
     except TargetError as exc:
         if exc.details:
             sys.stderr.write(exc.details)
