@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Final, final
+from typing import Final, TypeVar, final
 
 import anyio
 
@@ -52,6 +52,8 @@ DEFAULT_PROVIDE_TIMEOUT: Final = 10.0
 
 SourcesListener = Callable[[tuple[ElementSource, ...]], object]
 """Called after an operation with the sources it gave a collection unlike the one they served."""
+
+_Told = TypeVar("_Told")
 
 
 @final
@@ -748,23 +750,21 @@ class Registry:
             self._notify(changed)
 
     def _notify_sources(self, sources: tuple[ElementSource, ...]) -> None:
-        for listener in tuple(self._source_listeners):
-            try:
-                listener(sources)
-            except BaseException as exc:
-                if escapes(exc):
-                    raise
-                _log.exception("registry sources listener %r raised; ignoring it", listener)
+        _tell_each(self._source_listeners, sources, "sources")
 
     def _notify(self, kinds: ElementKind) -> None:
-        for listener in tuple(self._listeners):
-            # A subscriber's bug (SystemExit too) must not break writes or reloads.
-            try:
-                listener(kinds)
-            except BaseException as exc:
-                if escapes(exc):
-                    raise
-                _log.exception("registry change listener %r raised; ignoring it", listener)
+        _tell_each(self._listeners, kinds, "change")
+
+
+def _tell_each(listeners: Iterable[Callable[[_Told], object]], value: _Told, what: str) -> None:
+    for listener in tuple(listeners):
+        # A subscriber's bug (SystemExit too) must not break writes or reloads.
+        try:
+            listener(value)
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.exception("registry %s listener %r raised; ignoring it", what, listener)
 
 
 @final

@@ -12,8 +12,8 @@ import shutil
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,13 +27,15 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 EXAMPLE: Final = ROOT / "examples" / "deployment"
 sys.path.insert(0, str(EXAMPLE))
 
-from cluster import Cluster, missing_tools  # noqa: E402 -- the example's folder is on the path first
+from cluster import Cluster, missing_tools, running  # noqa: E402 -- the example's folder is on the path first
 
 __all__ = [
     "EXAMPLE",
     "WAIT",
     "Changes",
     "Cluster",
+    "deployed",
+    "has",
     "health",
     "listening",
     "needs_cluster",
@@ -51,11 +53,22 @@ needs_cluster = pytest.mark.skipif(
 )
 
 
-def catalogue_copy(folder: Path) -> Path:
-    """A copy of the example's catalogue the test may change."""
-    target = folder / "catalogue.json"
-    shutil.copy(EXAMPLE / "catalogue.json", target)
-    return target
+@contextmanager
+def deployed(root: Path) -> Iterator[Cluster]:
+    """The example's deployment in ``root`` (Redis, w1, w2, HAProxy) serving a catalogue copy.
+
+    The copy (``cluster.env["CATALOGUE_FILE"]``) is the test's to change. When the block ends
+    every process is stopped and the workers' last log lines are printed (pytest shows them when
+    a test fails).
+    """
+    catalogue = root / "catalogue.json"
+    shutil.copy(EXAMPLE / "catalogue.json", catalogue)
+    with running(root, 2, env={"CATALOGUE_FILE": str(catalogue)}) as cluster:
+        try:
+            yield cluster
+        finally:
+            for name in ("w1", "w2"):
+                print(f"--- {name}\n{cluster.log(name)[-4000:]}")  # noqa: T201 -- shown when a test fails
 
 
 def add_catalogue_tool(path: Path, name: str) -> None:
@@ -99,6 +112,11 @@ def text(result: types.CallToolResult) -> str:
 async def tools(client: Client) -> set[str]:
     """The names of the tools listed now (never from the client's cache)."""
     return {tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools}
+
+
+async def has(client: Client, name: str) -> bool:
+    """Whether the tool ``name`` is listed now."""
+    return name in await tools(client)
 
 
 async def until(check: Callable[[], Awaitable[bool]], *, wait: float = WAIT) -> None:

@@ -23,7 +23,8 @@ from tests.e2e._workers import (
     Cluster,
     add_catalogue_tool,
     backend_states,
-    catalogue_copy,
+    deployed,
+    has,
     health,
     listening,
     needs_cluster,
@@ -43,13 +44,8 @@ MODES = ("auto", "legacy")
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Redis, two workers (w1, w2) and HAProxy, for the whole module."""
-    root = tmp_path_factory.mktemp("cluster")
-    deployment = Cluster(root, 2, env={"CATALOGUE_FILE": str(catalogue_copy(root))})
-    try:
-        deployment.start()
+    with deployed(tmp_path_factory.mktemp("cluster")) as deployment:
         yield deployment
-    finally:
-        deployment.stop()
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -63,7 +59,7 @@ async def test_a_shared_registration_reaches_the_other_worker(cluster: Cluster, 
         heard = changes.seen
         registered = await first.call_tool("add_greeting", {"name": name, "template": "Hi {name}"})
         await changes.after(heard)
-        await until(lambda: _has(second, name))
+        await until(lambda: has(second, name))
         called = await second.call_tool(name, {"name": "Ada"})
         removed = await first.call_tool("remove_greeting", {"name": name})
         await until(lambda: _lacks(second, name))
@@ -85,7 +81,7 @@ async def test_a_reload_reaches_the_other_worker(cluster: Cluster, mode: str) ->
         heard = changes.seen
         reloaded = await first.call_tool("reload_catalogue", {})
         await changes.after(heard)
-        await until(lambda: _has(second, name))
+        await until(lambda: has(second, name))
         called = await second.call_tool(name, {"name": "Ada"})
     assert name not in before
     assert text(reloaded) == "catalogue reloaded through w1"
@@ -205,10 +201,6 @@ async def test_a_joining_worker_serves_the_catalogue_from_redis(cluster: Cluster
     assert listed >= expected
     assert status == 200
     assert document["status"] == "ok"  # the file was never read: no source failed
-
-
-async def _has(client: Client, name: str) -> bool:
-    return name in await tools(client)
 
 
 async def _lacks(client: Client, name: str) -> bool:

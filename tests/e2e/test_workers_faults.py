@@ -22,7 +22,8 @@ from tests.e2e._workers import (
     Cluster,
     add_catalogue_tool,
     backend_states,
-    catalogue_copy,
+    deployed,
+    has,
     health,
     listening,
     needs_cluster,
@@ -40,14 +41,8 @@ pytestmark = [
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[Cluster]:
     """A deployment of its own: Redis, w1, w2 and HAProxy."""
-    deployment = Cluster(tmp_path, 2, env={"CATALOGUE_FILE": str(catalogue_copy(tmp_path))})
-    try:
-        deployment.start()
+    with deployed(tmp_path) as deployment:
         yield deployment
-    finally:
-        deployment.stop()
-        for name in ("w1", "w2"):
-            print(f"--- {name}\n{deployment.log(name)[-4000:]}")  # noqa: T201 -- shown when a test fails
 
 
 def _break(cluster: Cluster, fault: str) -> None:
@@ -79,7 +74,7 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
         Client(cluster.url) as balanced,
     ):
         registered = await first.call_tool("add_greeting", {"name": "before", "template": "{name}"})
-        await until(lambda: _has(second, "before"))
+        await until(lambda: has(second, "before"))
 
         _break(cluster, fault)
         for worker in ("w1", "w2"):
@@ -100,12 +95,12 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
 
         _mend(cluster, fault)
         await changes.after(heard)
-        await until(lambda: _has(second, "reloaded_during"))
+        await until(lambda: has(second, "reloaded_during"))
         for worker in ("w1", "w2"):
             await _until(lambda w=worker: _health_ok(cluster, w))
         after = [await tools(client) for client in (first, second)]
         again = await first.call_tool("add_greeting", {"name": "after", "template": "{name}!"})
-        await until(lambda: _has(second, "after"))
+        await until(lambda: has(second, "after"))
         called = await second.call_tool("after", {"name": "Ada"})
 
     assert text(registered) == "before registered for every worker (through w1)"
@@ -121,10 +116,6 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
     assert all("during" not in names for names in after)
     assert text(again) == "after registered for every worker (through w1)"
     assert text(called) == "Ada!"
-
-
-async def _has(client: Client, name: str) -> bool:
-    return name in await tools(client)
 
 
 def _health_ok(cluster: Cluster, worker: str) -> bool:
