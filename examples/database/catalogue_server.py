@@ -7,12 +7,12 @@ The Shopware case (``docs/examples/database.md``): the shop's database holds the
 (``mcp_elements``, created with three rows on first start), each naming a handler by id among the
 server's code (``catalogue_handlers.py``). The server follows the table: a change is announced by
 ``NOTIFY`` and clients get ``list_changed``. When the database goes away the last good catalogue
-is still served, ``catalogue_status`` says why, and the database is retried in the background;
-when it is back, the catalogue is provided again and clients are told what changed.
+is still served, ``catalogue_status`` says why, and the registry retries the database in the
+background; when it is back, the catalogue is provided again and clients are told what changed.
 
 Configuration: ``CATALOGUE_DATABASE_URL`` (required), ``CATALOGUE_TIMEOUT`` (seconds a database
-round trip may take, default 5), ``CATALOGUE_HEALTH_INTERVAL`` (seconds between checks, default
-5), ``CATALOGUE_MAX_BACKOFF`` (the longest wait between reconnection attempts, default 30).
+round trip may take, default 5), ``CATALOGUE_MAX_BACKOFF`` (the longest wait between the
+registry's retries of an unreachable database, default 30).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from catalogue_source import PostgresCatalogue
 from psycopg import sql
 
 from mcp_core import App
+from mcp_core.registry import Backoff
 
 DSN = os.environ.get("CATALOGUE_DATABASE_URL") or sys.exit(
     "catalogue_server: set CATALOGUE_DATABASE_URL=postgresql://user:password@host:port/database"
@@ -56,15 +57,17 @@ INSERT INTO mcp_elements (kind, key, definition, handler) VALUES
 """)
 
 catalogue = PostgresCatalogue(
-    DSN,
-    handlers=handlers,
-    seed=SEED,
-    timeout=float(os.environ.get("CATALOGUE_TIMEOUT", "5")),
-    health_interval=float(os.environ.get("CATALOGUE_HEALTH_INTERVAL", "5")),
-    max_backoff=float(os.environ.get("CATALOGUE_MAX_BACKOFF", "30")),
+    DSN, handlers=handlers, seed=SEED, timeout=float(os.environ.get("CATALOGUE_TIMEOUT", "5"))
 )
+MAX_BACKOFF = float(os.environ.get("CATALOGUE_MAX_BACKOFF", "30"))
 
-app = App("catalogue", version="1.0.0", container=handlers)
+# The registry retries an unavailable source on its own while the server runs.
+app = App(
+    "catalogue",
+    version="1.0.0",
+    container=handlers,
+    retry=Backoff(initial=min(1.0, MAX_BACKOFF), maximum=MAX_BACKOFF),
+)
 app.add_source(catalogue)
 
 

@@ -5,8 +5,9 @@ installed app adds rows), and the server follows it. What a source over a databa
 
 - **Unavailable is not empty.** When the database cannot be reached (refused, reset, or silent
   past ``timeout`` seconds), ``provide()`` raises ``SourceUnavailableError``; the registry keeps
-  serving the last good catalogue and reports the source ``unavailable``. It never answers an
-  empty catalogue for an outage.
+  serving the last good catalogue, reports the source ``unavailable`` and provides it again in
+  the background, with backoff, until it answers (``App(retry=Backoff(...))``). It never answers
+  an empty catalogue for an outage, and retries nothing itself.
 - **Bounded I/O.** Every connection and query of the source is bounded by ``timeout``.
 - **Its own schema.** A database without the table gets it (and the ``seed`` statements) on the
   first ``provide()``, in one transaction.
@@ -14,11 +15,10 @@ installed app adds rows), and the server follows it. What a source over a databa
   one of the server's (``handlers.has(id)``), is skipped with a diagnostic naming it.
 - **Changes are announced** (``ChangingSource``): a trigger on the table sends ``NOTIFY``; while
   the server runs (``RunningSource``: ``App`` runs it), a listening connection hears it and asks
-  the registry to provide again, which tells clients ``list_changed``. The same loop checks the
-  database every ``health_interval`` seconds: losing it is announced (the registry then records
-  ``unavailable``), and reconnecting is retried with exponential backoff up to ``max_backoff``
-  seconds; getting it back is announced (the registry reloads, and clients see what changed
-  meanwhile).
+  the registry to provide again, which tells clients ``list_changed``. Losing that connection is
+  announced too (the registry provides, fails and records ``unavailable``); the source listens
+  again once a ``provide()`` has reached the database, and announces once more for what changed
+  while it was not listening.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import CollectionFormatError, SourceUnavailableError
 from mcp_core.handlers import Container
-from mcp_core.sources import SourceDiagnostic
+from mcp_core.sources import ChangeListeners, SourceDiagnostic
 
 _log = logging.getLogger("catalogue")
 
@@ -93,12 +93,10 @@ class PostgresCatalogue:
         "_diagnostics",
         "_dsn",
         "_handlers",
-        "_health_interval",
         "_listeners",
-        "_max_backoff",
+        "_reached",
         "_seed",
         "_timeout",
-        "_up",
     )
 
     def __init__(
@@ -108,18 +106,14 @@ class PostgresCatalogue:
         handlers: Container,
         seed: sql.SQL | None = None,
         timeout: float = 5.0,
-        health_interval: float = 5.0,
-        max_backoff: float = 30.0,
     ) -> None:
         self._dsn = dsn
         self._handlers = handlers
         self._seed = seed
         self._timeout = timeout
-        self._health_interval = health_interval
-        self._max_backoff = max_backoff
-        self._listeners: list[Callable[[ElementKind], object]] = []
+        self._listeners = ChangeListeners()
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
-        self._up = True
+        self._reached = anyio.Event()  # set by a provide() that reached the database
 
     def __repr__(self) -> str:
         return "PostgresCatalogue('mcp_elements')"  # never the DSN: it holds a password
@@ -141,6 +135,7 @@ class PostgresCatalogue:
                     async with connection.cursor(row_factory=class_row(_Row)) as cursor:
                         await cursor.execute(_ROWS)
                         rows = await cursor.fetchall()
+            self._reached.set()
         except (psycopg.OperationalError, TimeoutError) as exc:
             raise SourceUnavailableError(
                 f"{self!r}: the catalogue database is unreachable ({type(exc).__name__}); "
@@ -176,10 +171,19 @@ class PostgresCatalogue:
         return f"its handler {handler!r} is not one of this server's handlers"
 
     async def _connect(self) -> psycopg.AsyncConnection[TupleRow]:
+        # TCP keepalives bounded by the timeout: a listening connection to a host that vanished
+        # without a word (no reset) fails instead of waiting forever for the next NOTIFY.
+        seconds = max(int(self._timeout), 1)
         connection: psycopg.AsyncConnection[
             tuple[object, ...]
         ] = await psycopg.AsyncConnection.connect(
-            self._dsn, connect_timeout=max(int(self._timeout), 2), autocommit=True
+            self._dsn,
+            connect_timeout=max(seconds, 2),
+            autocommit=True,
+            keepalives=1,
+            keepalives_idle=seconds,
+            keepalives_interval=seconds,
+            keepalives_count=3,
         )
         return connection
 
@@ -196,63 +200,42 @@ class PostgresCatalogue:
     # -- ChangingSource / RunningSource ------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
-        """Call ``listener(kinds)`` when the table changed, the database was lost, or came back."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        """Call ``listener(kinds)`` when the table changed, or the listening connection was lost."""
+        return self._listeners.subscribe(listener)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Listen for changes and watch the database while the server runs."""
+        """Listen for changes while the server runs."""
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._watch)
+            tasks.start_soon(self._follow)
             try:
                 yield
             finally:
                 tasks.cancel_scope.cancel()
 
-    def _announce(self) -> None:
-        for listener in tuple(self._listeners):
-            listener(ElementKind.ALL)
-
-    async def _watch(self) -> None:
-        first = min(1.0, self._max_backoff)
-        backoff = first
+    async def _follow(self) -> None:
+        lost = False
         while True:
+            # Retrying is the registry's: listen once one of its provides reached the database.
+            await self._reached.wait()
             try:
-                await self._listen()  # returns only by raising: the database was lost
+                await self._listen(announce=lost)  # returns only by raising: the connection is lost
             except (psycopg.OperationalError, TimeoutError) as exc:
-                if self._up:
-                    self._up = False
-                    backoff = first
-                    _log.warning("catalogue database lost (%s); retrying", type(exc).__name__)
-                    self._announce()  # the registry provides, fails, and reports "unavailable"
-                await anyio.sleep(backoff)
-                backoff = min(backoff * 2, self._max_backoff)
+                lost, self._reached = True, anyio.Event()
+                _log.warning("catalogue database lost (%s)", type(exc).__name__)
+                # The registry provides, fails, reports "unavailable" and retries with backoff.
+                self._listeners.announce(ElementKind.ALL)
 
-    async def _listen(self) -> None:
+    async def _listen(self, *, announce: bool) -> None:
         with anyio.fail_after(self._timeout):
             connection = await self._connect()
         async with connection:
             await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
-            if not self._up:
-                self._up = True
+            if announce:  # listening again: whatever changed while nobody listened
                 _log.warning("catalogue database is back")
-                self._announce()  # the registry provides again: whatever changed meanwhile
-            while True:
-                changed = False
-                async for _ in connection.notifies(timeout=self._health_interval):
-                    changed = True
-                    break
-                if changed:
-                    self._announce()
-                    continue
-                with anyio.fail_after(self._timeout):
-                    await connection.execute("SELECT 1")
+                self._listeners.announce(ElementKind.ALL)
+            async for _ in connection.notifies():
+                self._listeners.announce(ElementKind.ALL)
 
 
 def _element(row: _Row) -> Element:

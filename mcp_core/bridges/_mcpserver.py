@@ -10,9 +10,8 @@ and ``Resolve(...)`` injection, result conversion and error handling all keep wo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, final
 
 import mcp_types as types
@@ -26,20 +25,8 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
 from mcp.shared.exceptions import MCPError
 
-from mcp_core.bridges._common import (
-    ForwardedResource,
-    ForwardedTemplate,
-    SharedRun,
-    definition_of,
-)
-from mcp_core.elements import (
-    Element,
-    ElementCollection,
-    ElementKind,
-    ElementRef,
-    Prompt,
-    ResourceTemplate,
-)
+from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
+from mcp_core.elements import ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import ElementNotFoundError, SourceUnavailableError, ToolError
 from mcp_core.handlers import (
     ClientGateway,
@@ -119,58 +106,31 @@ class MCPServerSource:
         """The server's elements as mcp-core elements whose handlers call back into it."""
         server = self.server
         complete = server._lowlevel_server.get_request_handler("completion/complete")  # noqa: SLF001 -- the SDK keeps @completion() only there
-        elements: list[Element] = [
-            Element(
-                definition=definition_of(ElementKind.TOOL, tool),
-                handler=_SdkTool(self, tool.name),
-                tags=self._tags,
-            )
-            for tool in await server.list_tools()
-        ]
-        elements.extend(
-            Element(
-                definition=definition_of(ElementKind.RESOURCE, resource),
-                handler=ForwardedResource(self, _read, resource.uri),
-                tags=self._tags,
-            )
-            for resource in await server.list_resources()
+        backend = Backend(
+            source=self,
+            call=_call,
+            read=_read,
+            get=_get,
+            complete=_complete if complete is not None else None,
         )
-        for template in await server.list_resource_templates():
-            definition = definition_of(ElementKind.RESOURCE_TEMPLATE, template)
-            assert isinstance(definition, ResourceTemplate)  # noqa: S101 -- asked for that kind
-            elements.append(
-                Element(
-                    definition=definition,
-                    handler=ForwardedTemplate(self, _read, template.uri_template),
-                    tags=self._tags,
-                    completions=_completions(
-                        self,
-                        types.ResourceTemplateReference(
-                            type="ref/resource", uri=template.uri_template
-                        ),
-                        definition.template.variables,
-                    )
-                    if complete is not None
-                    else None,
-                )
-            )
-        for prompt in await server.list_prompts():
-            definition = definition_of(ElementKind.PROMPT, prompt)
-            assert isinstance(definition, Prompt)  # noqa: S101 -- asked for that kind
-            names = [argument.name for argument in definition.arguments or ()]
-            elements.append(
-                Element(
-                    definition=definition,
-                    handler=_SdkPrompt(self, prompt.name),
-                    tags=self._tags,
-                    completions=_completions(
-                        self, types.PromptReference(type="ref/prompt", name=prompt.name), names
-                    )
-                    if complete is not None and names
-                    else None,
-                )
-            )
-        return ElementCollection(elements)
+        return ElementCollection(
+            [
+                bridged(ElementKind.TOOL, tool, backend, self._tags)
+                for tool in await server.list_tools()
+            ]
+            + [
+                bridged(ElementKind.RESOURCE, resource, backend, self._tags)
+                for resource in await server.list_resources()
+            ]
+            + [
+                bridged(ElementKind.RESOURCE_TEMPLATE, template, backend, self._tags)
+                for template in await server.list_resource_templates()
+            ]
+            + [
+                bridged(ElementKind.PROMPT, prompt, backend, self._tags)
+                for prompt in await server.list_prompts()
+            ]
+        )
 
     def context(self, gateway: ClientGateway, *, handshake_era: bool = False) -> GatewayContext:
         """The SDK ``Context`` the server's functions get for a call made through ``gateway``.
@@ -192,48 +152,31 @@ class MCPServerSource:
         )
 
 
-def _completions(
-    source: MCPServerSource,
-    ref: types.PromptReference | types.ResourceTemplateReference,
-    names: Iterable[str],
-) -> dict[str, object] | None:
-    providers: dict[str, object] = {name: _SdkCompletion(source, ref, name) for name in names}
-    return providers or None
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _SdkTool:
-    """A ``ToolHandler`` calling ``MCPServer.call_tool``."""
-
-    source: MCPServerSource
-    name: str
-
-    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> ToolResult:
-        server = self.source.server
-        try:
-            result = await server.call_tool(
-                self.name, dict(arguments), self.source.context(gateway)
-            )
-            if isinstance(result, types.InputRequiredResult):
-                # Its resolvers want input in the 2026-07-28 way: answer them through the gateway
-                # instead, which works in every era (the resolvers run again, as the SDK allows).
-                context = self.source.context(gateway, handshake_era=True)
-                result = await server.call_tool(self.name, dict(arguments), context)
-        except UnexpectedToolError:
-            raise  # a crash: mcp-core logs it and answers with a generic error
-        except SdkToolError as exc:  # the message is meant for the model, as in MCPServer
-            raise ToolError(str(exc)) from exc
-        if not isinstance(result, types.CallToolResult):
-            raise TypeError(f"MCPServer.call_tool returned {type(result).__name__}")
-        return tool_result_from_wire(
-            result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )
+async def _call(
+    source: MCPServerSource, name: str, arguments: Mapping[str, Any], gateway: ClientGateway
+) -> ToolResult:
+    """``MCPServer.call_tool``."""
+    server = source.server
+    try:
+        result = await server.call_tool(name, dict(arguments), source.context(gateway))
+        if isinstance(result, types.InputRequiredResult):
+            # Its resolvers want input in the 2026-07-28 way: answer them through the gateway
+            # instead, which works in every era (the resolvers run again, as the SDK allows).
+            context = source.context(gateway, handshake_era=True)
+            result = await server.call_tool(name, dict(arguments), context)
+    except UnexpectedToolError:
+        raise  # a crash: mcp-core logs it and answers with a generic error
+    except SdkToolError as exc:  # the message is meant for the model, as in MCPServer
+        raise ToolError(str(exc)) from exc
+    if not isinstance(result, types.CallToolResult):
+        raise TypeError(f"MCPServer.call_tool returned {type(result).__name__}")
+    return tool_result_from_wire(wire_of(result))
 
 
 async def _read(
     source: MCPServerSource, original: str, requested: str, gateway: ClientGateway
 ) -> list[EmbeddedResource]:
+    """``MCPServer.read_resource``."""
     try:
         contents = await source.server.read_resource(original, source.context(gateway))
     except ResourceNotFoundError as exc:
@@ -263,49 +206,25 @@ def _embedded(item: ReadResourceContents, uri: str) -> EmbeddedResource:
     )
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _SdkPrompt:
-    """A ``PromptHandler`` calling ``MCPServer.get_prompt``."""
-
-    source: MCPServerSource
-    name: str
-
-    async def get(
-        self, arguments: Mapping[str, str], gateway: ClientGateway
-    ) -> list[dict[str, Any]]:
-        result = await self.source.server.get_prompt(
-            self.name, dict(arguments), self.source.context(gateway)
-        )
-        if isinstance(result, types.InputRequiredResult):
-            raise TypeError("the prompt asked for client input, which mcp-core does not relay yet")
-        wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        messages: Sequence[dict[str, Any]] = wire.get("messages", [])
-        return list(messages)
+async def _get(
+    source: MCPServerSource, name: str, arguments: Mapping[str, str], gateway: ClientGateway
+) -> list[dict[str, Any]]:
+    """``MCPServer.get_prompt``."""
+    result = await source.server.get_prompt(name, dict(arguments), source.context(gateway))
+    if isinstance(result, types.InputRequiredResult):
+        raise TypeError("the prompt asked for client input, which mcp-core does not relay yet")
+    messages: list[dict[str, Any]] = wire_of(result).get("messages", [])
+    return messages
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _SdkCompletion:
-    """A ``CompletionProvider`` asking the server's ``@completion()`` handler."""
-
-    source: MCPServerSource
-    ref: types.PromptReference | types.ResourceTemplateReference
-    argument: str
-
-    async def complete(
-        self, value: str, context: Mapping[str, str], gateway: ClientGateway
-    ) -> list[str]:
-        entry = self.source.server._lowlevel_server.get_request_handler("completion/complete")  # noqa: SLF001 -- where the SDK keeps it
-        if entry is None:
-            return []
-        params = types.CompleteRequestParams(
-            ref=self.ref,
-            argument=types.CompletionArgument(name=self.argument, value=value),
-            context=types.CompletionContext(arguments=dict(context)) if context else None,
-        )
-        request = self.source.context(gateway).request_context
-        result = await entry.handler(request, params)
-        if isinstance(result, types.CompleteResult):
-            return list(result.completion.values)
+async def _complete(
+    source: MCPServerSource, params: types.CompleteRequestParams, gateway: ClientGateway
+) -> list[str]:
+    """The server's ``@completion()`` handler."""
+    entry = source.server._lowlevel_server.get_request_handler("completion/complete")  # noqa: SLF001 -- where the SDK keeps it
+    if entry is None:
         return []
+    result = await entry.handler(source.context(gateway).request_context, params)
+    if isinstance(result, types.CompleteResult):
+        return list(result.completion.values)
+    return []

@@ -46,19 +46,8 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from mcp_core.bridges._common import (
-    ForwardedResource,
-    ForwardedTemplate,
-    SharedRun,
-    definition_of,
-)
-from mcp_core.elements import (
-    Element,
-    ElementCollection,
-    ElementKind,
-    ElementRef,
-    UriTemplate,
-)
+from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import (
     ElementNotFoundError,
     InvalidElementError,
@@ -73,7 +62,7 @@ from mcp_core.handlers import (
     tool_result_from_wire,
 )
 from mcp_core.server import sample_through
-from mcp_core.sources import SourceDiagnostic
+from mcp_core.sources import ChangeListeners, SourceDiagnostic
 
 __all__ = ["RemoteSource"]
 
@@ -229,7 +218,7 @@ class RemoteSource:
         self._max_pages = max_pages
         self._kinds = kinds
         self._tags = frozenset(tags)
-        self._listeners: list[Callable[[ElementKind], object]] = []
+        self._listeners = ChangeListeners()
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._status = _Status()
         self._run: SharedRun[None] = SharedRun(self._supervise)
@@ -323,13 +312,7 @@ class RemoteSource:
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         """Call ``listener(kinds)`` when the catalogue changes or the remote goes down or returns."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def running(self) -> AbstractAsyncContextManager[object]:
         """Keep a connection to the remote, listen for its changes, reconnect when it drops."""
@@ -413,9 +396,9 @@ class RemoteSource:
                     mode=mode,
                     prior_discover=prior,
                     read_timeout_seconds=self._timeout,
-                    sampling_callback=_sampling(current),
-                    elicitation_callback=_elicitation(current),
-                    list_roots_callback=_roots(current),
+                    sampling_callback=_relayed("sampling/createMessage", current, _sample),
+                    elicitation_callback=_relayed("elicitation/create", current, _elicit),
+                    list_roots_callback=_relayed("roots/list", current, _list_roots),
                     logging_callback=_logging(current),
                     log_level="debug",
                     message_handler=self._on_message if listen else None,
@@ -471,7 +454,13 @@ class RemoteSource:
         notes: list[SourceDiagnostic] = []
         found: dict[ElementRef, Element] = {}
         wanted = self.kinds()
-        completes = capabilities.completions is not None
+        backend = Backend(
+            source=self,
+            call=_call,
+            read=_read,
+            get=_get,
+            complete=_complete if capabilities.completions is not None else None,
+        )
         lists: tuple[tuple[ElementKind, str, Callable[..., Awaitable[Any]], object], ...] = (
             (ElementKind.TOOL, "tools", client.list_tools, capabilities.tools),
             (ElementKind.RESOURCE, "resources", client.list_resources, capabilities.resources),
@@ -490,45 +479,11 @@ class RemoteSource:
             if kind is ElementKind.TOOL:
                 self._status.tools = types.ListToolsResult(tools=listed)
             for model in listed:
-                handler, completions = self._handler(model, completes=completes)
-                note = _admit(
-                    found,
-                    kind,
-                    model=model,
-                    handler=handler,
-                    completions=completions,
-                    tags=self._tags,
-                )
+                note = _admit(found, kind, model, backend, self._tags)
                 if note is not None:
                     notes.append(self._note("skipped", *note))
         self._diagnostics = tuple(notes)
         return ElementCollection(found.values())
-
-    def _handler(self, listed: Any, *, completes: bool) -> tuple[object, dict[str, object] | None]:
-        """The forwarding handler of a listed element, and its completion providers."""
-        match listed:
-            case types.Tool():
-                return _RemoteTool(self, listed.name), None
-            case types.Resource():
-                return ForwardedResource(self, _read, listed.uri), None
-            case types.ResourceTemplate():
-                handler: object = ForwardedTemplate(self, _read, listed.uri_template)
-            case _:
-                handler = _RemotePrompt(self, listed.name)
-        return handler, self._completions(listed) if completes else None
-
-    def _completions(
-        self, listed: types.ResourceTemplate | types.Prompt
-    ) -> dict[str, object] | None:
-        """Completion providers forwarding to the remote, one per argument or variable."""
-        ref: types.PromptReference | types.ResourceTemplateReference
-        if isinstance(listed, types.Prompt):
-            ref = types.PromptReference(type="ref/prompt", name=listed.name)
-            names: Sequence[str] = [argument.name for argument in listed.arguments or ()]
-        else:
-            ref = types.ResourceTemplateReference(type="ref/resource", uri=listed.uri_template)
-            names = _variables(listed.uri_template)
-        return {name: _RemoteCompletion(self, ref, name) for name in names} or None
 
     async def _walk(
         self, fetch: Callable[..., Awaitable[Any]], key: str, notes: list[SourceDiagnostic]
@@ -602,7 +557,7 @@ class RemoteSource:
         status.catalogue, status.down = catalogue, None
         status.settled.set()
         if changed:
-            self._announce()
+            self._listeners.announce(self.kinds())
 
     async def _watch(self, client: Client) -> None:
         """Until the connection fails: check it periodically, list again on the remote's changes.
@@ -645,32 +600,19 @@ class RemoteSource:
         status.settled.set()
         if was_up:
             _log.warning("%r went down: %s", self, why)
-            self._announce()
-
-    def _announce(self) -> None:
-        kinds = self.kinds()
-        for listener in tuple(self._listeners):
-            try:
-                listener(kinds)
-            except Exception:  # noqa: BLE001 -- a listener's failure must not stop the others
-                _log.exception("%r: a change listener raised", self)
+            self._listeners.announce(self.kinds())
 
 
 def _admit(
     found: dict[ElementRef, Element],
     kind: ElementKind,
-    *,
     model: Any,
-    handler: object,
-    completions: dict[str, object] | None,
+    backend: Backend,
     tags: frozenset[str],
 ) -> tuple[str, ElementRef | None] | None:
     """Add the remote's ``model`` to ``found``; or why it was skipped (and which element)."""
     try:
-        definition = definition_of(kind, model)
-        element = Element(
-            definition=definition, handler=handler, completions=completions, tags=tags
-        )
+        element = bridged(kind, model, backend, tags)
     except InvalidElementError as exc:
         return f"remote {kind.label} skipped: {exc}", None
     if element.ref in found:
@@ -682,37 +624,33 @@ def _admit(
 # -- handlers -------------------------------------------------------------------------------------
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _RemoteTool:
-    """A ``ToolHandler`` forwarding ``tools/call`` (progress relayed by the call's token)."""
+async def _call(
+    source: RemoteSource, name: str, arguments: Mapping[str, Any], gateway: ClientGateway
+) -> ToolResult:
+    """``tools/call`` forwarded (progress relayed by the call's token)."""
 
-    source: RemoteSource
-    name: str
+    async def call(client: Client, relay: _Relay) -> types.CallToolResult:
+        return await client.call_tool(
+            name,
+            dict(arguments),
+            read_timeout_seconds=source._call_timeout,  # noqa: SLF001 -- the source's own option
+            progress_callback=relay.progress,
+        )
 
-    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> ToolResult:
-        source = self.source
-
-        async def call(client: Client, relay: _Relay) -> types.CallToolResult:
-            return await client.call_tool(
-                self.name,
-                dict(arguments),
-                read_timeout_seconds=source._call_timeout,  # noqa: SLF001 -- the source's own option
-                progress_callback=relay.progress,
-            )
-
-        try:
-            result = await source._forward(gateway, call)  # noqa: SLF001 -- the source's own request path
-        except SourceUnavailableError as exc:  # for the model to read: retry later
-            raise ToolError(str(exc)) from exc
-        except MCPError as exc:  # the remote refused the call: say so, as a tool error
-            raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
-        return tool_result_from_wire(_own_leg(result))
+    try:
+        result = await source._forward(gateway, call)  # noqa: SLF001 -- the source's own request path
+    except SourceUnavailableError as exc:  # for the model to read: retry later
+        raise ToolError(str(exc)) from exc
+    except MCPError as exc:  # the remote refused the call: say so, as a tool error
+        raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
+    return tool_result_from_wire(_own_leg(result))
 
 
 async def _read(
     source: RemoteSource, original: str, requested: str, gateway: ClientGateway
 ) -> list[EmbeddedResource]:
+    """``resources/read`` forwarded."""
+
     async def read(client: Client, _relay: _Relay) -> types.ReadResourceResult:
         return await client.read_resource(original, cache_mode="bypass")
 
@@ -726,60 +664,38 @@ async def _read(
     # The contents of the URI asked for carry the URI the client knows (it may be renamed).
     return [
         resource_contents_from_wire(item, uri=requested if item.get("uri") == original else None)
-        for item in (
-            contents.model_dump(by_alias=True, mode="json", exclude_none=True)
-            for contents in result.contents
-        )
+        for item in map(wire_of, result.contents)
     ]
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _RemotePrompt:
-    """A ``PromptHandler`` forwarding ``prompts/get``."""
+async def _get(
+    source: RemoteSource, name: str, arguments: Mapping[str, str], gateway: ClientGateway
+) -> list[dict[str, Any]]:
+    """``prompts/get`` forwarded."""
 
-    source: RemoteSource
-    name: str
+    async def get(client: Client, _relay: _Relay) -> types.GetPromptResult:
+        return await client.get_prompt(name, dict(arguments))
 
-    async def get(
-        self, arguments: Mapping[str, str], gateway: ClientGateway
-    ) -> list[dict[str, Any]]:
-        async def get(client: Client, _relay: _Relay) -> types.GetPromptResult:
-            return await client.get_prompt(self.name, dict(arguments))
-
-        result = await self.source._forward(gateway, get)  # noqa: SLF001 -- the source's own request path
-        wire = _own_leg(result)
-        messages: list[dict[str, Any]] = wire.get("messages", [])
-        return messages
+    result = await source._forward(gateway, get)  # noqa: SLF001 -- the source's own request path
+    messages: list[dict[str, Any]] = _own_leg(result).get("messages", [])
+    return messages
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _RemoteCompletion:
-    """A ``CompletionProvider`` forwarding ``completion/complete``."""
+async def _complete(
+    source: RemoteSource, params: types.CompleteRequestParams, gateway: ClientGateway
+) -> list[str]:
+    """``completion/complete`` forwarded."""
+    context = params.context.arguments if params.context is not None else None
 
-    source: RemoteSource
-    ref: types.PromptReference | types.ResourceTemplateReference
-    argument: str
+    async def complete(client: Client, _relay: _Relay) -> types.CompleteResult:
+        argument = {"name": params.argument.name, "value": params.argument.value}
+        return await client.complete(params.ref, argument, context)
 
-    async def complete(
-        self, value: str, context: Mapping[str, str], gateway: ClientGateway
-    ) -> list[str]:
-        async def complete(client: Client, _relay: _Relay) -> types.CompleteResult:
-            return await client.complete(
-                self.ref, {"name": self.argument, "value": value}, dict(context) or None
-            )
-
-        result = await self.source._forward(gateway, complete)  # noqa: SLF001 -- the source's own request path
-        return list(result.completion.values)
+    result = await source._forward(gateway, complete)  # noqa: SLF001 -- the source's own request path
+    return list(result.completion.values)
 
 
 # -- relaying the remote's requests and notifications ---------------------------------------------
-
-
-def _refused(what: str, exc: BaseException) -> types.ErrorData:
-    _log.info("relaying %s to the client failed: %r", what, exc)
-    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"the client could not answer {what}")
 
 
 _NO_REQUEST: Final = types.ErrorData(
@@ -788,54 +704,50 @@ _NO_REQUEST: Final = types.ErrorData(
 )
 
 
-def _sampling(current: Callable[[], _Relay | None]) -> Any:
-    async def sampling(
-        _context: ClientRequestContext, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult | types.ErrorData:
+def _relayed(
+    what: str, current: Callable[[], _Relay | None], answer: Callable[..., Awaitable[Any]]
+) -> Any:
+    """The official client's callback for the remote's request ``what``: ``answer(gateway, ...)``.
+
+    The gateway is the one of the client request in progress; with none, or when the client fails
+    to answer, the remote gets an error saying so (and never a traceback of ours).
+    """
+
+    async def callback(_context: ClientRequestContext, *params: Any) -> Any:
         relay = current()
         if relay is None:
             return _NO_REQUEST
         try:
-            answer = await sample_through(relay.gateway, params)
-            return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
+            return await answer(relay.gateway, *params)
         except Exception as exc:  # noqa: BLE001 -- the remote is told the client could not answer
-            return _refused("sampling/createMessage", exc)
+            _log.info("relaying %s to the client failed: %r", what, exc)
+            message = f"the client could not answer {what}"
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=message)
 
-    return sampling
-
-
-def _elicitation(current: Callable[[], _Relay | None]) -> Any:
-    async def elicitation(
-        _context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult | types.ErrorData:
-        relay = current()
-        if relay is None:
-            return _NO_REQUEST
-        if not isinstance(params, types.ElicitRequestFormParams):
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
-            )
-        try:
-            answer = await relay.gateway.elicit(params.message, params.requested_schema)
-            return types.ElicitResult.model_validate(dict(answer), by_name=False)
-        except Exception as exc:  # noqa: BLE001 -- same
-            return _refused("elicitation/create", exc)
-
-    return elicitation
+    return callback
 
 
-def _roots(current: Callable[[], _Relay | None]) -> Any:
-    async def roots(_context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
-        relay = current()
-        if relay is None:
-            return _NO_REQUEST
-        try:
-            found = await relay.gateway.list_roots()
-            return types.ListRootsResult.model_validate({"roots": list(found)}, by_name=False)
-        except Exception as exc:  # noqa: BLE001 -- same
-            return _refused("roots/list", exc)
+async def _sample(
+    gateway: ClientGateway, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult:
+    answer = await sample_through(gateway, params)
+    return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
 
-    return roots
+
+async def _elicit(
+    gateway: ClientGateway, params: types.ElicitRequestParams
+) -> types.ElicitResult | types.ErrorData:
+    if not isinstance(params, types.ElicitRequestFormParams):
+        return types.ErrorData(
+            code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
+        )
+    answer = await gateway.elicit(params.message, params.requested_schema)
+    return types.ElicitResult.model_validate(dict(answer), by_name=False)
+
+
+async def _list_roots(gateway: ClientGateway) -> types.ListRootsResult:
+    found = await gateway.list_roots()
+    return types.ListRootsResult.model_validate({"roots": list(found)}, by_name=False)
 
 
 def _logging(current: Callable[[], _Relay | None]) -> Any:
@@ -853,7 +765,7 @@ def _own_leg(result: types.Result) -> dict[str, Any]:
     Keys of ``_meta`` under ``io.modelcontextprotocol/`` (the remote's server-info stamp, say)
     describe the connection to the remote; the gateway's client gets the gateway's own.
     """
-    wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    wire = wire_of(result)
     meta = wire.pop("_meta", None)
     if isinstance(meta, dict):
         kept = {k: v for k, v in meta.items() if not k.startswith("io.modelcontextprotocol/")}
@@ -922,10 +834,3 @@ def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
     if isinstance(target, str):
         return httpx2.URL(target).host or target
     return Path(target.args[-1]).stem if target.args else Path(target.command).name
-
-
-def _variables(uri_template: str) -> tuple[str, ...]:
-    try:
-        return tuple(UriTemplate.parse(uri_template).variables)
-    except InvalidElementError:
-        return ()

@@ -15,7 +15,13 @@ from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._running import Applied, ChangingSource, RunningSource, running_sources
+from mcp_core.sources._running import (
+    Applied,
+    ChangeListeners,
+    ChangingSource,
+    RunningSource,
+    running_sources,
+)
 from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
@@ -24,6 +30,7 @@ from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedS
 __all__ = [
     "Applied",
     "CachedSource",
+    "ChangeListeners",
     "ChangingSource",
     "CollectionFileSource",
     "DiagnosticKind",

@@ -9,7 +9,8 @@ protocols, so a plain source stays a plain source:
 - :class:`RunningSource`: ``running()`` returns an async context manager; while it is entered the
   source keeps what it needs open (and it still works, more slowly, outside of it);
 - :class:`ChangingSource`: ``subscribe(listener)`` calls ``listener(kinds)`` when the elements the
-  source would provide changed, so whoever serves it can provide again.
+  source would provide changed, so whoever serves it can provide again (:class:`ChangeListeners`
+  keeps a source's listeners and tells them).
 
 :func:`running_sources` starts every such source of a registry (wrappers' inner sources
 included) for the duration of a server run and reloads the sources that announce changes; ``App``
@@ -26,10 +27,11 @@ from typing import Any, Protocol, final, runtime_checkable
 import anyio
 
 from mcp_core.elements import ElementKind
+from mcp_core.handlers import escapes
 from mcp_core.sources._diagnostics import describe_source
 from mcp_core.sources._protocol import ElementSource
 
-__all__ = ["Applied", "ChangingSource", "RunningSource", "running_sources"]
+__all__ = ["Applied", "ChangeListeners", "ChangingSource", "RunningSource", "running_sources"]
 
 _log = logging.getLogger("mcp_core.sources")
 
@@ -77,6 +79,46 @@ class Applied:
 
     def __await__(self) -> Generator[Any, Any, None]:
         return self._done.wait().__await__()
+
+
+@final
+class ChangeListeners:
+    """The listeners of a :class:`ChangingSource`: a source delegates ``subscribe`` to it.
+
+    ::
+
+        def subscribe(self, listener):
+            return self._listeners.subscribe(listener)
+
+    :meth:`announce` calls every listener subscribed at that moment. One that raises (``SystemExit``
+    too) is logged, and the others still hear of the change: a subscriber's bug must not stop the
+    source that announces.
+    """
+
+    __slots__ = ("_listeners",)
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[[ElementKind], object]] = []
+
+    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
+        """Call ``listener(kinds)`` at each :meth:`announce`; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def announce(self, kinds: ElementKind) -> None:
+        """Tell every listener that the elements of ``kinds`` changed."""
+        for listener in tuple(self._listeners):
+            try:
+                listener(kinds)
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
+                _log.exception("change listener %r raised; ignoring it", listener)
 
 
 def _chain(source: ElementSource) -> Iterator[object]:

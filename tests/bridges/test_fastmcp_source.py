@@ -8,14 +8,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import mcp_types as types
 import pytest
 from fastmcp import Context, FastMCP
-from mcp import Client
-from mcp.client.session import ClientRequestContext
 
 from mcp_core import App
 from mcp_core.bridges import FastMCPSource
+from tests.clients import Inbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -52,13 +50,6 @@ def fast_server(events: list[str]) -> Any:
     return server
 
 
-async def accept(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who accepts."""
-    return types.ElicitResult(action="accept", content={"value": True})
-
-
 class TestFastMCPSource:
     """Listing, calls with relays, reads, prompts; the lifespan runs with the app."""
 
@@ -67,18 +58,13 @@ class TestFastMCPSource:
         events: list[str] = []
         app = App("new")
         app.add_source(FastMCPSource(fast_server(events)))
-        logs: list[Any] = []
+        inbox = Inbox(form={"value": True})  # a user who accepts
         reports: list[float] = []
-
-        async def on_log(params: types.LoggingMessageNotificationParams) -> None:
-            logs.append(params.data)
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             reports.append(progress)
 
-        async with Client(
-            app.server.lowlevel, mode="legacy", elicitation_callback=accept, logging_callback=on_log
-        ) as client:
+        async with inbox.client(app.server.lowlevel, mode="legacy") as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
             greeted = await client.call_tool(
                 "greet", {"name": "Ann"}, progress_callback=on_progress
@@ -88,7 +74,7 @@ class TestFastMCPSource:
         assert tools == {"greet"}
         assert greeted.content[0].text == "hello Ann (accept)"  # type: ignore[union-attr]  # text
         assert reports == [1]
-        assert any("greeting Ann" in str(entry) for entry in logs)
+        assert any("greeting Ann" in str(entry) for entry in inbox.logs)
         assert data.contents[0].text == "data!"  # type: ignore[union-attr]  # text
         assert prompt.messages[0].content.text == "tell me about bees"  # type: ignore[union-attr]  # text
         assert events[0] == "start"

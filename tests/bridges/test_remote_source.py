@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp.server import Server
+from mcp.shared.exceptions import MCPError
 
 from mcp_core import App, ClientGateway, ToolError
 from mcp_core.bridges import RemoteSource
@@ -16,6 +16,7 @@ from mcp_core.elements import ElementKind, ElementRef, Tool
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.handlers import Invoker, tool_from_function
 from mcp_core.handlers.testing import RecordingGateway
+from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -105,9 +106,7 @@ class TestListing:
 
     async def test_unreachable(self) -> None:
         """A closed port is unavailable; the message names the remote, not its address."""
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()  # free now, so nothing listens there
         source = RemoteSource.http(f"http://127.0.0.1:{port}/mcp", name="weather", timeout=5)
         with pytest.raises(SourceUnavailableError) as down:
             await source.provide()
@@ -164,6 +163,48 @@ class TestForwarding:
                 element(collection, ElementKind.TOOL, "ask"), {}, gateway
             )
             assert asked == {"content": [{"type": "text", "text": "42 accept"}]}
+
+    async def test_roots_relayed_and_what_cannot_be_is_refused(self) -> None:
+        """Roots reach the remote; URL elicitation and a client that fails are errors it is told."""
+        app = App("asker")
+
+        @app.tool
+        async def probe(gateway: ClientGateway) -> str:
+            """List the roots, then ask for a URL to be opened and the model: report each."""
+            outcomes = [repr(await gateway.list_roots())]
+            for ask in (
+                gateway.elicit_url("Sign in", "https://example.com/login"),
+                gateway.sample(
+                    [{"role": "user", "content": {"type": "text", "text": "?"}}], max_tokens=5
+                ),
+            ):
+                try:
+                    outcomes.append(repr(await ask))
+                except MCPError as exc:
+                    outcomes.append(str(exc))
+            return " | ".join(outcomes)
+
+        def down(call: object) -> Any:
+            raise RuntimeError("the model at 10.0.0.7 is down")
+
+        source = RemoteSource(app.server.lowlevel, mode="legacy")
+        collection = await source.provide()
+        gateway = RecordingGateway(
+            roots=[{"uri": "file:///project", "name": "p"}], sample_result=down
+        )
+        result = await Invoker().call_tool(
+            element(collection, ElementKind.TOOL, "probe"), {}, gateway
+        )
+        assert result == {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "[{'uri': 'file:///project', 'name': 'p'}]"
+                    " | URL-mode elicitation is not relayed"
+                    " | the client could not answer sampling/createMessage",
+                }
+            ]
+        }  # the client's own failure (and its address) is not the remote's to see
 
     async def test_running_follows_changes(self) -> None:
         """While running, a tool registered on the remote is announced and then provided."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +15,8 @@ import httpx2
 import uvicorn
 from starlette.types import ASGIApp
 
+from tests.e2e.conftest import free_port
+
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 
@@ -24,9 +25,7 @@ ACCEPT = "application/json, text/event-stream"
 def serve(app: ASGIApp, port: int | None = None) -> Iterator[str]:
     """Serve ``app`` with uvicorn in a thread on 127.0.0.1 (a free port unless given); yield the ``/mcp`` URL."""
     if port is None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     thread = threading.Thread(target=web.run, daemon=True)

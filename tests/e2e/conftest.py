@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -14,9 +13,11 @@ from typing import IO, Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from mcp_core.cli._target import load_target
+from tests.clients import MCP_CORE, ROOT, stdio
+
 EVERYTHING = ROOT / "examples" / "everything.py"
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
+PAGE_SIZE = 4  # as examples/everything.py is served here: every list of more than 4 takes pages
 
 
 def free_port() -> int:
@@ -112,8 +113,23 @@ def serving_http(
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
     """``mcp-core run examples/everything.py --transport http`` on a free loopback port."""
-    with serving_http(EVERYTHING, "--page-size", "4") as url:
+    with serving_http(EVERYTHING, "--page-size", str(PAGE_SIZE)) as url:
         yield url
+
+
+def everything(transport: str, request: pytest.FixtureRequest) -> Any:
+    """Where a client reaches examples/everything.py over ``transport``: memory, stdio or http.
+
+    In memory it is this process's server; over stdio, ``mcp-core run``; over HTTP, the module's
+    :func:`http_url` server. Each serves pages of ``PAGE_SIZE``.
+    """
+    if transport == "memory":
+        server = load_target(str(EVERYTHING)).server
+        server.handlers.page_size = PAGE_SIZE
+        return server.lowlevel
+    if transport == "stdio":
+        return stdio(EVERYTHING, "--page-size", str(PAGE_SIZE))
+    return request.getfixturevalue("http_url")
 
 
 @pytest.fixture

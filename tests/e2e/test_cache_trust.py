@@ -10,13 +10,9 @@ real tools are served, and the planted entry has been overwritten.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,9 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_core.elements import Element, ElementCollection, HandlerRef, Tool
 from mcp_core.sources import CachedSource, DiscoverySource
 from mcp_core.stores import SqliteStore
-from tests.e2e.conftest import free_port, wait_for_port
-
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
+from tests.e2e.conftest import serving_http
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -119,24 +113,6 @@ class Deployment:
         async with SqliteStore(self.db) as store:
             return await store.get(self.cache_key())
 
-    @staticmethod
-    @contextmanager
-    def run(path: Path) -> Iterator[str]:
-        """Serve ``path`` over HTTP in a subprocess; yield its URL."""
-        port = free_port()
-        process = subprocess.Popen(  # noqa: S603 -- our own console script
-            [str(MCP_CORE), "run", str(path), "--transport", "http", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=dict(os.environ),
-        )
-        try:
-            wait_for_port(port, process)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
-
 
 @pytest.fixture
 def deployment(tmp_path: Path, request: pytest.FixtureRequest) -> Deployment:
@@ -159,7 +135,7 @@ async def test_a_planted_entry_runs_nothing(deployment: Deployment, attack: str)
     """The planted tool is never listed or run; the real tools are served; the entry is replaced."""
     handler, mac = ATTACKS[attack]
     await deployment.plant(forged("run", handler, stored_at=FUTURE, mac=mac))
-    with Deployment.run(deployment.server) as url:
+    with serving_http(deployment.server) as url:
         async with Client(url, mode="legacy") as client:
             names = {t.name for t in (await client.list_tools()).tools}
             with pytest.raises(MCPError) as refused:
@@ -180,7 +156,7 @@ async def test_with_a_secret_even_in_scope_entries_must_be_authentic(
 ) -> None:
     """With a secret, an entry naming only real handlers, but renamed by the attacker, is refused."""
     await deployment.plant(forged("renamed_greet", "plugins.tools:greet", stored_at=time.time()))
-    with Deployment.run(deployment.server) as url:
+    with serving_http(deployment.server) as url:
         async with Client(url) as client:
             names = {t.name for t in (await client.list_tools()).tools}
     assert names == {"greet"}
@@ -190,7 +166,7 @@ async def test_a_deeply_nested_entry_is_a_miss(deployment: Deployment) -> None:
     """200,000 '[' in the store: the source serves its tools, and the entry is replaced."""
     header = json.dumps({"entry": "mcp-core/cached-collection", "stored_at": time.time()})
     await deployment.plant(header.encode() + b"\n" + b"[" * 200_000)
-    with Deployment.run(deployment.server) as url:
+    with serving_http(deployment.server) as url:
         async with Client(url) as client:
             names = {t.name for t in (await client.list_tools()).tools}
     assert names == {"greet"}

@@ -2,114 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Any
-
-import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.session import ClientRequestContext, IncomingMessage
+from mcp import Client
 
-from mcp_core.cli._target import load_target
-
-ROOT = Path(__file__).resolve().parents[2]
-EVERYTHING = ROOT / "examples" / "everything.py"
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
-PAGE_SIZE = 4  # as the HTTP fixture serves it: every list of more than 4 elements takes pages
+from tests.clients import Inbox, pages, text
+from tests.e2e.conftest import PAGE_SIZE, everything
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
 )  # handshake-era APIs
 
 
-class Inbox:
-    """What the server sent the client outside responses."""
-
-    def __init__(self) -> None:
-        self.logs: list[types.LoggingMessageNotificationParams] = []
-        self.notifications: list[Any] = []
-        self.arrived = anyio.Event()
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params)
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        self.notifications.append(message)
-        self.arrived.set()
-
-    async def wait_for(self, method: str) -> Any:
-        with anyio.fail_after(10):
-            while True:
-                for notification in self.notifications:
-                    if getattr(notification, "method", None) == method:
-                        self.notifications.remove(notification)
-                        return notification
-                self.arrived = anyio.Event()
-                await self.arrived.wait()
-
-
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A model that answers every prompt with 'forty-two'."""
-    content = types.TextContent(type="text", text="forty-two")
-    return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who fills the form in."""
-    return types.ElicitResult(
-        action="accept", content={"username": "ann", "email": "ann@example.org"}
-    )
-
-
 def connect(transport: str, request: pytest.FixtureRequest, inbox: Inbox) -> Client:
     """A handshake-era client of examples/everything.py over ``transport``."""
-    target: Any
-    if transport == "memory":
-        server = load_target(str(EVERYTHING)).server
-        server.handlers.page_size = PAGE_SIZE
-        target = server.lowlevel
-    elif transport == "stdio":
-        arguments = ["run", str(EVERYTHING), "--page-size", str(PAGE_SIZE)]
-        target = StdioServerParameters(
-            command=str(MCP_CORE), args=arguments, cwd=ROOT, env=dict(os.environ)
-        )
-    else:
-        target = request.getfixturevalue("http_url")
-    return Client(
-        target,
-        mode="legacy",
-        sampling_callback=sampling,
-        elicitation_callback=elicitation,
-        logging_callback=inbox.on_log,
-        message_handler=inbox.on_message,
-    )
-
-
-async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
-    """Every item of a paginated list, following nextCursor."""
-    items: list[Any] = []
-    cursor = None
-    while True:
-        page = await fetch(cursor)
-        items.extend(getattr(page, key))
-        cursor = page.next_cursor
-        if cursor is None:
-            return items
-
-
-def text_of(result: types.CallToolResult) -> str:
-    """The first text block of a tool result."""
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    return inbox.client(everything(transport, request), mode="legacy")
 
 
 @pytest.mark.parametrize("transport", ["memory", "stdio", "http"])
@@ -120,12 +27,12 @@ class TestEverything:
         """Lists (all pages), a call, static and templated reads, a prompt and a completion."""
         inbox = Inbox()
         async with connect(transport, request, inbox) as client:
-            tools = await all_pages(lambda c: client.list_tools(cursor=c), "tools")
-            resources = await all_pages(lambda c: client.list_resources(cursor=c), "resources")
-            templates = await all_pages(
+            tools = await pages(lambda c: client.list_tools(cursor=c), "tools")
+            resources = await pages(lambda c: client.list_resources(cursor=c), "resources")
+            templates = await pages(
                 lambda c: client.list_resource_templates(cursor=c), "resource_templates"
             )
-            prompts = await all_pages(lambda c: client.list_prompts(cursor=c), "prompts")
+            prompts = await pages(lambda c: client.list_prompts(cursor=c), "prompts")
             simple = await client.call_tool("test_simple_text")
             static = await client.read_resource("test://static-text")
             binary = await client.read_resource("test://static-binary")
@@ -146,7 +53,7 @@ class TestEverything:
         }
         assert [t.uri_template for t in templates] == ["test://template/{id}/data"]
         assert len(prompts) == 4
-        assert text_of(simple) == "This is a simple text response for testing."
+        assert text(simple) == "This is a simple text response for testing."
         assert static.contents[0].text == "This is the content of the static text resource."  # type: ignore[union-attr]  # text contents
         assert binary.contents[0].mime_type == "image/png"
         assert '"id": "123"' in templated.contents[0].text  # type: ignore[union-attr]  # text contents
@@ -173,15 +80,15 @@ class TestEverything:
             sampled = await client.call_tool("test_sampling", {"prompt": "meaning?"})
             elicited = await client.call_tool("test_elicitation", {"message": "who are you?"})
         assert quiet == 0
-        assert [log.data for log in inbox.logs] == [
+        assert inbox.logs == [
             "Tool execution started",
             "Tool processing data",
             "Tool execution completed",
         ]
         assert reports == [0, 50, 100]
-        assert text_of(sampled) == "LLM response: forty-two"
-        assert text_of(elicited).startswith("User response: action=accept")
-        assert "ann@example.org" in text_of(elicited)
+        assert text(sampled) == "LLM response: forty-two"
+        assert text(elicited).startswith("User response: action=accept")
+        assert "ann@example.org" in text(elicited)
 
     async def test_subscribe_and_list_changed(
         self, transport: str, request: pytest.FixtureRequest
@@ -196,11 +103,9 @@ class TestEverything:
             await client.unsubscribe_resource("test://watched-resource")
             await client.call_tool("test_register_tool", {"name": f"runtime_{transport}"})
             await inbox.wait_for("notifications/tools/list_changed")
-            names = {
-                t.name for t in await all_pages(lambda c: client.list_tools(cursor=c), "tools")
-            }
+            names = {t.name for t in await pages(lambda c: client.list_tools(cursor=c), "tools")}
             called = await client.call_tool(f"runtime_{transport}")
         assert updated.params.uri == "test://watched-resource"
         assert watched.contents[0].text == "new"  # type: ignore[union-attr]  # text contents
         assert f"runtime_{transport}" in names
-        assert text_of(called) == f"I am runtime_{transport}, registered at runtime"
+        assert text(called) == f"I am runtime_{transport}, registered at runtime"

@@ -9,9 +9,7 @@ only itself: the healthy elements stay listed and callable, and the server stays
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -19,18 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.session import IncomingMessage
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
+from tests.clients import ROOT, Inbox, stdio, text, tool_names
 from tests.e2e.conftest import run_http, stop
 
-ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "fixtures" / "faulty_app.py"
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -55,18 +50,6 @@ def shared_http(
         stop(process)
 
 
-class Inbox:
-    """Notifications the server sent outside responses."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.arrived = anyio.Event()
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        self.methods.append(getattr(message, "method", type(message).__name__))
-        self.arrived.set()
-
-
 @asynccontextmanager
 async def connect(
     transport: str,
@@ -84,10 +67,7 @@ async def connect(
     process: subprocess.Popen[bytes] | None = None
     target: Any
     if transport == "stdio":
-        env = {**os.environ, "FAULTY_APP_FLAG": str(flag or ROOT / "no-such-flag")}
-        target = StdioServerParameters(
-            command=str(MCP_CORE), args=["run", str(FAULTY)], cwd=ROOT, env=env
-        )
+        target = stdio(FAULTY, env={"FAULTY_APP_FLAG": str(flag or ROOT / "no-such-flag")})
     elif flag is None:
         target = request.getfixturevalue("shared_http")[0] + "/mcp"
     else:
@@ -104,25 +84,6 @@ async def connect(
     finally:
         if process is not None:
             stop(process)
-
-
-async def tool_names(client: Client) -> set[str]:
-    """Every listed tool name (all pages, bypassing any client cache)."""
-    names: set[str] = set()
-    cursor = None
-    while True:
-        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-        names.update(t.name for t in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            return names
-
-
-def text(result: types.CallToolResult) -> str:
-    """The first text block of a tool result."""
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
 
 
 def server_alive(transport: str, request: pytest.FixtureRequest) -> None:
@@ -258,9 +219,7 @@ class TestFaults:
             with anyio.fail_after(30):  # a guard against hanging, not a timing assertion
                 if era == "legacy":
                     flag.touch()
-                    while "notifications/tools/list_changed" not in inbox.methods:
-                        inbox.arrived = anyio.Event()
-                        await inbox.arrived.wait()
+                    await inbox.wait_for("notifications/tools/list_changed")
                 else:
                     async with client.listen(tools_list_changed=True) as events:
                         flag.touch()

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-import anyio
-import httpx2
-import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext, IncomingMessage
-from mcp.client.streamable_http import streamable_http_client
 
-from tests.e2e.conftest import MCP_CORE, free_port, wait_for_port
+from tests.clients import MCP_CORE, ROOT, Inbox, bearer, text, tool_names
+from tests.e2e.conftest import free_port, start, stop
 
-ROOT = Path(__file__).resolve().parents[2]
 GATEWAY = ROOT / "examples" / "gateway"
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -29,47 +21,18 @@ pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprec
 
 def start_weather(port: int, *, alerts: bool = False) -> subprocess.Popen[bytes]:
     """The weather backend over streamable HTTP (``WEATHER_ALERTS`` adds a tool)."""
-    env = dict(os.environ)
-    env.pop("WEATHER_ALERTS", None)
-    if alerts:
-        env["WEATHER_ALERTS"] = "1"
     command = [str(MCP_CORE), "run", str(GATEWAY / "weather.py"), "--transport", "http"]
-    process = subprocess.Popen(  # noqa: S603 -- our own console script
-        [*command, "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_port(port, process)
-    return process
+    return start([*command, "--port", str(port)], port, {"WEATHER_ALERTS": "1" if alerts else ""})
 
 
 def start_gateway(port: int, weather_port: int) -> subprocess.Popen[bytes]:
     """The gateway, checking its backends every 0.2 s, retrying a lost one at least every 1 s."""
-    env = dict(os.environ)
-    env["WEATHER_URL"] = f"http://127.0.0.1:{weather_port}/mcp"
-    env["GATEWAY_HEALTH_INTERVAL"] = "0.2"
-    env["GATEWAY_MAX_BACKOFF"] = "1"  # a restarted backend is found within a second
-    process = subprocess.Popen(  # noqa: S603 -- our own example
-        [sys.executable, str(GATEWAY / "gateway.py"), "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_port(port, process)
-    return process
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a process this test started, killing it if it lingers."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    env = {
+        "WEATHER_URL": f"http://127.0.0.1:{weather_port}/mcp",
+        "GATEWAY_HEALTH_INTERVAL": "0.2",
+        "GATEWAY_MAX_BACKOFF": "1",  # a restarted backend is found within a second
+    }
+    return start([sys.executable, str(GATEWAY / "gateway.py"), "--port", str(port)], port, env)
 
 
 @dataclass
@@ -109,72 +72,9 @@ def fresh_deployment() -> Iterator[Deployment]:
         yield running
 
 
-@dataclass
-class Inbox:
-    """What the gateway sent a client besides responses."""
-
-    logs: list[Any] = field(default_factory=list)
-    notifications: list[str] = field(default_factory=list)
-    sampled: list[types.CreateMessageRequestParams] = field(default_factory=list)
-    arrived: anyio.Event = field(default_factory=anyio.Event)
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params.data)
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        method = getattr(message, "method", None)
-        if isinstance(method, str):
-            self.notifications.append(method)
-            self.arrived.set()
-
-    async def sampling(
-        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult:
-        self.sampled.append(params)
-        content = types.TextContent(type="text", text="forty-two")
-        return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-    async def wait_for(self, method: str) -> None:
-        with anyio.fail_after(90):  # a bound for a loaded machine, not a measured time
-            while method not in self.notifications:
-                self.arrived = anyio.Event()
-                await self.arrived.wait()
-
-
-@asynccontextmanager
-async def connect(url: str, token: str, mode: str, inbox: Inbox) -> AsyncIterator[Client]:
+def connect(url: str, token: str, mode: str, inbox: Inbox) -> AbstractAsyncContextManager[Client]:
     """The official client of the gateway, with ``token`` as its bearer token."""
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
-        Client(
-            streamable_http_client(url, http_client=http),
-            mode=mode,
-            sampling_callback=inbox.sampling,
-            logging_callback=inbox.on_log,
-            message_handler=inbox.on_message,
-            log_level="debug",
-        ) as client,
-    ):
-        yield client
-
-
-async def every_tool(client: Client) -> set[str]:
-    """The names of every tool, all pages walked."""
-    names: set[str] = set()
-    cursor = None
-    while True:
-        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-        names.update(tool.name for tool in page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            return names
-
-
-def text(result: types.CallToolResult) -> str:
-    """The text of a result's first block."""
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    return bearer(url, token, inbox, mode=mode, log_level="debug")
 
 
 WEATHER = {"weather_forecast", "weather_explain"}
@@ -193,8 +93,8 @@ class TestGateway:
             connect(deployment.url, "alice-token", mode, Inbox()) as alice,
             connect(deployment.url, "bob-token", mode, Inbox()) as bob,
         ):
-            alice_tools = await every_tool(alice)
-            bob_tools = await every_tool(bob)
+            alice_tools = await tool_names(alice)
+            bob_tools = await tool_names(bob)
             alice_resources = {str(r.uri) for r in (await alice.list_resources()).resources}
             bob_templates = {
                 t.uri_template for t in (await bob.list_resource_templates()).resource_templates
@@ -266,12 +166,12 @@ class TestBackendDown:
         """Its elements keep listing, its calls fail clearly, the others work, its return shows."""
         inbox = Inbox()
         async with connect(fresh_deployment.url, "alice-token", "legacy", inbox) as alice:
-            before = await every_tool(alice)
+            before = await tool_names(alice)
             stop(fresh_deployment.processes.pop("weather"))
 
             failed = await alice.call_tool("weather_forecast", {"city": "paris"})
             again = await alice.call_tool("weather_forecast", {"city": "paris"})
-            listed = await every_tool(alice)
+            listed = await tool_names(alice)
             notes = await alice.call_tool("notes_search", {"query": "gateway"})
             status = text(await alice.call_tool("status"))
             with pytest.raises(Exception, match="unavailable"):
@@ -281,7 +181,7 @@ class TestBackendDown:
                 fresh_deployment.weather_port, alerts=True
             )
             await inbox.wait_for("notifications/tools/list_changed")
-            after = await every_tool(alice)
+            after = await tool_names(alice)
             back = await alice.call_tool("weather_alerts", {"city": "oslo"})
         assert before >= WEATHER
         for result in (failed, again):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.shared.exceptions import MCPError
@@ -20,6 +19,7 @@ from mcp_core.registry import Registry
 from mcp_core.server import McpServer
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, scoped_by_tag
+from tests.clients import bearer
 from tests.e2e._http import serve
 from tests.e2e.conftest import free_port
 
@@ -85,14 +85,9 @@ def url() -> Iterator[str]:
         yield url
 
 
-@asynccontextmanager
-async def authed(url: str, token: str) -> AsyncIterator[Client]:
+def authed(url: str, token: str) -> AbstractAsyncContextManager[Client]:
     """A connected client sending ``token`` as its bearer token."""
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
-        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
-    ):
-        yield client
+    return bearer(url, token, mode="legacy")
 
 
 class TestBearerVisibility:

@@ -9,27 +9,23 @@ negotiates 2026-07-28 (questions travel in ``InputRequiredResult`` rounds), and 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.session import ClientRequestContext
+from mcp import Client
 
 from mcp_core.sources import CachedSource, DiscoverySource
 from mcp_core.stores import SqliteStore
+from tests.clients import Inbox, call, ok_text, stdio, text
 
-ROOT = Path(__file__).resolve().parents[2]
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
 SERVERS = Path(__file__).resolve().parent / "servers"
 GATEWAY = SERVERS / "gateway_server.py"
 RESOLUTION = SERVERS / "resolution_server.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
+ROOT_URI = "file:///work/project"  # the one root the client lists
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
@@ -41,30 +37,9 @@ pytestmark = [
 # -- the client's side ---------------------------------------------------------------------------
 
 
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A model that answers with the prompt, upper-cased."""
-    text = params.messages[0].content.text  # type: ignore[union-attr]  # a text message, as sent
-    content = types.TextContent(type="text", text=text.upper())
-    return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who opens URLs and fills forms in as 'ann'."""
-    if isinstance(params, types.ElicitRequestURLParams):
-        assert params.url == "https://example.com/login"
-        return types.ElicitResult(action="accept")
-    return types.ElicitResult(action="accept", content={"name": "ann"})
-
-
-async def roots(context: ClientRequestContext) -> types.ListRootsResult:
-    """One root."""
-    return types.ListRootsResult(
-        roots=[types.Root.model_validate({"uri": "file:///work/project", "name": "project"})]
-    )
+def user() -> Inbox:
+    """The client's side: a model answering upper-cased, a user named ann, one root."""
+    return Inbox(reply=str.upper, form={"name": "ann"}, roots=[ROOT_URI])
 
 
 # -- the server's side ---------------------------------------------------------------------------
@@ -80,52 +55,18 @@ async def connect(
     mode: str,
     serve_http: ServeHttp,
     env: dict[str, str] | None = None,
+    *,
+    inbox: Inbox | None = None,
 ) -> AsyncIterator[Client]:
     """A connected official client of a fresh ``server`` over ``transport`` in ``mode``."""
-    environment = {**os.environ, **(env or {})}
-    options: dict[str, Any] = {
-        "mode": mode,
-        "sampling_callback": sampling,
-        "elicitation_callback": elicitation,
-        "list_roots_callback": roots,
-    }
+    inbox = inbox or user()
     if transport == "stdio":
-        parameters = StdioServerParameters(
-            command=str(MCP_CORE), args=["run", str(server)], cwd=ROOT, env=environment
-        )
-        async with Client(parameters, **options) as client:
+        async with inbox.client(stdio(server, env=env), mode=mode) as client:
             yield client
         return
-    with serve_http(server, env=environment) as url:
-        async with Client(url, **options) as client:
+    with serve_http(server, env=env) as url:
+        async with inbox.client(url, mode=mode) as client:
             yield client
-
-
-def text_of(result: types.CallToolResult | types.GetPromptResult) -> str:
-    """The first text of a tool result or prompt."""
-    if isinstance(result, types.GetPromptResult):
-        content = result.messages[0].content
-    else:
-        assert not result.is_error, result
-        content = result.content[0]
-    assert isinstance(content, types.TextContent)
-    return content.text
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    """tools/call sent as is, JSON-decoded: no tools/list first, unlike ``client.call_tool``.
-
-    The official client lists the tools before it first calls one (to check structured content
-    against the output schema), which would load every source; this shows what a call alone costs.
-    """
-    request = types.CallToolRequest(
-        params=types.CallToolRequestParams(name=name, arguments=arguments)
-    )
-    result = await client.session.send_request(request, types.CallToolResult)
-    assert not result.is_error, result
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return json.loads(block.text)
 
 
 def era(mode: str) -> str:
@@ -143,19 +84,21 @@ class TestAskingTheClient:
         self, transport: str, mode: str, serve_http: ServeHttp
     ) -> None:
         """Sampling, form and URL elicitation and roots all come back to the ToolHandler."""
-        async with connect(GATEWAY, transport, mode, serve_http) as client:
+        inbox = user()
+        async with connect(GATEWAY, transport, mode, serve_http, inbox=inbox) as client:
             before = await call(client, "runs")
             result = await client.call_tool("assistant", {"question": "what?"})
             after = await call(client, "runs")
-        answers = json.loads(text_of(result))
+        answers = json.loads(ok_text(result))
         assert answers == {
             "sampled": "WHAT?",
             "form": {"action": "accept", "content": {"name": "ann"}},
             "url": "accept",
-            "roots": ["file:///work/project"],
+            "roots": [ROOT_URI],
             "protocol": era(mode),
             "tool": "assistant",
         }
+        assert inbox.opened == ["https://example.com/login"]
         # 2026-07-28 runs the handler again for each question (four), then once to finish.
         assert after["assistant"] - before["assistant"] == (5 if mode == "auto" else 1)
 
@@ -166,7 +109,7 @@ class TestAskingTheClient:
         async with connect(GATEWAY, transport, mode, serve_http) as client:
             prompt = await client.get_prompt("interview", {"topic": "tea"})
             read = await client.read_resource("seam://summary/tea")
-        assert text_of(prompt) == "Interview ann about tea."
+        assert text(prompt) == "Interview ann about tea."
         assert read.contents[0].text == "seam://summary/tea: TEA"  # type: ignore[union-attr]  # text
 
 
@@ -181,8 +124,8 @@ class TestPerNameDispatch:
     ) -> None:
         """list_books and get_book reach the same service, each with its own ref and definition."""
         async with connect(GATEWAY, transport, mode, serve_http) as client:
-            listed = json.loads(text_of(await client.call_tool("list_books", {})))
-            got = json.loads(text_of(await client.call_tool("get_book", {"id": 7})))
+            listed = json.loads(ok_text(await client.call_tool("list_books", {})))
+            got = json.loads(ok_text(await client.call_tool("get_book", {"id": 7})))
             counts = await call(client, "runs")
         assert (listed["operation"], listed["description"]) == ("list_books", "List the books.")
         assert (got["operation"], got["description"], got["arguments"]) == (
@@ -215,8 +158,8 @@ class TestPerNameResolution:
             after_get = await call(client, "built")
             await client.list_tools()
             after_list = await call(client, "built")
-        assert text_of(hello) == "hello from alpha"
-        assert text_of(greeting) == "alpha greets bo"
+        assert ok_text(hello) == "hello from alpha"
+        assert text(greeting) == "alpha greets bo"
         assert after_call == after_get == {"alpha": 1, "beta": 0}
         assert after_list == {"alpha": 1, "beta": 1}  # the full load builds the rest, once each
 

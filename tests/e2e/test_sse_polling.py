@@ -15,7 +15,8 @@ from typing import Any
 import httpx2
 import pytest
 from httpx2 import EventSource, ServerSentEvent
-from mcp import Client
+
+from tests.clients import Inbox
 
 VERSION = "2025-11-25"
 
@@ -83,12 +84,8 @@ class TestSsePolling:
 
     async def test_official_client_gets_the_result(self, http_url: str) -> None:
         """The official client (2025-11-25) reconnects by itself and gets the tool's result."""
-        logs: list[Any] = []
-
-        async def on_log(params: Any) -> None:
-            logs.append(params.data)
-
-        async with Client(http_url, mode="legacy", logging_callback=on_log) as client:
+        inbox = Inbox()
+        async with inbox.client(http_url, mode="legacy") as client:
             result = await client.call_tool("test_reconnection", {})
         assert result.content[0].text == "Reconnection test completed"  # type: ignore[union-attr]  # a text block
-        assert logs == ["Before disconnect", "After reconnect"]
+        assert inbox.logs == ["Before disconnect", "After reconnect"]

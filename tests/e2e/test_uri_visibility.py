@@ -20,6 +20,7 @@ from mcp.shared.subscriptions import ResourceUpdated
 from mcp_core.app import App
 from mcp_core.elements import ElementRef
 from mcp_core.visibility import ElementVisibility, SessionInfo, all_of, per_uri, predicate
+from tests.clients import Inbox
 from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -159,24 +160,14 @@ class TestUpdatesRespectVisibility:
     async def test_subscription_goes_quiet_once_hidden(self) -> None:
         """Handshake era: bob subscribed while he could read it; once hidden, he hears nothing."""
         bob = types.Implementation(name="bob", version="1")
-        heard: list[str] = []
-        arrived = anyio.Event()
-
-        async def on_message(message: object) -> None:
-            uri = getattr(getattr(message, "params", None), "uri", None)
-            if uri is not None:
-                heard.append(str(uri))
-                arrived.set()
-
+        inbox = Inbox()
         with serve(watched_app(set()).asgi()) as url:
-            async with Client(
-                url, client_info=bob, mode="legacy", message_handler=on_message
-            ) as client:
+            async with inbox.client(url, client_info=bob, mode="legacy") as client:
                 await client.subscribe_resource("test://closed")
                 await client.subscribe_resource("test://open")
                 await client.call_tool("hide", {"uri": "test://closed"})
                 await client.call_tool("touch", {"uri": "test://closed"})
                 await client.call_tool("touch", {"uri": "test://open"})
-                with anyio.fail_after(10):
-                    await arrived.wait()
-        assert heard == ["test://open"]
+                updated = await inbox.wait_for("notifications/resources/updated")
+        assert str(updated.params.uri) == "test://open"
+        assert "notifications/resources/updated" not in inbox.methods  # none for test://closed

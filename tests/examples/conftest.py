@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
 
-import mcp_types as types
 import pytest
-from mcp import Client
 
+from tests.clients import ROOT
 from tests.e2e.conftest import free_port, serving, serving_http
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 MODES = ("auto", "legacy")
@@ -43,38 +38,5 @@ def running_script(
     """``python SCRIPT --port N ARGUMENTS`` on a free loopback port, as its docs page says; yields its URL."""
     port = free_port()
     command = [sys.executable, str(script), "--port", str(port), *arguments]
-    with serving(command, port, {**os.environ, **(env or {})}):
+    with serving(command, port, env):
         yield f"http://127.0.0.1:{port}"
-
-
-async def send_call(
-    client: Client, name: str, arguments: dict[str, Any] | None = None
-) -> types.CallToolResult:
-    """``tools/call`` sent as is (no ``tools/list`` first, unlike ``client.call_tool``).
-
-    The official client lists every tool after a call to check structured content against output
-    schemas, which loads every source; this shows what the call alone costs.
-    """
-    request = types.CallToolRequest(
-        params=types.CallToolRequestParams(name=name, arguments=arguments)
-    )
-    return await client.session.send_request(request, types.CallToolResult)
-
-
-async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
-    """:func:`send_call`, for a call that succeeds: its text, JSON-decoded."""
-    result = await send_call(client, name, arguments)
-    assert not result.is_error, result
-    return json.loads(text(result))
-
-
-def text(result: types.CallToolResult | types.GetPromptResult | types.ReadResourceResult) -> str:
-    """The first text of a tool result, prompt or resource read."""
-    if isinstance(result, types.GetPromptResult):
-        content: object = result.messages[0].content
-    elif isinstance(result, types.ReadResourceResult):
-        content = result.contents[0]
-    else:
-        content = result.content[0]
-    assert isinstance(content, types.TextContent | types.TextResourceContents), content
-    return content.text

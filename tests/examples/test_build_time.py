@@ -19,11 +19,11 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_core.handlers import _derive
 from mcp_core.handlers._functions import shape_of
-from tests.examples.conftest import EXAMPLES, call, text
+from tests.clients import MCP_CORE, call, text
+from tests.examples.conftest import EXAMPLES
 
 EXAMPLE = EXAMPLES / "build_time"
 CATALOG = EXAMPLE / "catalog.json"
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 

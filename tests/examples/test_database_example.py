@@ -22,7 +22,8 @@ from mcp import Client
 from mcp.client.session import IncomingMessage
 from psycopg import sql
 
-from tests.examples.conftest import EXAMPLES, text
+from tests.clients import text, tool_names
+from tests.examples.conftest import EXAMPLES
 
 SERVER = EXAMPLES / "database" / "catalogue_server.py"
 ADMIN_URL = os.environ.get("MCP_CORE_POSTGRES_URL", "")
@@ -144,7 +145,7 @@ class Changes:
                     self._arrived = anyio.Event()
                     await self._arrived.wait()
                 after = self.seen
-                if await tools(client) == expected:
+                if await tool_names(client) == expected:
                     return
 
 
@@ -167,11 +168,6 @@ async def connected(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]
             tasks.start_soon(follow)
             stack.callback(tasks.cancel_scope.cancel)
         yield client, changes
-
-
-async def tools(client: Client) -> set[str]:
-    """The names of the tools listed now."""
-    return {tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools}
 
 
 async def until(check: Callable[[], Awaitable[bool]]) -> None:
@@ -206,12 +202,11 @@ async def test_follows_the_table_and_survives_an_outage(
                 database, urlsplit(database).path[1:], port=gate.port
             ),
             "CATALOGUE_TIMEOUT": "3",
-            "CATALOGUE_HEALTH_INTERVAL": "0.2",
             "CATALOGUE_MAX_BACKOFF": "0.5",
         }
         with serve_http(SERVER, env=env) as url:
             async with connected(url, mode) as (client, changes):
-                first = await tools(client)
+                first = await tool_names(client)
                 greeting = await client.call_tool("greet", {"name": "Ann"})
                 shipped = await client.call_tool("order_status", {"order": 1})
                 apology = await client.get_prompt("apology", {"order": "2"})
@@ -226,7 +221,7 @@ async def test_follows_the_table_and_survives_an_outage(
                     return "[unavailable]" in text(await client.call_tool("catalogue_status", {}))
 
                 await until(unavailable)
-                during = await tools(client)
+                during = await tool_names(client)
                 still = await client.call_tool("greet", {"name": "Bo"})
                 failed = await client.call_tool("order_status", {"order": 1})
                 add_tool(database, "coupon")  # changed while the server could not see it

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from tests.examples.conftest import EXAMPLES, ROOT, call, text
+from tests.clients import call, stdio, text
+from tests.examples.conftest import EXAMPLES
 
 SERVER = EXAMPLES / "discovery" / "helpdesk_server.py"
-MCP_CORE = Path(sys.executable).with_name("mcp-core")
 DISCOVERED = {"open_ticket", "search_articles"}
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -24,12 +22,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprec
 @asynccontextmanager
 async def helpdesk(cache: Path, mode: str) -> AsyncIterator[Client]:
     """``mcp-core run examples/discovery/helpdesk_server.py`` over stdio, with its own cache."""
-    env = {**os.environ, "HELPDESK_CACHE_DIR": str(cache)}
-    env.pop("HELPDESK_CACHE_SECRET", None)
-    parameters = StdioServerParameters(
-        command=str(MCP_CORE), args=["run", str(SERVER)], cwd=ROOT, env=env
-    )
-    async with Client(parameters, mode=mode) as client:
+    env = {"HELPDESK_CACHE_DIR": str(cache), "HELPDESK_CACHE_SECRET": ""}  # its key file
+    async with Client(stdio(SERVER, env=env), mode=mode) as client:
         yield client
 
 

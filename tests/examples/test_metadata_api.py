@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from pathlib import Path
 
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_core.elements import ElementKind, ElementRef
-from tests.examples.conftest import call, send_call, text
+from tests.clients import ROOT, call, send_call, text
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "metadata_api"
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")

@@ -11,8 +11,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.clients import call
 from tests.e2e._http import ACCEPT, LEGACY
-from tests.examples.conftest import EXAMPLES, call, running_script
+from tests.examples.conftest import EXAMPLES, running_script
 
 APP = EXAMPLES / "mounted" / "notes_webapp.py"
 PASSWORDS = {"alice": "wonderland", "bob": "builder"}

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx2
 import jwt
-import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.examples.conftest import EXAMPLES, running_script, text
+from tests.clients import Inbox, bearer, text
+from tests.examples.conftest import EXAMPLES, running_script
 
 SERVER = EXAMPLES / "plugins" / "plugin_server.py"
 SECRET = secrets.token_urlsafe(32)  # the deployment's signing secret, made per test run
@@ -51,53 +48,23 @@ def url() -> Iterator[str]:
         yield f"{base}/mcp"
 
 
-@dataclass
-class User:
-    """What one user's client saw besides results: logs, progress, questions."""
-
-    logs: list[Any] = field(default_factory=list)
-    sampled: list[str] = field(default_factory=list)
-    asked: list[str] = field(default_factory=list)
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params.data)
-
-    async def sampling(
-        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult:
-        self.sampled.append(params.messages[0].content.text)  # type: ignore[union-attr]  # text
-        content = types.TextContent(type="text", text="A cat sat.")
-        return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-    async def elicitation(
-        self, context: ClientRequestContext, params: types.ElicitRequestParams
-    ) -> types.ElicitResult:
-        self.asked.append(params.message)
-        return types.ElicitResult(action="accept", content={"confirm": True})
+def user() -> Inbox:
+    """A user whose model summarizes any text as 'A cat sat.' and who confirms every question."""
+    return Inbox(reply=lambda prompt: "A cat sat.", form={"confirm": True})
 
 
-@asynccontextmanager
-async def connect(url: str, bearer: str, mode: str, user: User) -> AsyncIterator[Client]:
-    """The official client with ``bearer`` as its token."""
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {bearer}"}) as http,
-        Client(
-            streamable_http_client(url, http_client=http),
-            mode=mode,
-            sampling_callback=user.sampling,
-            elicitation_callback=user.elicitation,
-            logging_callback=user.on_log,
-            log_level="debug",
-        ) as client,
-    ):
-        yield client
+def connect(
+    url: str, bearer_token: str, mode: str, inbox: Inbox
+) -> AbstractAsyncContextManager[Client]:
+    """The official client with ``bearer_token`` as its token."""
+    return bearer(url, bearer_token, inbox, mode=mode, log_level="debug")
 
 
 async def test_each_user_sees_and_calls_what_the_plugins_allow(url: str, mode: str) -> None:
     """Alice (admin) sees the admin plugin and the status; Bob cannot see or call them."""
     async with (
-        connect(url, token("alice", "admin"), mode, User()) as alice,
-        connect(url, token("bob"), mode, User()) as bob,
+        connect(url, token("alice", "admin"), mode, user()) as alice,
+        connect(url, token("bob"), mode, user()) as bob,
     ):
         alice_tools = {tool.name for tool in (await alice.list_tools()).tools}
         bob_tools = {tool.name for tool in (await bob.list_tools()).tools}
@@ -114,7 +81,7 @@ async def test_each_user_sees_and_calls_what_the_plugins_allow(url: str, mode: s
 
 async def test_plugins_talk_to_the_client_through_the_gateway(url: str, mode: str) -> None:
     """Sampling, progress, logging and elicitation, with internal arguments filtered out."""
-    alice = User()
+    alice = user()
     reports: list[float] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp_types import methods
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
@@ -40,6 +38,7 @@ from mcp_core.registry import Registry
 from mcp_core.server import McpServer
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, predicate
+from tests.clients import Inbox, pages
 
 
 def add(a: int, b: int) -> int:
@@ -103,62 +102,15 @@ def make_registry(*, tools: int = 0) -> Registry:
     return Registry([(StaticSource(ElementCollection(elements)), 0)])
 
 
-class Recorder:
-    """Collects what the server sends the client."""
-
-    def __init__(self) -> None:
-        self.notifications: list[object] = []
-        self.logs: list[types.LoggingMessageNotificationParams] = []
-        self.changed = anyio.Event()
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        self.notifications.append(message)
-        self.changed.set()
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params)
-
-    def methods(self) -> list[str]:
-        return [getattr(n, "method", type(n).__name__) for n in self.notifications]
+def user() -> Inbox:
+    """The client's side: a model answering with the prompt upper-cased, a user who confirms."""
+    return Inbox(reply=str.upper, form={"ok": True})
 
 
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A client model that answers with the prompt, upper-cased."""
-    text = params.messages[0].content.text  # type: ignore[union-attr]  # a text message, as sent
-    content = types.TextContent(type="text", text=text.upper())
-    return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who always confirms."""
-    return types.ElicitResult(action="accept", content={"ok": True})
-
-
-def client(server: McpServer, recorder: Recorder | None = None, **options: Any) -> Client:
-    """An official in-memory client; handshake-era unless a mode is given."""
+def client(server: McpServer, inbox: Inbox | None = None, **options: Any) -> Client:
+    """An official in-memory client of ``server`` (handshake-era unless a mode is given)."""
     options.setdefault("mode", "legacy")
-    if recorder is not None:
-        options.setdefault("message_handler", recorder.on_message)
-        options.setdefault("logging_callback", recorder.on_log)
-    return Client(
-        server.lowlevel, sampling_callback=sampling, elicitation_callback=elicitation, **options
-    )
-
-
-async def all_pages(fetch: Callable[[str | None], Awaitable[Any]], key: str) -> list[Any]:
-    """Every item of a paginated list."""
-    items: list[Any] = []
-    cursor = None
-    while True:
-        page = await fetch(cursor)
-        items.extend(getattr(page, key))
-        cursor = page.next_cursor
-        if cursor is None:
-            return items
+    return (inbox or user()).client(server.lowlevel, **options)
 
 
 class TestCapabilities:
@@ -200,18 +152,18 @@ class TestCapabilities:
 class TestRequests:
     """Every request, on the handshake era and on 2026-07-28."""
 
-    async def test_list_all_pages(self, mode: str) -> None:
+    async def test_list_pages(self, mode: str) -> None:
         """Walking every page lists every tool once."""
         server = McpServer(make_registry(tools=25), page_size=4)
         async with client(server, mode=mode) as c:
-            tools = await all_pages(
+            tools = await pages(
                 lambda cursor: c.list_tools(cursor=cursor, cache_mode="bypass"), "tools"
             )
-            resources = await all_pages(lambda cursor: c.list_resources(cursor=cursor), "resources")
-            templates = await all_pages(
+            resources = await pages(lambda cursor: c.list_resources(cursor=cursor), "resources")
+            templates = await pages(
                 lambda cursor: c.list_resource_templates(cursor=cursor), "resource_templates"
             )
-            prompts = await all_pages(lambda cursor: c.list_prompts(cursor=cursor), "prompts")
+            prompts = await pages(lambda cursor: c.list_prompts(cursor=cursor), "prompts")
         names = [t.name for t in tools]
         assert len(names) == 30 == len(set(names))
         assert names == sorted(names)
@@ -281,16 +233,16 @@ class TestSessionFeatures:
 
     async def test_logging_threshold_and_progress(self) -> None:
         """The session's setLevel filters the tool's logs; progress reaches the caller's callback."""
-        recorder = Recorder()
+        inbox = user()
         reports: list[tuple[float, float | None, str | None]] = []
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             reports.append((progress, total, message))
 
-        async with client(McpServer(make_registry()), recorder) as c:
+        async with client(McpServer(make_registry()), inbox) as c:
             await c.set_logging_level("warning")
             await c.call_tool("chatty", {}, progress_callback=on_progress)
-        assert [(log.level, log.data) for log in recorder.logs] == [("warning", "a warning")]
+        assert [(log.level, log.data) for log in inbox.logged] == [("warning", "a warning")]
         assert reports == [(1, 2, "half"), (2, 2, "done")]
 
     async def test_sampling_and_elicitation(self) -> None:
@@ -302,33 +254,31 @@ class TestSessionFeatures:
     async def test_subscribe_and_updates(self) -> None:
         """Only subscribed sessions hear about an updated resource; unknown URIs cannot be subscribed."""
         server = McpServer(make_registry())
-        recorder = Recorder()
-        async with client(server, recorder) as c:
+        inbox = user()
+        async with client(server, inbox) as c:
             await c.subscribe_resource("test://note")
             await server.notify_resource_updated("test://note")
             await server.notify_resource_updated("test://items/1")
-            with anyio.fail_after(5):
-                await recorder.changed.wait()
+            updated = await inbox.wait_for("notifications/resources/updated")
             await c.unsubscribe_resource("test://note")
             await server.notify_resource_updated("test://note")
             with pytest.raises(MCPError) as unknown:
                 await c.subscribe_resource("test://nope")
-        assert recorder.methods() == ["notifications/resources/updated"]
-        assert recorder.notifications[0].params.uri == "test://note"  # type: ignore[attr-defined]  # a ResourceUpdatedNotification
+        assert updated.params.uri == "test://note"
+        assert inbox.methods == []  # nothing else: no second update, none for an unsubscribed URI
         assert unknown.value.code == -32002
 
     async def test_list_changed_after_runtime_registration(self) -> None:
         """Registering a tool at runtime sends tools/list_changed, and the list shows it."""
         registry = make_registry()
         server = McpServer(registry)
-        recorder = Recorder()
-        async with client(server, recorder) as c:
+        inbox = user()
+        async with client(server, inbox) as c:
             await c.list_tools()
             await registry.register(tool_from_function(greet, name="late"))
-            with anyio.fail_after(5):
-                await recorder.changed.wait()
+            await inbox.wait_for("notifications/tools/list_changed")
             names = [t.name for t in (await c.list_tools(cache_mode="bypass")).tools]
-        assert recorder.methods() == ["notifications/tools/list_changed"]
+        assert inbox.methods == []  # that one notification alone
         assert "late" in names
 
     async def test_list_changed_on_2026_listen_stream(self) -> None:

@@ -14,7 +14,6 @@ import anyio.from_thread
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from mcp_core.elements import ElementCollection
@@ -25,6 +24,7 @@ from mcp_core.server import McpServer, wire_error
 from mcp_core.server._errors import InvalidRequestStateError
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo
+from tests.clients import Inbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -71,33 +71,13 @@ def server(**options: Any) -> McpServer:
     return McpServer(Registry([(StaticSource(ElementCollection(tools)), 0)]), **options)
 
 
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A model that always answers seven."""
-    return types.CreateMessageResult(
-        role="assistant", content=types.TextContent(type="text", text="7"), model="m"
-    )
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user who confirms."""
-    return types.ElicitResult(action="accept", content={"ok": True})
-
-
-async def roots(context: ClientRequestContext) -> types.ListRootsResult:
-    """One root."""
-    return types.ListRootsResult(roots=[types.Root.model_validate({"uri": "file:///w"})])
-
-
 def connect(target: McpServer, **options: Any) -> Client:
-    """The official in-memory client, in its default (2026-07-28) mode unless told otherwise."""
-    options.setdefault("sampling_callback", sampling)
-    options.setdefault("elicitation_callback", elicitation)
-    options.setdefault("list_roots_callback", roots)
-    return Client(target.lowlevel, **options)
+    """The official in-memory client, in its default (2026-07-28) mode unless told otherwise.
+
+    Its model always answers seven, its user confirms, and it has one root.
+    """
+    inbox = Inbox(reply=lambda prompt: "7", form={"ok": True}, roots=["file:///w"])
+    return inbox.client(target.lowlevel, **options)
 
 
 async def call(
@@ -269,7 +249,8 @@ class TestHostileClients:
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_a_missing_capability_is_its_own_error(mode: str) -> None:
     """A client that cannot sample gets -32021 with the capability it lacks, in both eras."""
-    async with Client(server().lowlevel, mode=mode, elicitation_callback=elicitation) as client:
+    confirms = Inbox(form={"ok": True}).elicitation  # a user, and no model
+    async with Client(server().lowlevel, mode=mode, elicitation_callback=confirms) as client:
         with pytest.raises(MCPError) as refused:
             await client.call_tool("two_questions", {"topic": "x"})
     assert refused.value.code == -32021

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import ClientRequestContext
 from mcp.server.mcpserver import Context, Elicit, Resolve, Sample
 from pydantic import BaseModel
 
@@ -18,6 +17,7 @@ from mcp_core import App, Tool
 from mcp_core.handlers import Invoker, tool_from_function
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.server import Lifespan
+from tests.clients import Inbox, text
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -108,38 +108,10 @@ def make_app() -> tuple[App, State]:
     return app, state
 
 
-async def sampling(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    """A model that answers 'forty-two'."""
-    content = types.TextContent(type="text", text="forty-two")
-    return types.CreateMessageResult(role="assistant", content=content, model="m")
-
-
-async def elicitation(
-    context: ClientRequestContext, params: types.ElicitRequestParams
-) -> types.ElicitResult:
-    """A user called Ann."""
-    return types.ElicitResult(action="accept", content={"name": "Ann"})
-
-
-def client(app: App, mode: str) -> Client:
-    """The official client of ``app`` in memory, with a model and a user."""
-    logs: list[Any] = []
-
-    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
-        logs.append(params.data)
-
-    connected = Client(
-        app.server.lowlevel,
-        mode=mode,
-        sampling_callback=sampling,
-        elicitation_callback=elicitation,
-        logging_callback=on_log,
-        log_level="debug",
-    )
-    connected.logs = logs  # type: ignore[attr-defined]  # kept on the client for the test
-    return connected
+def client(app: App, mode: str, inbox: Inbox | None = None) -> Client:
+    """The official client of ``app`` in memory, with a model and a user called Ann."""
+    inbox = inbox if inbox is not None else Inbox(form={"name": "Ann"})
+    return inbox.client(app.server.lowlevel, mode=mode, log_level="debug")
 
 
 def input_schema(fn: Callable[..., Any]) -> Mapping[str, Any]:
@@ -147,13 +119,6 @@ def input_schema(fn: Callable[..., Any]) -> Mapping[str, Any]:
     definition = tool_from_function(fn).definition
     assert isinstance(definition, Tool)
     return definition.input_schema
-
-
-def text(result: types.CallToolResult) -> str:
-    """The first text block of a result."""
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
 
 
 class TestDerivation:
@@ -202,18 +167,19 @@ class TestServedInLegacyMode:
     async def test_context_features_and_lifespan(self) -> None:
         """Logging, progress, reading a resource, request id and the lifespan state."""
         app, state = make_app()
+        inbox = Inbox(form={"name": "Ann"})
         reports: list[float] = []
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             reports.append(progress)
 
-        async with client(app, "legacy") as connected:
+        async with client(app, "legacy", inbox) as connected:
             await connected.set_logging_level("debug")
             result = await connected.call_tool("process", {"x": 3}, progress_callback=on_progress)
             native = await connected.call_tool("native", {"x": 4})
         assert text(result).startswith('hello 3 {"mode": "demo"} id=')
         assert text(native) == "hello 4"
-        assert connected.logs == ["processing 3"]  # type: ignore[attr-defined]
+        assert inbox.logs == ["processing 3"]
         assert reports == [50]
         assert state.events == ["start sdk-style", "stop"]
 

@@ -13,6 +13,7 @@ import pytest
 from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.sources import (
     Applied,
+    ChangeListeners,
     ChangingSource,
     ElementSource,
     PrefixedSource,
@@ -114,3 +115,37 @@ class TestRunningSources:
         async with running_sources([broken, healthy], reload):
             assert healthy.events == ["start"]
         assert "failed to start" in caplog.text
+
+
+class TestChangeListeners:
+    """What a changing source keeps its listeners in."""
+
+    def test_announce_reaches_the_subscribed_until_they_unsubscribe(self) -> None:
+        """Each listener hears each announcement while subscribed, with the kinds announced."""
+        listeners = ChangeListeners()
+        heard: list[tuple[str, ElementKind]] = []
+        stop_a = listeners.subscribe(lambda kinds: heard.append(("a", kinds)))
+        listeners.subscribe(lambda kinds: heard.append(("b", kinds)))
+        listeners.announce(ElementKind.TOOL)
+        stop_a()
+        stop_a()  # unsubscribing twice is harmless
+        listeners.announce(ElementKind.PROMPT)
+        assert heard == [
+            ("a", ElementKind.TOOL),
+            ("b", ElementKind.TOOL),
+            ("b", ElementKind.PROMPT),
+        ]
+
+    def test_a_failing_listener_costs_only_itself(self, caplog: pytest.LogCaptureFixture) -> None:
+        """A listener that raises (SystemExit too) is logged; the next one still hears."""
+        listeners = ChangeListeners()
+        heard: list[ElementKind] = []
+
+        def exits(kinds: ElementKind) -> None:
+            raise SystemExit(1)
+
+        listeners.subscribe(exits)
+        listeners.subscribe(heard.append)
+        listeners.announce(ElementKind.TOOL)
+        assert heard == [ElementKind.TOOL]
+        assert "change listener" in caplog.text
