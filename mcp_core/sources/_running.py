@@ -110,15 +110,21 @@ class ChangeListeners:
 
         return unsubscribe
 
-    def announce(self, kinds: ElementKind) -> None:
-        """Tell every listener that the elements of ``kinds`` changed."""
+    def announce(self, kinds: ElementKind) -> list[object]:
+        """Tell every listener that the elements of ``kinds`` changed; return what they returned.
+
+        A source whose writer waits for the change to be served awaits the awaitables among
+        them (:func:`running_sources`' listeners return an :class:`Applied`).
+        """
+        answers: list[object] = []
         for listener in tuple(self._listeners):
             try:
-                listener(kinds)
+                answers.append(listener(kinds))
             except BaseException as exc:
                 if escapes(exc):
                     raise
                 _log.exception("change listener %r raised; ignoring it", listener)
+        return answers
 
 
 def _chain(source: ElementSource) -> Iterator[object]:

@@ -34,6 +34,7 @@ from mcp_core.errors import (
 )
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, EntryCodec
+from mcp_core.sources._running import ChangeListeners
 from mcp_core.sources._trust import foreign_targets
 from mcp_core.stores import ListingStore
 
@@ -118,7 +119,7 @@ class SharedSource:
         self._codec = EntryCodec(secret, max_bytes=max_entry_bytes)
         self._handlers = frozenset(handlers) if handlers is not None else None
         self._kinds = kinds
-        self._listeners: list[Listener] = []
+        self._listeners = ChangeListeners()
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
@@ -190,13 +191,7 @@ class SharedSource:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(kinds)`` after each ``register``/``unregister`` made through this object."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -229,11 +224,11 @@ class SharedSource:
         return removed
 
     async def _announce(self, kinds: ElementKind) -> None:
-        for listener in tuple(self._listeners):
+        for applied in self._listeners.announce(kinds):
+            if not inspect.isawaitable(applied):
+                continue
             try:
-                applied = listener(kinds)
-                if inspect.isawaitable(applied):
-                    await applied
+                await applied
             except Exception:  # noqa: BLE001 -- the write happened; one listener's failure is logged
                 _log.exception("%r: a listener failed to take in a change", self)
 

@@ -1,7 +1,8 @@
-"""Helpers for the multi-worker tests: the example's cluster, clients that hear changes, polling.
+"""Helpers for the multi-worker tests: the example's cluster, its catalogue and health endpoints.
 
 The cluster is ``examples/deployment/cluster.py`` (Redis, ``mcp-core run`` workers, HAProxy on
-127.0.0.1), the same one the example's one script starts.
+127.0.0.1), the same one the example's one script starts. The client side (hearing changes,
+polling) is ``tests/clients.py``'s.
 """
 
 from __future__ import annotations
@@ -12,16 +13,15 @@ import shutil
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-import anyio
-import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.session import IncomingMessage
+
+from tests.clients import tool_names
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 EXAMPLE: Final = ROOT / "examples" / "deployment"
@@ -31,21 +31,14 @@ from cluster import Cluster, missing_tools, running  # noqa: E402 -- the example
 
 __all__ = [
     "EXAMPLE",
-    "WAIT",
-    "Changes",
     "Cluster",
+    "add_catalogue_tool",
+    "backend_states",
     "deployed",
     "has",
     "health",
-    "listening",
     "needs_cluster",
-    "text",
-    "tools",
-    "until",
 ]
-
-WAIT: Final = 60.0
-"""A bound against hanging on a loaded machine, not a measured time."""
 
 needs_cluster = pytest.mark.skipif(
     bool(missing_tools()) and not os.environ.get("CI"),
@@ -102,71 +95,6 @@ def backend_states(document: dict[str, Any]) -> set[str]:
     return {backend["state"] for backend in document.get("backends", [])}
 
 
-def text(result: types.CallToolResult) -> str:
-    """The text of a tool result's first content block."""
-    block = result.content[0]
-    assert isinstance(block, types.TextContent), block
-    return block.text
-
-
-async def tools(client: Client) -> set[str]:
-    """The names of the tools listed now (never from the client's cache)."""
-    return {tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools}
-
-
 async def has(client: Client, name: str) -> bool:
     """Whether the tool ``name`` is listed now."""
-    return name in await tools(client)
-
-
-async def until(check: Callable[[], Awaitable[bool]], *, wait: float = WAIT) -> None:
-    """Poll ``check`` until it holds (bounded by ``wait``)."""
-    with anyio.fail_after(wait):
-        while not await check():  # noqa: ASYNC110 -- the state polled lives in other processes
-            await anyio.sleep(0.05)
-
-
-class Changes:
-    """``tools/list_changed`` as a client hears it: a notification (2025-11-25) or a listen event."""
-
-    def __init__(self) -> None:
-        self.seen = 0
-        self._arrived = anyio.Event()
-
-    def saw(self) -> None:
-        """Count one announcement."""
-        self.seen += 1
-        self._arrived.set()
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        """The official client's message handler."""
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.saw()
-
-    async def after(self, count: int) -> None:
-        """Wait until more than ``count`` announcements were heard."""
-        with anyio.fail_after(WAIT):
-            while self.seen <= count:
-                self._arrived = anyio.Event()
-                await self._arrived.wait()
-
-
-@asynccontextmanager
-async def listening(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]]:
-    """The official client at ``url`` in ``mode``, and the list changes it hears."""
-    changes = Changes()
-    async with AsyncExitStack() as stack:
-        client = await stack.enter_async_context(
-            Client(url, mode=mode, message_handler=changes.on_message)
-        )
-        if mode != "legacy":
-            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
-            tasks = await stack.enter_async_context(anyio.create_task_group())
-
-            async def follow() -> None:
-                async for _ in subscription:
-                    changes.saw()
-
-            tasks.start_soon(follow)
-            stack.callback(tasks.cancel_scope.cancel)
-        yield client, changes
+    return name in await tool_names(client)

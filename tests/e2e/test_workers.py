@@ -17,20 +17,16 @@ import httpx2
 import pytest
 from mcp import Client
 
+from tests.clients import WAIT, listening, text, tool_names, until
 from tests.e2e._http import RawSession
 from tests.e2e._workers import (
-    WAIT,
     Cluster,
     add_catalogue_tool,
     backend_states,
     deployed,
     has,
     health,
-    listening,
     needs_cluster,
-    text,
-    tools,
-    until,
 )
 
 pytestmark = [
@@ -76,7 +72,7 @@ async def test_a_reload_reaches_the_other_worker(cluster: Cluster, mode: str) ->
         Client(cluster.worker_url("w1")) as first,
         listening(cluster.worker_url("w2"), mode) as (second, changes),
     ):
-        before = await tools(second)
+        before = await tool_names(second)
         add_catalogue_tool(Path(cluster.env["CATALOGUE_FILE"]), name)
         heard = changes.seen
         reloaded = await first.call_tool("reload_catalogue", {})
@@ -94,7 +90,7 @@ async def test_2026_requests_are_served_by_any_worker(cluster: Cluster) -> None:
     async with Client(cluster.url) as client:
         for _ in range(8):
             answered.add(text(await client.call_tool("whoami", {})))
-            assert "hello" in await tools(client)
+            assert "hello" in await tool_names(client)
     assert answered == {"w1", "w2"}
 
 
@@ -193,7 +189,7 @@ async def test_a_joining_worker_serves_the_catalogue_from_redis(cluster: Cluster
     try:
         cluster.start_worker("w3")
         async with Client(cluster.worker_url("w3")) as joined:
-            listed = await tools(joined)
+            listed = await tool_names(joined)
         status, document = health(cluster.health_url("w3"))
     finally:
         cluster.stop_worker("w3")
@@ -204,4 +200,4 @@ async def test_a_joining_worker_serves_the_catalogue_from_redis(cluster: Cluster
 
 
 async def _lacks(client: Client, name: str) -> bool:
-    return name not in await tools(client)
+    return name not in await tool_names(client)

@@ -17,19 +17,15 @@ import anyio
 import pytest
 from mcp import Client
 
+from tests.clients import WAIT, listening, text, tool_names, until
 from tests.e2e._workers import (
-    WAIT,
     Cluster,
     add_catalogue_tool,
     backend_states,
     deployed,
     has,
     health,
-    listening,
     needs_cluster,
-    text,
-    tools,
-    until,
 )
 
 pytestmark = [
@@ -85,11 +81,11 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
                 text(await client.call_tool("hello", {"name": "Ada"}))
                 for client in (first, second, balanced, balanced)
             ]
-            listed = [await tools(client) for client in (first, second, balanced)]
+            listed = [await tool_names(client) for client in (first, second, balanced)]
             refused = await first.call_tool("add_greeting", {"name": "during", "template": "x"})
             add_catalogue_tool(catalogue, "reloaded_during")
             reloaded = await first.call_tool("reload_catalogue", {})
-            served_at_once = "reloaded_during" in await tools(first)
+            served_at_once = "reloaded_during" in await tool_names(first)
         _, during = health(cluster.health_url("w1"))
         heard = changes.seen
 
@@ -98,7 +94,7 @@ async def test_workers_ride_out_redis(cluster: Cluster, fault: str) -> None:
         await until(lambda: has(second, "reloaded_during"))
         for worker in ("w1", "w2"):
             await _until(lambda w=worker: _health_ok(cluster, w))
-        after = [await tools(client) for client in (first, second)]
+        after = [await tool_names(client) for client in (first, second)]
         again = await first.call_tool("add_greeting", {"name": "after", "template": "{name}!"})
         await until(lambda: has(second, "after"))
         called = await second.call_tool("after", {"name": "Ada"})
