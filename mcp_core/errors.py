@@ -19,7 +19,8 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerTimeoutError (TimeoutError)        a handler ran past its time limit
     ├── ClientCapabilityError                     the client did not declare what a handler asks of it
     ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
-    └── ListenError (OSError)                     a server cannot listen on its host and port
+    ├── ListenError (OSError)                     a server cannot listen on its host and port
+    └── DeploymentError                           a worker's settings do not fit its deployment
 
 Errors carry their culprit as attributes (``.ref``, ``.source``, ``.template``...) so that callers
 can act on them without parsing messages; messages say what is wrong and what to do about it.
@@ -39,6 +40,7 @@ __all__ = [
     "CacheStoreError",
     "ClientCapabilityError",
     "CollectionFormatError",
+    "DeploymentError",
     "DuplicateElementError",
     "ElementNotFoundError",
     "HandlerKindError",
@@ -252,3 +254,19 @@ class ListenError(McpCoreError, OSError):
         self.host = host
         self.port = port
         self.errno = error_number
+
+
+class DeploymentError(McpCoreError):
+    """A worker's settings do not fit the deployment it joins; the message says which and how.
+
+    A missing or short shared secret, a worker id another live worker holds, a secret other than
+    the one the deployment's other workers use. ``.worker`` is the worker's id (None when the
+    settings do not name one); ``.setting`` the setting at fault (``"secret"``, ``"worker"``...).
+    """
+
+    def __init__(
+        self, message: str, *, worker: str | None = None, setting: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.worker = worker
+        self.setting = setting

@@ -8,7 +8,9 @@ a test is the same in each, and lives here, while each test keeps its own assert
 - where a server is reached: :func:`stdio` (``mcp-core run`` as a subprocess) and :func:`bearer`
   (streamable HTTP with a bearer token);
 - reading what comes back: :func:`text`, :func:`ok_text`, :func:`pages`, :func:`tool_names`,
-  :func:`send_call` and :func:`call`.
+  :func:`send_call` and :func:`call`;
+- hearing of changes: :func:`listening` (a client and the :class:`Changes` it hears, in either
+  era), and :func:`until` for state that lives in another process.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -230,3 +232,69 @@ async def send_call(
 async def call(client: Client, name: str, arguments: dict[str, Any] | None = None) -> Any:
     """:func:`send_call`, for a call that succeeds: its text, JSON-decoded."""
     return json.loads(ok_text(await send_call(client, name, arguments)))
+
+
+async def until(check: Callable[[], Awaitable[bool]], *, wait: float = WAIT) -> None:
+    """Poll ``check`` until it holds (bounded by ``wait``)."""
+    with anyio.fail_after(wait):
+        while not await check():  # noqa: ASYNC110 -- the state polled lives in another process
+            await anyio.sleep(0.05)
+
+
+class Changes:
+    """``tools/list_changed`` as a client hears it: a notification (2025-11-25) or a listen event."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self._arrived = anyio.Event()
+
+    def saw(self) -> None:
+        """Count one announcement."""
+        self.seen += 1
+        self._arrived.set()
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        """The official client's message handler."""
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self.saw()
+
+    async def after(self, count: int) -> None:
+        """Wait until more than ``count`` announcements were heard."""
+        with anyio.fail_after(WAIT):
+            while self.seen <= count:
+                self._arrived = anyio.Event()
+                await self._arrived.wait()
+
+    async def announce(self, client: Client, expected: set[str], after: int) -> None:
+        """Wait until a change announced after the ``after``-th shows ``expected`` when listed."""
+        with anyio.fail_after(WAIT):
+            while True:
+                await self.after(after)
+                after = self.seen
+                if await tool_names(client) == expected:
+                    return
+
+
+@asynccontextmanager
+async def listening(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]]:
+    """The official client at ``url`` in ``mode``, and the list changes it hears.
+
+    In the 2026-07-28 era (any ``mode`` but ``"legacy"``) it holds a ``subscriptions/listen``
+    stream open for them; in 2025-11-25 they come as notifications.
+    """
+    changes = Changes()
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            Client(url, mode=mode, message_handler=changes.on_message)
+        )
+        if mode != "legacy":
+            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+            tasks = await stack.enter_async_context(anyio.create_task_group())
+
+            async def follow() -> None:
+                async for _ in subscription:
+                    changes.saw()
+
+            tasks.start_soon(follow)
+            stack.callback(tasks.cancel_scope.cancel)
+        yield client, changes

@@ -27,7 +27,13 @@ from mcp_core.registry import (
     Priority,
     Registry,
 )
-from mcp_core.server import DEFAULT_PAGE_SIZE, McpServer, RequestStateSecurity, SessionHook
+from mcp_core.server import (
+    DEFAULT_PAGE_SIZE,
+    Deployment,
+    McpServer,
+    RequestStateSecurity,
+    SessionHook,
+)
 from mcp_core.sources import ElementSource, FunctionSource, SourceDiagnostic, running_sources
 from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
@@ -195,6 +201,10 @@ class App:
     loading everything at startup, for catalogues meant to be answered per name (see
     :class:`~mcp_core.server.McpServer`).
 
+    ``deployment`` makes the app one worker of several behind a load balancer (see
+    :class:`~mcp_core.server.Deployment` and ``docs/deployment.md``): changes reach every
+    worker, the keys every worker must share come from the deployment's secret.
+
     ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
     returning an async context manager, entered once per server run before the first request and
     exited after the last; what it yields is the run's lifespan state. SDK-style handlers read it
@@ -232,6 +242,7 @@ class App:
         retry: Backoff | None = DEFAULT_BACKOFF,
         handler_timeout: HandlerTimeout = None,
         preload: bool = True,
+        deployment: Deployment | None = None,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -264,6 +275,7 @@ class App:
             "session_hook": session_hook,
             "request_state_security": request_state_security,
             "preload": preload,
+            "deployment": deployment,
         }
 
     def __repr__(self) -> str:
@@ -355,6 +367,24 @@ class App:
         self._visibility = rule
         if self._server is not None:
             self._server.visibility = rule
+
+    @property
+    def deployment(self) -> Deployment | None:
+        """The deployment this app serves as a worker of (None: it serves alone)."""
+        deployment = self._server_options["deployment"]
+        return deployment if isinstance(deployment, Deployment) else None
+
+    def deploy(self, deployment: Deployment) -> None:
+        """Serve as a worker of ``deployment`` (as ``App(deployment=...)``); before serving.
+
+        Raises RuntimeError once the server is built (it holds the keys a deployment sets).
+        """
+        if self._server is not None:
+            raise RuntimeError(
+                "deploy() must come before the app's server is built (app.server, run, asgi); "
+                "or give App(deployment=...)"
+            )
+        self._server_options["deployment"] = deployment
 
     @property
     def server(self) -> McpServer:

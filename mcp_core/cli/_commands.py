@@ -6,6 +6,7 @@ import argparse
 import errno
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, Final, TextIO
@@ -14,9 +15,10 @@ import anyio
 
 from mcp_core.cli._target import Target, TargetError, load_target
 from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef
-from mcp_core.errors import ElementNotFoundError, ListenError, NotSerializableError
+from mcp_core.errors import DeploymentError, ElementNotFoundError, ListenError, NotSerializableError
 from mcp_core.handlers import by_reference
 from mcp_core.registry import collect
+from mcp_core.server import ENVIRONMENT, Deployment
 from mcp_core.sources import SourceDiagnostic
 
 __all__ = ["run_command"]
@@ -63,6 +65,29 @@ def _parser() -> argparse.ArgumentParser:
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
         help="server log level; logs go to stderr",
     )
+    worker = run.add_argument_group(
+        "one worker of several (docs/deployment.md)",
+        "Each flag sets the environment variable named, which Deployment.from_environment() "
+        "(and so the target's own code) reads; all three are needed.",
+    )
+    worker.add_argument(
+        "--worker-id",
+        metavar="ID",
+        help=f"this worker's id in the deployment ({ENVIRONMENT['worker']})",
+    )
+    worker.add_argument(
+        "--redis", metavar="URL", help=f"the Redis every worker shares ({ENVIRONMENT['redis']})"
+    )
+    worker.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help=f"file holding the secret every worker shares ({ENVIRONMENT['secret_file']})",
+    )
+    worker.add_argument(
+        "--namespace",
+        metavar="NAME",
+        help=f"prefix of the deployment's Redis keys ({ENVIRONMENT['namespace']}; default mcp-core)",
+    )
 
     inspect = commands.add_parser(
         "inspect", help="show TARGET's catalogue, capabilities and every diagnostic"
@@ -97,8 +122,17 @@ def _positive_int(text: str) -> int:
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
     args = _parser().parse_args(argv)
+    deployment: Deployment | None = None
     try:
-        target = load_target(args.target)
+        if args.command == "run":
+            _export_worker_settings(args)
+            # Checked before the target is imported: its code may read the same settings.
+            deployment = Deployment.from_environment()
+    except DeploymentError as exc:
+        _say(sys.stderr, f"mcp-core: {exc}")
+        return 2
+    try:
+        target = load_target(args.target, deployment=lambda: deployment)
     except TargetError as exc:
         if exc.details:
             sys.stderr.write(exc.details)
@@ -115,6 +149,18 @@ def run_command(argv: Sequence[str] | None) -> int:
     except OSError as exc:
         _say(sys.stderr, f"mcp-core: cannot write {args.output}: {exc.strerror or exc}")
         return 1
+
+
+def _export_worker_settings(args: argparse.Namespace) -> None:
+    """The worker flags, as the environment variables the target's code reads too."""
+    for flag, variable in (
+        (args.worker_id, ENVIRONMENT["worker"]),
+        (args.redis, ENVIRONMENT["redis"]),
+        (args.secret_file, ENVIRONMENT["secret_file"]),
+        (args.namespace, ENVIRONMENT["namespace"]),
+    ):
+        if flag is not None:
+            os.environ[variable] = flag
 
 
 def _run(target: Target, args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import importlib.util
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
@@ -17,7 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_core.app import App
 from mcp_core.bridges import MCPServerSource
 from mcp_core.handlers import Invoker
-from mcp_core.server import ElementInvoker, McpServer, ServableRegistry
+from mcp_core.server import Deployment, ElementInvoker, McpServer, ServableRegistry
 
 __all__ = ["Target", "TargetError", "load_target"]
 
@@ -65,10 +66,12 @@ class Target:
         return self.server.registry
 
 
-def load_target(spec: str) -> Target:
+def load_target(spec: str, *, deployment: Callable[[], Deployment | None] | None = None) -> Target:
     """Import ``spec`` and find the App, McpServer or registry it names.
 
     Without ``:obj``, the module's global ``app``, ``mcp`` or ``server`` is used (first found).
+    ``deployment`` is asked, after the import, for the deployment to serve in when the target
+    brings none of its own (``mcp-core run`` reads it from the environment).
     """
     module_part, _, attribute = _split(spec)
     module = _import(module_part)
@@ -84,7 +87,19 @@ def load_target(spec: str) -> Target:
                 f"{module_part}:my_app"
             )
         obj = getattr(module, found[0])
-    return _target(spec, obj)
+    return _target(spec, obj, deployment)
+
+
+def _deploy_app(spec: str, app: App, deployment: Deployment | None) -> None:
+    if deployment is None:
+        return
+    try:
+        app.deploy(deployment)
+    except RuntimeError:
+        raise TargetError(
+            f"{spec} built its server before mcp-core could make it a worker; give the app "
+            "App(..., deployment=Deployment.from_environment()) instead"
+        ) from None
 
 
 def _split(spec: str) -> tuple[str, str, str]:
@@ -194,19 +209,27 @@ def _is_file(origin: object, path: Path) -> bool:
     return isinstance(origin, str) and Path(origin).resolve() == path.resolve()
 
 
-def _target(spec: str, obj: object) -> Target:
+def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] | None) -> Target:
     if isinstance(obj, MCPServer):
         # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
         adopted = App(obj.name, version=obj.version, instructions=obj.instructions)
         adopted.add_source(MCPServerSource(obj))
         obj = adopted
     if isinstance(obj, App):
+        if deployment is not None and obj.deployment is None:
+            _deploy_app(spec, obj, deployment())
         return Target(spec, obj, obj.server, obj.invoker)
     if isinstance(obj, McpServer):
+        if deployment is not None and obj.deployment is None and deployment() is not None:
+            raise TargetError(
+                f"{spec} is an McpServer built without a deployment, so it cannot serve as a "
+                "worker: build it with McpServer(..., deployment=Deployment.from_environment())"
+            )
         return Target(spec, obj, obj, obj.invoker)
     if all(callable(getattr(obj, method, None)) for method in _ROLE_METHODS):
         invoker = Invoker()
-        server = McpServer(obj, invoker=invoker)  # type: ignore[arg-type]  # checked structurally above
+        worker = deployment() if deployment is not None else None
+        server = McpServer(obj, invoker=invoker, deployment=worker)  # type: ignore[arg-type]  # checked structurally above
         return Target(spec, obj, server, invoker, own_invoker=False)
     raise TargetError(
         f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or a registry "

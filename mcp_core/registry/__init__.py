@@ -1,11 +1,13 @@
 """The registry: the role protocols and the reference Registry implementing all of them.
 
 The reference Registry also bounds each source's time (``provide_timeout``), retries failing
-sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`.
+sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`;
+:class:`ChangePropagation` keeps the registries of several workers in step over a change bus.
 """
 
 from mcp_core.registry._collect import collect
 from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
+from mcp_core.registry._propagation import DEFAULT_PUBLISH_BACKOFF, ChangePropagation, source_keys
 from mcp_core.registry._protocols import (
     ChangeListener,
     ChangeNotifier,
@@ -17,14 +19,21 @@ from mcp_core.registry._protocols import (
     ResourceCandidates,
 )
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff
-from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT, Priority, Registry
+from mcp_core.registry._registry import (
+    DEFAULT_PROVIDE_TIMEOUT,
+    Priority,
+    Registry,
+    SourcesListener,
+)
 
 __all__ = [
     "DEFAULT_BACKOFF",
     "DEFAULT_PROVIDE_TIMEOUT",
+    "DEFAULT_PUBLISH_BACKOFF",
     "Backoff",
     "ChangeListener",
     "ChangeNotifier",
+    "ChangePropagation",
     "DeferredRegistry",
     "ElementCatalog",
     "ElementResolver",
@@ -37,5 +46,7 @@ __all__ = [
     "ResourceCandidates",
     "SourceHealth",
     "SourceState",
+    "SourcesListener",
     "collect",
+    "source_keys",
 ]

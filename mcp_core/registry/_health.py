@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, final
 
+from mcp_core.stores import BackendHealth
+
 __all__ = ["RegistryHealth", "RegistryStatus", "SourceHealth", "SourceState", "SourceStatus"]
 
 SourceState: TypeAlias = Literal["pending", "ok", "degraded", "down"]
@@ -29,9 +31,10 @@ SourceState: TypeAlias = Literal["pending", "ok", "degraded", "down"]
 - ``down``: its last ``provide()`` failed or timed out and it has nothing to serve.
 """
 
-RegistryStatus: TypeAlias = Literal["loading", "ok", "degraded"]
-"""``loading`` until the first load completes; then ``ok`` when every source is ``ok``, else
-``degraded``."""
+RegistryStatus: TypeAlias = Literal["loading", "ok", "degraded", "misconfigured"]
+"""``loading`` until the first load completes; then ``ok`` when every source and every shared
+backend is ``ok``, else ``degraded``; ``misconfigured`` when a shared backend says this worker
+does not belong with the others (whatever else holds)."""
 
 
 @final
@@ -79,33 +82,50 @@ class SourceHealth:
 class RegistryHealth:
     """A registry's health: whether it has loaded, and each source's :class:`SourceHealth`.
 
-    ``at`` is when the snapshot was taken.
+    ``at`` is when the snapshot was taken. A worker of a deployment adds the shared backends it
+    depends on (``backends``: its Redis store, its change bus, its registration) and its id
+    (``worker``); a single process has neither.
     """
 
     loaded: bool
     sources: tuple[SourceHealth, ...]
     at: float
+    backends: tuple[BackendHealth, ...] = ()
+    worker: str | None = None
 
     @property
     def status(self) -> RegistryStatus:
-        """``loading``, ``ok`` (every source ``ok``) or ``degraded`` (some source is not)."""
+        """``loading``, ``ok``, ``degraded`` (a source or backend is not ok) or ``misconfigured``."""
+        if any(b.state == "misconfigured" for b in self.backends):
+            return "misconfigured"
         if not self.loaded:
             return "loading"
-        return "ok" if all(s.state == "ok" for s in self.sources) else "degraded"
+        healthy = all(s.state == "ok" for s in self.sources) and all(
+            b.state == "ok" for b in self.backends
+        )
+        return "ok" if healthy else "degraded"
 
     @property
     def ready(self) -> bool:
-        """Whether the catalogue is built and served (degraded sources included)."""
-        return self.loaded
+        """Whether the catalogue is built and served (degraded sources and backends included).
+
+        A misconfigured worker is never ready: it must not be routed to.
+        """
+        return self.loaded and self.status != "misconfigured"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form served by the health endpoint."""
-        return {
+        document: dict[str, Any] = {
             "status": self.status,
             "ready": self.ready,
             "at": self.at,
             "sources": [source.to_json() for source in self.sources],
         }
+        if self.worker is not None:
+            document["worker"] = self.worker
+        if self.backends:
+            document["backends"] = [backend.to_json() for backend in self.backends]
+        return document
 
 
 @dataclass(slots=True, eq=False)

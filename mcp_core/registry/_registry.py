@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Final, final
+from typing import Final, TypeVar, final
 
 import anyio
 
@@ -43,12 +43,17 @@ from mcp_core.sources import (
     prefetch_kinds,
 )
 
-__all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry"]
+__all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry", "SourcesListener"]
 
 _log = logging.getLogger("mcp_core.registry")
 
 DEFAULT_PROVIDE_TIMEOUT: Final = 10.0
 """Seconds a source's ``provide()`` may take before it counts as unavailable."""
+
+SourcesListener = Callable[[tuple[ElementSource, ...]], object]
+"""Called after an operation with the sources it gave a collection unlike the one they served."""
+
+_Told = TypeVar("_Told")
 
 
 @final
@@ -146,6 +151,7 @@ class Registry:
         "_admission",
         "_background",
         "_base",
+        "_changed_sources",
         "_current",
         "_entries",
         "_listeners",
@@ -157,6 +163,7 @@ class Registry:
         "_retry_timer",
         "_runtime",
         "_runtime_diagnostics",
+        "_source_listeners",
         "_validator",
         "_views",
     )
@@ -199,6 +206,9 @@ class Registry:
         self._current = False
         self._load_lock = anyio.Lock()
         self._listeners: list[ChangeListener] = []
+        # Sources whose collection changed since listeners were last told (see subscribe_sources).
+        self._source_listeners: list[SourcesListener] = []
+        self._changed_sources: list[_Entry] = []
         self._validator = validator
         self._admission = Admission(limits) if limits is not None else None
         self._provide_timeout = provide_timeout
@@ -250,6 +260,25 @@ class Registry:
 
         return unsubscribe
 
+    def subscribe_sources(self, listener: SourcesListener) -> Callable[[], None]:
+        """Call ``listener(sources)`` after each operation that changed those sources' collections.
+
+        An operation is a ``reload()`` (of every source or some) or a background retry; a source
+        counts when it had served a collection and provided one that is not equal to it, whether
+        or not that changed what the catalogue lists (it may be shadowed), or when a ``reload()``
+        provided it for the first time here (it was said to have changed). Its first provide by
+        a load never counts. This is what a deployment tells other workers
+        (``ChangePropagation``). Returns a function that unsubscribes; a listener that raises is
+        logged and ignored.
+        """
+        self._source_listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._source_listeners:
+                self._source_listeners.remove(listener)
+
+        return unsubscribe
+
     async def prefetch_kinds(self) -> None:
         """Let every source read ahead what its ``kinds()`` needs (e.g. a cache entry's kinds).
 
@@ -297,13 +326,35 @@ class Registry:
             self._swap_base(emit=not initial)
             self._loaded = self._current = True
 
-    async def reload(self) -> None:
-        """Provide every source again, re-merge, and emit one change per affected kind."""
+    async def reload(self, *sources: ElementSource) -> None:
+        """Provide every source again (or only ``sources``), re-merge, emit one change per kind.
+
+        Before the first load, reloading some sources only provides them; the first read loads
+        the others and merges. A source that is not in the registry is a ``ValueError``.
+        """
         async with self._load_lock:
-            await self._provide(self._entries)
+            entries = self._entries_of(sources) if sources else self._entries
+            # Asked to provide again, a source that had served nothing here still changed for
+            # whoever else serves it (another worker): it counts, once it provided something.
+            first = [e for e in entries if not e.provided]
+            await self._provide(entries)
+            self._changed_sources.extend(e for e in first if e.last_good is not None)
+            if any(not e.provided for e in self._entries):
+                self._current = False  # the next read loads what was never provided, and merges
+                self._drain_changed_sources()
+                return
             initial = not self._loaded
             self._swap_base(emit=not initial)
             self._loaded = self._current = True
+
+    def _entries_of(self, sources: Sequence[ElementSource]) -> list[_Entry]:
+        found = []
+        for source in sources:
+            entry = next((e for e in self._entries if e.source is source), None)
+            if entry is None:
+                raise ValueError(f"{describe_source(source)} is not a source of {self!r}")
+            found.append(entry)
+        return found
 
     async def _provide(self, entries: Sequence[_Entry]) -> None:
         async with anyio.create_task_group() as group:
@@ -338,9 +389,12 @@ class Registry:
 
     def _record(self, entry: _Entry, outcome: _Outcome) -> None:
         """Apply one provide's outcome: the collection, or a diagnostic; health and retries."""
+        served = entry.last_good if entry.provided else None
         entry.provided = True
         entry.diagnostics = []
         if outcome.collection is not None:
+            if served is not None and outcome.collection != served:
+                self._changed_sources.append(entry)
             entry.last_good = outcome.collection
             stale = [d.at for d in _source_diagnostics(entry) if d.kind == "stale"]
             entry.status.serving_stale(min(stale, default=None))
@@ -446,6 +500,12 @@ class Registry:
         self._log_new_problems()
         if before is not None:
             self._emit_changes(before)
+        self._drain_changed_sources()
+
+    def _drain_changed_sources(self) -> None:
+        changed, self._changed_sources = self._changed_sources, []
+        if changed and self._source_listeners:
+            self._notify_sources(tuple(e.source for e in changed if e in self._entries))
 
     def _admit(self, element: Element) -> None:
         """Raise InvalidElementError when ``element`` may not enter the catalogue."""
@@ -689,15 +749,22 @@ class Registry:
         if changed:
             self._notify(changed)
 
+    def _notify_sources(self, sources: tuple[ElementSource, ...]) -> None:
+        _tell_each(self._source_listeners, sources, "sources")
+
     def _notify(self, kinds: ElementKind) -> None:
-        for listener in tuple(self._listeners):
-            # A subscriber's bug (SystemExit too) must not break writes or reloads.
-            try:
-                listener(kinds)
-            except BaseException as exc:
-                if escapes(exc):
-                    raise
-                _log.exception("registry change listener %r raised; ignoring it", listener)
+        _tell_each(self._listeners, kinds, "change")
+
+
+def _tell_each(listeners: Iterable[Callable[[_Told], object]], value: _Told, what: str) -> None:
+    for listener in tuple(listeners):
+        # A subscriber's bug (SystemExit too) must not break writes or reloads.
+        try:
+            listener(value)
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.exception("registry %s listener %r raised; ignoring it", what, listener)
 
 
 @final

@@ -20,6 +20,7 @@ from mcp_core.server._context import (
     sample_through,
     sdk_context,
 )
+from mcp_core.server._deployment import ENVIRONMENT, Deployment
 from mcp_core.server._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -36,10 +37,12 @@ from mcp_core.server._requests import ElementInvoker, RequestHandlers
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
+    "ENVIRONMENT",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "RESOURCE_NOT_FOUND",
     "CursorCodec",
+    "Deployment",
     "ElementInvoker",
     "GatewayContext",
     "GatewaySession",

@@ -8,6 +8,7 @@ per-session state, change notifications, and the transports (stdio, streamable H
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
 import time
@@ -47,6 +48,7 @@ from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
+from mcp_core.server._deployment import Deployment
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
@@ -64,6 +66,7 @@ from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import InputRounds, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
+from mcp_core.server._sessions import WorkerSessions
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -282,12 +285,18 @@ class McpServer:
       ``app.run``) load the registry at startup, logging its problems at once. Turn it off for a
       registry meant to answer per name (lazy plugins, a large generated catalogue): then only
       what a request needs is built, and the full load waits for the first list.
+    - ``deployment``: serve as one worker of several (see :class:`~mcp_core.server.Deployment`):
+      the cursor and ``requestState`` keys come from its shared secret (so do not give
+      ``cursor_secret`` or ``request_state_security`` too), the registry (a reference
+      ``Registry``) follows the other workers' changes, session ids name this worker, and the
+      health endpoint reports the shared backends.
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
     """
 
     __slots__ = (
+        "_deployment",
         "_hook",
         "_hubs",
         "_invoker",
@@ -317,7 +326,13 @@ class McpServer:
         lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
         request_state_security: RequestStateSecurity | None = None,
         preload: bool = True,
+        deployment: Deployment | None = None,
     ) -> None:
+        if deployment is not None:
+            cursor_secret, request_state_security = _deployed(
+                deployment, registry, cursor_secret, request_state_security
+            )
+        self._deployment = deployment
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
@@ -367,6 +382,11 @@ class McpServer:
         return self._registry
 
     @property
+    def deployment(self) -> Deployment | None:
+        """The deployment this server is a worker of (None: it serves alone)."""
+        return self._deployment
+
+    @property
     def invoker(self) -> ElementInvoker:
         """What runs the elements (its container resolves their handler references)."""
         return self._invoker
@@ -386,11 +406,13 @@ class McpServer:
         A registry without ``health()`` is described by whether it has loaded, with no sources.
         """
         health = getattr(self._registry, "health", None)
-        if callable(health):
-            report = health()
-            if isinstance(report, RegistryHealth):
-                return report
-        return RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
+        report = health() if callable(health) else None
+        if not isinstance(report, RegistryHealth):
+            report = RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
+        deployment = self._deployment
+        if deployment is None:
+            return report
+        return dataclasses.replace(report, backends=deployment.health(), worker=deployment.worker)
 
     def _warm(self) -> None:
         """Start the first load in the background, unless it is done or under way."""
@@ -460,7 +482,11 @@ class McpServer:
         recovering: AbstractAsyncContextManager[object] = (
             background() if callable(background) else nullcontext()
         )
+        # A worker of a deployment follows the others' changes from before its first load.
+        deployment = self._deployment
+        deployed = deployment.serving(self._registry) if deployment is not None else nullcontext()
         async with (
+            deployed,
             factory() if factory is not None else nullcontext({}) as state,
             anyio.create_task_group() as tasks,
             recovering,
@@ -786,6 +812,12 @@ class McpServer:
         )
         if store is not None and not stateless:
             bind_sessions(self.lowlevel.session_manager, store)
+        deployment = self._deployment
+        if deployment is not None and not stateless:
+            # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
+            app.add_middleware(
+                WorkerSessions, worker=deployment.worker, owner_alive=deployment.owner_alive
+            )
         return app
 
     async def run_stdio(self, *, preload: bool | None = None) -> None:
@@ -844,6 +876,28 @@ class McpServer:
         left. ``options`` go to :meth:`streamable_http_app` (HTTP only).
         """
         return run_server(self, transport, host=host, port=port, path=path, options=options)
+
+
+def _deployed(
+    deployment: Deployment,
+    registry: object,
+    cursor_secret: bytes | None,
+    request_state_security: RequestStateSecurity | None,
+) -> tuple[bytes, RequestStateSecurity]:
+    """The keys a worker of ``deployment`` uses; TypeError for settings that would contradict it."""
+    if not isinstance(deployment, Deployment):
+        raise TypeError(f"deployment must be a Deployment, got {type(deployment).__name__}")
+    if cursor_secret is not None or request_state_security is not None:
+        raise TypeError(
+            "give McpServer either deployment= or cursor_secret=/request_state_security=: a "
+            "deployment derives both from its shared secret, so every worker agrees"
+        )
+    if not callable(getattr(registry, "subscribe_sources", None)):
+        raise TypeError(
+            f"a deployment keeps the reference Registry in step with the other workers; "
+            f"{type(registry).__name__} is not one"
+        )
+    return deployment.cursor_secret, deployment.request_state_security
 
 
 def _session_event_store(

@@ -7,7 +7,7 @@ behaviour each and compose by nesting::
 """
 
 from mcp_core.errors import SourceUnavailableError
-from mcp_core.sources._cached import CachedSource
+from mcp_core.sources._cached import CachedSource, source_identity
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
 from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._entry_points import EntryPointSource
@@ -16,16 +16,19 @@ from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
 from mcp_core.sources._running import (
+    Applied,
     ChangeListeners,
     ChangingSource,
     RunningSource,
     running_sources,
 )
+from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
+    "Applied",
     "CachedSource",
     "ChangeListeners",
     "ChangingSource",
@@ -42,6 +45,7 @@ __all__ = [
     "LazySource",
     "PrefixedSource",
     "RunningSource",
+    "SharedSource",
     "SourceDiagnostic",
     "SourceUnavailableError",
     "StaticSource",
@@ -50,4 +54,5 @@ __all__ = [
     "lookup_in",
     "prefetch_kinds",
     "running_sources",
+    "source_identity",
 ]

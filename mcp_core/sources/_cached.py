@@ -124,6 +124,10 @@ class CachedSource:
        expired entry is present, that stale collection is returned and a ``stale`` diagnostic is
        recorded; otherwise the error propagates.
 
+    A collection that could not be stored (the store failed) is served; until one is stored
+    again, an entry stored before it counts as expired here, so this process never goes back to
+    something older than what it served once the store answers again.
+
     A collection with live handlers cannot be cached: ``provide()`` raises
     :class:`~mcp_core.errors.NotSerializableError` rather than silently not caching. A corrupt
     entry is a miss (``skipped`` diagnostic) and is overwritten. A failing store
@@ -143,6 +147,7 @@ class CachedSource:
         "_diagnostics",
         "_key",
         "_known_kinds",
+        "_newer_than",
         "_namespace",
         "_secret",
         "_serve_stale",
@@ -188,6 +193,9 @@ class CachedSource:
         # The last entry body decoded and its collection: lookups before a registry's full load
         # decode a large entry once, not once per call.
         self._decoded: tuple[bytes, ElementCollection] | None = None
+        # When this process last served what its inner source provided but could not store it:
+        # an entry stored before that is older than what was served, and never fresh again here.
+        self._newer_than: float | None = None
 
     def __repr__(self) -> str:
         options = "" if self._key is None else f", key={self._key!r}"
@@ -329,7 +337,8 @@ class CachedSource:
         if entry.kinds is not None and entry.authentic:
             # Only an entry written by a holder of the key says what the inner source declares.
             self._known_kinds = entry.kinds
-        if self._ttl is not None and self._clock() - entry.stored_at >= self._ttl:
+        outdated = self._newer_than is not None and entry.stored_at < self._newer_than
+        if outdated or (self._ttl is not None and self._clock() - entry.stored_at >= self._ttl):
             return entry, None  # trusted or not, it is weighed only if it is ever served stale
         collection = self._trusted(entry, key, notes)
         return (entry if collection is not None else None), collection
@@ -427,7 +436,10 @@ class CachedSource:
         try:
             await self._store.set(key, entry, ttl=ttl)
         except CacheStoreError as exc:
+            self._newer_than = self._clock()
             self._note(notes, "unavailable", f"cache store write failed ({exc}); served uncached")
+        else:
+            self._newer_than = None
 
     def _corrupt(self, notes: list[SourceDiagnostic], key: str, error: Exception) -> None:
         self._note(notes, "skipped", f"cache entry {key!r} is corrupt ({error}); treated as a miss")

@@ -13,16 +13,16 @@ protocols, so a plain source stays a plain source:
   keeps a source's listeners and tells them).
 
 :func:`running_sources` starts every such source of a registry (wrappers' inner sources
-included) for the duration of a server run and reloads the registry on their changes; ``App`` does
-this for every run of its server.
+included) for the duration of a server run and reloads the sources that announce changes; ``App``
+does this for every run of its server.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Protocol, final, runtime_checkable
+from typing import Any, Protocol, final, runtime_checkable
 
 import anyio
 
@@ -31,7 +31,7 @@ from mcp_core.handlers import escapes
 from mcp_core.sources._diagnostics import describe_source
 from mcp_core.sources._protocol import ElementSource
 
-__all__ = ["ChangeListeners", "ChangingSource", "RunningSource", "running_sources"]
+__all__ = ["Applied", "ChangeListeners", "ChangingSource", "RunningSource", "running_sources"]
 
 _log = logging.getLogger("mcp_core.sources")
 
@@ -53,11 +53,32 @@ class RunningSource(Protocol):
 
 @runtime_checkable
 class ChangingSource(Protocol):
-    """A source that can tell when the elements it would provide have changed."""
+    """A source that can tell when the elements it would provide have changed.
+
+    A listener may return an awaitable that completes once the change has been taken in (the
+    source provided again); a source that wants its writer to read its own writes awaits it
+    (``SharedSource`` does), any other ignores it.
+    """
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         """Call ``listener(kinds)`` after each change; returns a function that unsubscribes."""
         ...
+
+
+@final
+class Applied:
+    """What :func:`running_sources`' listeners return: awaiting it waits for the reload it asked for.
+
+    Not a coroutine, so a source that ignores it leaves no "never awaited" warning behind.
+    """
+
+    __slots__ = ("_done",)
+
+    def __init__(self, done: anyio.Event) -> None:
+        self._done = done
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        return self._done.wait().__await__()
 
 
 @final
@@ -89,15 +110,21 @@ class ChangeListeners:
 
         return unsubscribe
 
-    def announce(self, kinds: ElementKind) -> None:
-        """Tell every listener that the elements of ``kinds`` changed."""
+    def announce(self, kinds: ElementKind) -> list[object]:
+        """Tell every listener that the elements of ``kinds`` changed; return what they returned.
+
+        A source whose writer waits for the change to be served awaits the awaitables among
+        them (:func:`running_sources`' listeners return an :class:`Applied`).
+        """
+        answers: list[object] = []
         for listener in tuple(self._listeners):
             try:
-                listener(kinds)
+                answers.append(listener(kinds))
             except BaseException as exc:
                 if escapes(exc):
                     raise
                 _log.exception("change listener %r raised; ignoring it", listener)
+        return answers
 
 
 def _chain(source: ElementSource) -> Iterator[object]:
@@ -112,45 +139,69 @@ def _chain(source: ElementSource) -> Iterator[object]:
 
 @asynccontextmanager
 async def running_sources(
-    sources: Iterable[ElementSource], reload: Callable[[], Awaitable[object]]
+    sources: Iterable[ElementSource], reload: Callable[..., Awaitable[object]]
 ) -> AsyncIterator[None]:
     """Run every :class:`RunningSource` among ``sources`` (and the sources they wrap).
 
-    While entered, a change announced by a :class:`ChangingSource` among them calls ``reload()``
-    (changes arriving during a reload are coalesced into one more reload). A failing reload is
-    logged and does not stop the others.
+    While entered, a change announced by a :class:`ChangingSource` among them (or wrapped by
+    one of them) calls ``reload(*changed)`` with the sources of ``sources`` that announced it
+    (``Registry.reload`` provides just those); changes arriving during a reload are coalesced
+    into one more. The listener returns an :class:`Applied` that completes after that reload. A
+    failing reload is logged and does not stop the others.
     """
-    found = [inner for source in sources for inner in _chain(source)]
+    found = [(source, inner) for source in sources for inner in _chain(source)]
     changed = anyio.Event()
+    applied = anyio.Event()
+    pending: list[ElementSource] = []
 
-    def on_change(_kinds: ElementKind) -> None:
-        changed.set()
+    def listener(source: ElementSource) -> Callable[[ElementKind], Applied]:
+        def on_change(_kinds: ElementKind) -> Applied:
+            if all(s is not source for s in pending):
+                pending.append(source)
+            changed.set()
+            return Applied(applied)
+
+        return on_change
 
     async def reloading() -> None:
-        nonlocal changed
+        nonlocal changed, applied
         while True:
             await changed.wait()
             changed = anyio.Event()
+            covering, applied = applied, anyio.Event()
+            reloaded = tuple(pending)
+            pending.clear()
             try:
-                await reload()
+                await reload(*reloaded)
             except Exception:  # noqa: BLE001 -- a failed reload is logged; the next change retries
                 _log.exception("reloading after a source change failed")
+            finally:
+                covering.set()
 
     async with AsyncExitStack() as stack:
-        for inner in found:
-            if isinstance(inner, RunningSource):
-                try:
-                    await stack.enter_async_context(inner.running())
-                except Exception:  # noqa: BLE001 -- one source failing to start costs only itself
-                    _log.exception(
-                        "source %s failed to start; it is served without running",
-                        describe_source(inner),
-                    )
-            if isinstance(inner, ChangingSource):
-                stack.callback(inner.subscribe(on_change))
+        await _start(stack, found, listener)
         tasks = await stack.enter_async_context(anyio.create_task_group())
         tasks.start_soon(reloading)
         try:
             yield
         finally:
             tasks.cancel_scope.cancel()
+
+
+async def _start(
+    stack: AsyncExitStack,
+    found: list[tuple[ElementSource, object]],
+    listener: Callable[[ElementSource], Callable[[ElementKind], object]],
+) -> None:
+    """Enter each running source and subscribe to each changing one, on ``stack``."""
+    for source, inner in found:
+        if isinstance(inner, RunningSource):
+            try:
+                await stack.enter_async_context(inner.running())
+            except Exception:  # noqa: BLE001 -- one source failing to start costs only itself
+                _log.exception(
+                    "source %s failed to start; it is served without running",
+                    describe_source(inner),
+                )
+        if isinstance(inner, ChangingSource):
+            stack.callback(inner.subscribe(listener(source)))

@@ -1,8 +1,31 @@
-"""Cache stores: where CachedSource keeps serialized collections (memory, SQLite, Redis)."""
+"""Shared backends: cache stores (memory, SQLite, Redis) and change buses (memory, Redis).
 
+Every Redis call is bounded in time and goes through a circuit breaker (:class:`CircuitBreaker`),
+whose state each store reports as :class:`BackendHealth`.
+"""
+
+from mcp_core.stores._breaker import BackendHealth, BackendState, CircuitBreaker
+from mcp_core.stores._bus import Change, ChangeBus, MemoryChangeBus
 from mcp_core.stores._memory import MemoryStore
-from mcp_core.stores._protocol import CacheStore
-from mcp_core.stores._redis import RedisStore
+from mcp_core.stores._protocol import CacheStore, ListingStore
+from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT, RedisStore
+from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT, RedisChangeBus
 from mcp_core.stores._sqlite import SqliteStore
 
-__all__ = ["CacheStore", "MemoryStore", "RedisStore", "SqliteStore"]
+__all__ = [
+    "DEFAULT_BUS_HEARTBEAT",
+    "DEFAULT_REDIS_CONNECT_TIMEOUT",
+    "DEFAULT_REDIS_TIMEOUT",
+    "BackendHealth",
+    "BackendState",
+    "CacheStore",
+    "Change",
+    "ChangeBus",
+    "CircuitBreaker",
+    "ListingStore",
+    "MemoryChangeBus",
+    "MemoryStore",
+    "RedisChangeBus",
+    "RedisStore",
+    "SqliteStore",
+]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import final
 
 from mcp_core.stores._checks import check_key, check_ttl, check_value
@@ -68,3 +68,15 @@ class MemoryStore:
         for key in doomed:
             self._entries.pop(key, None)
         return removed
+
+    async def entries(self, prefix: str) -> Mapping[str, bytes]:
+        """Every live entry whose key starts with ``prefix``: key -> value."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"a key prefix is a string, got {type(prefix).__name__}")
+        now = self._clock()
+        found = {}
+        for key in [key for key in self._entries if key.startswith(prefix)]:
+            value = self._live(key, now)
+            if value is not None:
+                found[key] = value
+        return found

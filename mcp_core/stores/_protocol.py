@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
-__all__ = ["CacheStore"]
+__all__ = ["CacheStore", "ListingStore"]
 
 
 class CacheStore(Protocol):
@@ -38,4 +39,22 @@ class CacheStore(Protocol):
 
     async def delete_prefix(self, prefix: str) -> int:
         """Remove every key starting with ``prefix``; return how many were removed."""
+        ...
+
+
+class ListingStore(CacheStore, Protocol):
+    """A :class:`CacheStore` that can also list the entries under a key prefix.
+
+    What a store needs to hold a set of items that several processes add to and remove from
+    one key at a time (``SharedSource``'s registrations): no item is ever rewritten by a writer
+    of another, so concurrent writers lose nothing. ``MemoryStore``, ``SqliteStore`` and
+    ``RedisStore`` are listing stores.
+
+    Laws:
+        1. ``store.entries``: ``entries(p)`` is exactly the live entries whose key starts with
+           ``p``, each with the value ``get`` would return.
+    """
+
+    async def entries(self, prefix: str) -> Mapping[str, bytes]:
+        """Every live entry whose key starts with ``prefix``: key -> value."""
         ...

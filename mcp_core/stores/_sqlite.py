@@ -6,7 +6,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Final, Self, TypeVar, final
 
@@ -172,6 +172,22 @@ class SqliteStore:
             return cursor.rowcount
 
         return await self._call(None, delete_prefix)
+
+    async def entries(self, prefix: str) -> Mapping[str, bytes]:
+        """Every live entry whose key starts with ``prefix``: key -> value."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"a key prefix is a string, got {type(prefix).__name__}")
+        now = self._clock()
+
+        def entries(connection: sqlite3.Connection) -> dict[str, bytes]:
+            rows = connection.execute(
+                f"SELECT key, value FROM {_TABLE} WHERE substr(key, 1, ?) = ? "  # noqa: S608 -- constant table name
+                "AND (expires_at IS NULL OR expires_at > ?)",
+                (len(prefix), prefix, now),
+            )
+            return {key: bytes(value) for key, value in rows}
+
+        return await self._call(None, entries)
 
     # -- lifecycle ---------------------------------------------------------------------------
 

@@ -10,24 +10,21 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AbstractContextManager, AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager, asynccontextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import psycopg
 import pytest
 from anyio.abc import SocketStream, TaskGroup
-from mcp import Client
-from mcp.client.session import IncomingMessage
 from psycopg import sql
 
-from tests.clients import text, tool_names
+from tests.clients import listening, text, tool_names, until
 from tests.examples.conftest import EXAMPLES
 
 SERVER = EXAMPLES / "database" / "catalogue_server.py"
 ADMIN_URL = os.environ.get("MCP_CORE_POSTGRES_URL", "")
-WAIT = 60  # a bound for a loaded machine, not a measured time
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
@@ -122,61 +119,6 @@ async def gate_to(url: str) -> AsyncIterator[Gate]:
             tasks.cancel_scope.cancel()
 
 
-class Changes:
-    """tools/list_changed as the client hears it: a notification (2025-11-25) or a listen event."""
-
-    def __init__(self) -> None:
-        self.seen = 0
-        self._arrived = anyio.Event()
-
-    def saw(self) -> None:
-        self.seen += 1
-        self._arrived.set()
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
-            self.saw()
-
-    async def announce(self, client: Client, expected: set[str], after: int) -> None:
-        """Wait until a change announced after the ``after``-th shows ``expected`` when listed."""
-        with anyio.fail_after(WAIT):
-            while True:
-                while self.seen <= after:
-                    self._arrived = anyio.Event()
-                    await self._arrived.wait()
-                after = self.seen
-                if await tool_names(client) == expected:
-                    return
-
-
-@asynccontextmanager
-async def connected(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]]:
-    """The official client and the list changes it hears, in ``mode``."""
-    changes = Changes()
-    async with AsyncExitStack() as stack:
-        client = await stack.enter_async_context(
-            Client(url, mode=mode, message_handler=changes.on_message)
-        )
-        if mode != "legacy":
-            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
-            tasks = await stack.enter_async_context(anyio.create_task_group())
-
-            async def follow() -> None:
-                async for _ in subscription:
-                    changes.saw()
-
-            tasks.start_soon(follow)
-            stack.callback(tasks.cancel_scope.cancel)
-        yield client, changes
-
-
-async def until(check: Callable[[], Awaitable[bool]]) -> None:
-    """Poll ``check`` until it holds (bounded by WAIT)."""
-    with anyio.fail_after(WAIT):
-        while not await check():  # noqa: ASYNC110 -- the state polled lives in another process
-            await anyio.sleep(0.1)
-
-
 def add_tool(url: str, name: str) -> None:
     """An admin adds a tool row, straight into the database."""
     definition = (
@@ -205,7 +147,7 @@ async def test_follows_the_table_and_survives_an_outage(
             "CATALOGUE_MAX_BACKOFF": "0.5",
         }
         with serve_http(SERVER, env=env) as url:
-            async with connected(url, mode) as (client, changes):
+            async with listening(url, mode) as (client, changes):
                 first = await tool_names(client)
                 greeting = await client.call_tool("greet", {"name": "Ann"})
                 shipped = await client.call_tool("order_status", {"order": 1})

@@ -7,10 +7,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.sources import (
+    Applied,
     ChangeListeners,
     ChangingSource,
     ElementSource,
@@ -67,17 +69,15 @@ class TestRunningSources:
     async def test_started_inside_wrappers_and_reloaded_on_change(self) -> None:
         """An inner source is started; each announced change reloads; exit stops and unsubscribes."""
         live = LiveSource()
-        reloads: list[int] = []
+        reloads: list[tuple[ElementSource, ...]] = []
         reloaded = anyio.Event()
 
-        async def reload() -> None:
-            reloads.append(1)
+        async def reload(*changed: ElementSource) -> None:
+            reloads.append(changed)
             reloaded.set()
 
-        sources: list[ElementSource] = [
-            PrefixedSource(live, "live"),
-            StaticSource(ElementCollection()),
-        ]
+        prefixed = PrefixedSource(live, "live")
+        sources: list[ElementSource] = [prefixed, StaticSource(ElementCollection())]
         async with running_sources(sources, reload):
             assert live.events == ["start"]
             live.announce()
@@ -85,7 +85,23 @@ class TestRunningSources:
                 await reloaded.wait()
         assert live.events == ["start", "stop"]
         assert live.listeners == []
-        assert reloads == [1]
+        assert reloads == [(prefixed,)]
+
+    async def test_a_listener_can_wait_for_its_reload(self) -> None:
+        """What a change listener returns completes once the reload it asked for has run."""
+        live = LiveSource()
+        reloads: list[tuple[ElementSource, ...]] = []
+
+        async def reload(*changed: ElementSource) -> None:
+            await anyio.lowlevel.checkpoint()
+            reloads.append(changed)
+
+        async with running_sources([live], reload):
+            applied = live.listeners[0](ElementKind.TOOL)
+            assert isinstance(applied, Applied)
+            with anyio.fail_after(5):
+                await applied
+            assert reloads == [(live,)]
 
     async def test_a_failing_start_costs_only_itself(
         self, caplog: pytest.LogCaptureFixture

@@ -1,0 +1,440 @@
+"""A deployment: several workers behind a load balancer, serving as one server (ADRs 0045-0049).
+
+:class:`Deployment` is what one worker needs to know to belong: its own id, the secret every
+worker shares, and the shared backends (a Redis store and its change bus). From those it gives
+the server everything that must agree between workers:
+
+- the cursor key, the ``requestState`` key (2026-07-28 multi-round requests) and the cache key,
+  each derived from the one shared secret, so any worker continues what another started;
+- change propagation: a reload or a shared registration on one worker reaches every worker,
+  which tells its own sessions (:class:`~mcp_core.registry.ChangePropagation`);
+- shared runtime registrations (:meth:`Deployment.shared_source`);
+- handshake-era sessions that name their worker (``w1.<random>``), so the load balancer routes
+  each session back to it and a request that reaches another worker fails loudly instead of
+  being answered as if the session never existed (see :mod:`mcp_core.server._sessions`);
+- checks at startup: a deployment of several workers without a secret cannot be configured; a
+  worker whose secret differs from the others', or whose id another live worker holds, refuses
+  to start (and, found out later, is reported ``misconfigured``: unready).
+
+Redis is never on the path of a request's answer, except the misrouting check, which is bounded:
+a Redis that is down or frozen costs at most one timeout, then the circuit breaker answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import time
+from collections.abc import AsyncIterator, Collection, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Final, final
+
+import anyio
+from mcp.server.request_state import RequestStateSecurity
+
+from mcp_core.elements import ElementKind
+from mcp_core.errors import CacheStoreError, DeploymentError
+from mcp_core.registry import ChangePropagation, Registry
+from mcp_core.sources import SharedSource
+from mcp_core.stores import (
+    DEFAULT_BUS_HEARTBEAT,
+    DEFAULT_REDIS_CONNECT_TIMEOUT,
+    DEFAULT_REDIS_TIMEOUT,
+    BackendHealth,
+    ChangeBus,
+    ListingStore,
+    RedisChangeBus,
+    RedisStore,
+)
+
+__all__ = [
+    "ENVIRONMENT",
+    "MIN_SECRET_BYTES",
+    "WORKER_ID",
+    "Deployment",
+]
+
+_log = logging.getLogger("mcp_core.server")
+
+WORKER_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,40}")
+"""What a worker id may be: it starts every session id the worker hands out (``w1.<random>``)."""
+MIN_SECRET_BYTES: Final = 32
+"""The shortest shared secret a deployment accepts."""
+
+ENVIRONMENT: Final = {
+    "worker": "MCP_CORE_WORKER_ID",
+    "redis": "MCP_CORE_DEPLOYMENT_REDIS",
+    "secret": "MCP_CORE_DEPLOYMENT_SECRET",
+    "secret_file": "MCP_CORE_DEPLOYMENT_SECRET_FILE",
+    "namespace": "MCP_CORE_DEPLOYMENT_NAMESPACE",
+}
+"""The environment variables :meth:`Deployment.from_environment` reads (``mcp-core run`` flags set them)."""
+
+# A worker's registration lives this long unless renewed; it is renewed three times as often.
+_REGISTRATION_TTL: Final = 6.0
+_HEARTBEAT: Final = _REGISTRATION_TTL / 3
+
+
+def _derive(secret: bytes, purpose: str) -> bytes:
+    """A key for one purpose, from the deployment's secret (HMAC-SHA256 as a KDF)."""
+    return hmac.new(secret, f"mcp-core deployment key: {purpose}".encode(), hashlib.sha256).digest()
+
+
+@final
+class Deployment:
+    """This worker's place in a deployment of several: its id, the shared secret, the backends.
+
+    Build it with :meth:`redis` (or :meth:`from_environment`, which ``mcp-core run`` uses), or
+    directly over any listing store and change bus (``MemoryStore()`` and ``MemoryChangeBus()``
+    join the servers of one process, e.g. in tests). Give it to ``App(deployment=...)`` or
+    ``McpServer(..., deployment=...)``; every worker of one deployment gets the same secret and
+    namespace and its own ``worker`` id.
+
+    Raises :class:`~mcp_core.errors.DeploymentError` for a worker id that is not
+    ``[A-Za-z0-9_-]{1,40}`` or a secret shorter than 32 bytes.
+    """
+
+    __slots__ = (
+        "_bus",
+        "_problem",
+        "_propagation",
+        "_secret",
+        "_shared",
+        "_store",
+        "_token",
+        "_worker",
+        "request_state_security",
+    )
+
+    def __init__(self, *, worker: str, secret: bytes, store: ListingStore, bus: ChangeBus) -> None:
+        if not isinstance(worker, str) or not WORKER_ID.fullmatch(worker):
+            raise DeploymentError(
+                f"a worker id is 1-40 letters, digits, '-' or '_' (it starts the session ids the "
+                f"worker hands out, and the load balancer routes on it), got {worker!r}",
+                worker=worker if isinstance(worker, str) else None,
+                setting="worker",
+            )
+        if not isinstance(secret, bytes) or len(secret) < MIN_SECRET_BYTES:
+            raise DeploymentError(
+                f"the deployment secret must be at least {MIN_SECRET_BYTES} bytes, shared by every "
+                "worker (e.g. `head -c 32 /dev/urandom | base64 > secret`, then "
+                f"{ENVIRONMENT['secret_file']}=secret or --secret-file secret)",
+                worker=worker,
+                setting="secret",
+            )
+        self._worker = worker
+        self._secret = secret
+        self._store = store
+        self._bus = bus
+        self._shared: dict[str, SharedSource] = {}
+        # This process's claim on its worker id (another process with the same id has another).
+        self._token = secrets.token_hex(8)
+        self._problem: BackendHealth | None = None
+        self._propagation: ChangePropagation | None = None
+        self.request_state_security: Final = RequestStateSecurity(
+            keys=[_derive(secret, "request-state")]
+        )
+        """How 2026-07-28 ``requestState`` is sealed: one key for every worker."""
+
+    def __repr__(self) -> str:
+        return f"Deployment(worker={self._worker!r}, {self._store!r})"
+
+    @classmethod
+    def redis(
+        cls,
+        url: str,
+        *,
+        worker: str,
+        secret: bytes,
+        namespace: str = "mcp-core",
+        timeout: float = DEFAULT_REDIS_TIMEOUT,
+        connect_timeout: float = DEFAULT_REDIS_CONNECT_TIMEOUT,
+        heartbeat: float = DEFAULT_BUS_HEARTBEAT,
+    ) -> Deployment:
+        """A worker of the deployment whose workers share the Redis at ``url`` (under ``namespace``).
+
+        ``timeout`` and ``connect_timeout`` bound every Redis call (then its circuit breaker
+        answers at once until Redis is back); ``heartbeat`` is how long the change bus may hear
+        nothing before it checks that Redis is still there.
+        """
+        store = RedisStore(
+            url, namespace=namespace, timeout=timeout, connect_timeout=connect_timeout
+        )
+        return cls(
+            worker=worker,
+            secret=secret,
+            store=store,
+            bus=RedisChangeBus(store, heartbeat=heartbeat),
+        )
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Deployment | None:
+        """The deployment the environment describes, or None when it describes none (one process).
+
+        Reads ``MCP_CORE_DEPLOYMENT_REDIS`` (a ``redis://`` URL), ``MCP_CORE_WORKER_ID``, the
+        secret from ``MCP_CORE_DEPLOYMENT_SECRET_FILE`` (a file; trailing newline ignored) or
+        ``MCP_CORE_DEPLOYMENT_SECRET``, and ``MCP_CORE_DEPLOYMENT_NAMESPACE`` (default
+        ``mcp-core``). Setting some but not all of them raises
+        :class:`~mcp_core.errors.DeploymentError` naming what is missing: a worker that was meant
+        to share never starts on its own.
+        """
+        env = os.environ if environ is None else environ
+        url = env.get(ENVIRONMENT["redis"], "")
+        worker = env.get(ENVIRONMENT["worker"], "")
+        secret = _secret_from(env)
+        if not url and not worker and secret is None:
+            return None
+        missing = [
+            name
+            for name, value in (
+                (ENVIRONMENT["redis"], url),
+                (ENVIRONMENT["worker"], worker),
+                (f"{ENVIRONMENT['secret_file']} (or {ENVIRONMENT['secret']})", secret),
+            )
+            if not value
+        ]
+        if missing:
+            raise DeploymentError(
+                "a worker of a deployment needs the shared Redis, its own id and the secret every "
+                f"worker shares; missing: {', '.join(missing)} (mcp-core run: --redis, "
+                "--worker-id, --secret-file)",
+                worker=worker or None,
+                setting="environment",
+            )
+        assert secret is not None  # noqa: S101 -- checked just above; for the type checker
+        return cls.redis(
+            url,
+            worker=worker,
+            secret=secret,
+            namespace=env.get(ENVIRONMENT["namespace"]) or "mcp-core",
+        )
+
+    # -- what the workers share -------------------------------------------------------------
+
+    @property
+    def worker(self) -> str:
+        """This worker's id: unique in the deployment, the load balancer's name for it."""
+        return self._worker
+
+    @property
+    def store(self) -> ListingStore:
+        """The store every worker shares (give it to ``CachedSource`` with :attr:`cache_secret`)."""
+        return self._store
+
+    @property
+    def bus(self) -> ChangeBus:
+        """The change bus the workers tell each other about changes on."""
+        return self._bus
+
+    @property
+    def cursor_secret(self) -> bytes:
+        """The key list cursors are signed with: a cursor from any worker is good on every other."""
+        return _derive(self._secret, "cursor")
+
+    @property
+    def cache_secret(self) -> bytes:
+        """The ``CachedSource(secret=...)`` for caches in the shared store."""
+        return _derive(self._secret, "cache")
+
+    def shared_source(
+        self,
+        name: str = "shared",
+        *,
+        handlers: Collection[str] | None = None,
+        kinds: ElementKind = ElementKind.ALL,
+    ) -> SharedSource:
+        """The :class:`~mcp_core.sources.SharedSource` called ``name`` in the shared store.
+
+        Its entries are authenticated with a key derived from the secret; ``handlers`` is an
+        optional allow-list of handler targets. One object per name: add it to the registry once.
+        """
+        shared = self._shared.get(name)
+        if shared is None:
+            shared = self._shared[name] = SharedSource(
+                self._store,
+                name=name,
+                secret=_derive(self._secret, f"shared:{name}"),
+                handlers=handlers,
+                kinds=kinds,
+            )
+        return shared
+
+    # -- serving ----------------------------------------------------------------------------
+
+    def health(self) -> tuple[BackendHealth, ...]:
+        """The shared backends as this worker sees them: the store, the change bus, its registration."""
+        found: list[BackendHealth] = []
+        store_health = getattr(self._store, "health", None)
+        if callable(store_health):
+            report = store_health()
+            if isinstance(report, BackendHealth):
+                found.append(report)
+        found.append(self._propagation_health())
+        if self._problem is not None:
+            found.append(self._problem)
+        return tuple(found)
+
+    def _propagation_health(self) -> BackendHealth:
+        propagation = self._propagation
+        return propagation.health() if propagation is not None else self._bus.health()
+
+    @property
+    def propagation(self) -> ChangePropagation | None:
+        """What keeps this worker's registry in step while it serves (None when it does not)."""
+        return self._propagation
+
+    @asynccontextmanager
+    async def serving(self, registry: object) -> AsyncIterator[None]:
+        """While a server serves: registered as this worker, in step with the others.
+
+        Checks first that this worker fits the deployment (its secret, its id) within the store's
+        bounds, raising :class:`~mcp_core.errors.DeploymentError` if it does not; a store that
+        does not answer defers those checks to the heartbeat instead of delaying the start.
+        """
+        if not isinstance(registry, Registry):
+            raise TypeError(
+                f"a deployment keeps the reference Registry in step; got {type(registry).__name__}"
+            )
+        await self._check_at_start()
+        propagation = self._propagation = ChangePropagation(
+            registry, self._bus, worker=self._worker
+        )
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._heartbeat)
+                async with propagation.running(connect_within=_connect_bound(self._store)):
+                    try:
+                        yield
+                    finally:
+                        tasks.cancel_scope.cancel()
+        finally:
+            self._propagation = None
+            with anyio.move_on_after(_connect_bound(self._store), shield=True):
+                await self._leave()
+
+    async def owner_alive(self, worker: str) -> bool | None:
+        """Whether the worker ``worker`` is registered now (None: the store cannot say)."""
+        try:
+            return await self._store.get(_worker_key(worker)) is not None
+        except CacheStoreError:
+            return None
+
+    # -- registration and checks ------------------------------------------------------------
+
+    async def _check_at_start(self) -> None:
+        deadline = time.monotonic() + _REGISTRATION_TTL + _HEARTBEAT
+        while True:
+            try:
+                problem = await self._check()
+            except CacheStoreError as exc:
+                _log.warning(
+                    "worker %s: cannot reach the shared store to check that it fits the "
+                    "deployment (%s); serving, and checking again when it answers",
+                    self._worker,
+                    exc,
+                )
+                return
+            if problem is None:
+                return
+            # A worker restarted at once may find its previous self's registration: wait it out.
+            if problem.setting == "worker" and time.monotonic() < deadline:
+                await anyio.sleep(_HEARTBEAT)
+                continue
+            raise problem
+
+    async def _check(self) -> DeploymentError | None:
+        """Register this worker; the reason it does not fit the deployment, if it does not."""
+        fingerprint = _derive(self._secret, "fingerprint").hex()
+        recorded = await self._store.get("deployment:fingerprint")
+        if recorded is None:
+            await self._store.set("deployment:fingerprint", fingerprint.encode())
+        elif not hmac.compare_digest(recorded, fingerprint.encode()):
+            return DeploymentError(
+                f"worker {self._worker}: its secret is not the one the other workers of this "
+                "deployment use (the shared store records another); give every worker the same "
+                "secret, or a namespace of its own for a separate deployment",
+                worker=self._worker,
+                setting="secret",
+            )
+        key = _worker_key(self._worker)
+        current = await self._store.get(key)
+        holder = _holder(current)
+        if holder is not None and holder.get("token") != self._token:
+            return DeploymentError(
+                f"worker id {self._worker!r} is already used by a live worker (pid "
+                f"{holder.get('pid')} on {holder.get('host')!r}); give every worker an id of its own",
+                worker=self._worker,
+                setting="worker",
+            )
+        claim = {"token": self._token, "pid": os.getpid(), "host": socket.gethostname()}
+        await self._store.set(key, json.dumps(claim).encode(), ttl=_REGISTRATION_TTL)
+        return None
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await anyio.sleep(_HEARTBEAT)
+            try:
+                problem = await self._check()
+            except CacheStoreError:
+                continue  # the store's own health says it is down
+            if problem is None:
+                if self._problem is not None:
+                    _log.warning("worker %s: fits the deployment again", self._worker)
+                self._problem = None
+            elif self._problem is None:
+                _log.error("%s; this worker reports itself unready", problem)
+                self._problem = BackendHealth(
+                    backend=f"worker {self._worker}",
+                    state="misconfigured",
+                    since=time.time(),
+                    last_error=str(problem),
+                )
+
+    async def _leave(self) -> None:
+        key = _worker_key(self._worker)
+        try:
+            holder = _holder(await self._store.get(key))
+            if holder is not None and holder.get("token") == self._token:
+                await self._store.delete(key)
+        except CacheStoreError:
+            pass  # the registration expires on its own
+
+
+def _worker_key(worker: str) -> str:
+    return f"deployment:worker:{worker}"
+
+
+def _holder(raw: bytes | None) -> dict[str, object] | None:
+    if raw is None:
+        return None
+    try:
+        holder = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def _connect_bound(store: object) -> float:
+    timeout = getattr(store, "timeout", None)
+    return float(timeout) if isinstance(timeout, int | float) else DEFAULT_REDIS_TIMEOUT
+
+
+def _secret_from(env: Mapping[str, str]) -> bytes | None:
+    path = env.get(ENVIRONMENT["secret_file"], "")
+    if path:
+        try:
+            return Path(path).read_bytes().rstrip(b"\r\n")
+        except OSError as exc:
+            raise DeploymentError(
+                f"cannot read the deployment secret from {path}: {exc.strerror or exc}",
+                setting="secret",
+            ) from exc
+    value = env.get(ENVIRONMENT["secret"], "")
+    return value.encode() if value else None

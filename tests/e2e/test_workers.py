@@ -1,0 +1,203 @@
+"""Several workers behind HAProxy, one Redis: one catalogue, changes everywhere, sticky sessions.
+
+The deployment is the example's (``examples/deployment``): two ``mcp-core run`` workers started
+with ``--worker-id``, ``--redis`` and ``--secret-file``, HAProxy in front with the configuration
+the example writes, a real Redis server. Changes go in through one worker and are looked for on
+the other, reached directly so the test knows which is which; sessions go through the balancer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+
+from tests.clients import WAIT, listening, text, tool_names, until
+from tests.e2e._http import RawSession
+from tests.e2e._workers import (
+    Cluster,
+    add_catalogue_tool,
+    backend_states,
+    deployed,
+    has,
+    health,
+    needs_cluster,
+)
+
+pytestmark = [
+    needs_cluster,
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
+
+MODES = ("auto", "legacy")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Redis, two workers (w1, w2) and HAProxy, for the whole module."""
+    with deployed(tmp_path_factory.mktemp("cluster")) as deployment:
+        yield deployment
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_shared_registration_reaches_the_other_worker(cluster: Cluster, mode: str) -> None:
+    """A tool registered through w1 is listed and callable on w2, whose client hears of it."""
+    name = f"greet_{mode}"
+    async with (
+        Client(cluster.worker_url("w1")) as first,
+        listening(cluster.worker_url("w2"), mode) as (second, changes),
+    ):
+        heard = changes.seen
+        registered = await first.call_tool("add_greeting", {"name": name, "template": "Hi {name}"})
+        await changes.after(heard)
+        await until(lambda: has(second, name))
+        called = await second.call_tool(name, {"name": "Ada"})
+        removed = await first.call_tool("remove_greeting", {"name": name})
+        await until(lambda: _lacks(second, name))
+    assert text(registered) == f"{name} registered for every worker (through w1)"
+    assert text(called) == "Hi Ada"
+    assert text(removed) == f"{name} removed"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_reload_reaches_the_other_worker(cluster: Cluster, mode: str) -> None:
+    """The catalogue reloaded through w1 (its file changed) is served by w2, which announces it."""
+    name = f"catalogued_{mode}"
+    async with (
+        Client(cluster.worker_url("w1")) as first,
+        listening(cluster.worker_url("w2"), mode) as (second, changes),
+    ):
+        before = await tool_names(second)
+        add_catalogue_tool(Path(cluster.env["CATALOGUE_FILE"]), name)
+        heard = changes.seen
+        reloaded = await first.call_tool("reload_catalogue", {})
+        await changes.after(heard)
+        await until(lambda: has(second, name))
+        called = await second.call_tool(name, {"name": "Ada"})
+    assert name not in before
+    assert text(reloaded) == "catalogue reloaded through w1"
+    assert text(called) == f"{name} says hi to Ada"
+
+
+async def test_2026_requests_are_served_by_any_worker(cluster: Cluster) -> None:
+    """Through the balancer, stateless 2026-07-28 requests reach both workers, and all succeed."""
+    answered: set[str] = set()
+    async with Client(cluster.url) as client:
+        for _ in range(8):
+            answered.add(text(await client.call_tool("whoami", {})))
+            assert "hello" in await tool_names(client)
+    assert answered == {"w1", "w2"}
+
+
+async def test_handshake_sessions_stay_on_their_worker(cluster: Cluster) -> None:
+    """Each legacy session's follow-ups all reach the worker that opened it, whichever that is."""
+    opened: dict[str, str] = {}
+    for _ in range(4):
+        async with Client(cluster.url, mode="legacy") as client:
+            workers = {text(await client.call_tool("whoami", {})) for _ in range(6)}
+            assert len(workers) == 1
+            session = client.session_id if hasattr(client, "session_id") else None
+            opened[str(session or len(opened))] = workers.pop()
+    assert set(opened.values()) == {"w1", "w2"}
+
+
+async def test_a_session_resumes_its_stream_through_the_balancer(cluster: Cluster) -> None:
+    """A stream the worker closes mid-call resumes (Last-Event-ID) via HAProxy, on its worker."""
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        session = RawSession(cluster.url, http)
+        await session.open()
+        assert session.session_id is not None
+        owner = session.session_id.split(".", 1)[0]
+        await session.request("logging/setLevel", {"level": "info"}, request_id=1)
+        cut = await session.request(
+            "tools/call", {"name": "countdown", "arguments": {"count": 5}}, request_id=7
+        )
+        status, resumed = await session.resume(
+            session.event_ids[-1],
+            until=lambda seen: any((e.message or {}).get("id") == 7 for e in seen),
+        )
+    before = [e.message for e in cut if e.message]
+    results = [e.message for e in resumed if e.message and e.message.get("id") == 7]
+    logged = [
+        m["params"]["data"]
+        for m in [*before, *(e.message for e in resumed if e.message)]
+        if "method" in m
+    ]
+    assert owner in {"w1", "w2"}
+    assert not any(m.get("id") == 7 for m in before)  # the worker closed the stream mid-call
+    assert status == 200
+    assert logged == ["5...", "4...", "3...", "2...", "1..."]
+    assert len(results) == 1
+    assert results[0]["result"]["content"][0]["text"] == f"lift-off on {owner}"
+
+
+async def test_the_official_client_resumes_through_the_balancer(cluster: Cluster) -> None:
+    """The official client (2025-11-25) gets the countdown's result: it resumes on its own."""
+    async with Client(cluster.url, mode="legacy") as client:
+        owner = text(await client.call_tool("whoami", {}))
+        result = await client.call_tool("countdown", {"count": 3})
+    assert text(result) == f"lift-off on {owner}"
+
+
+async def test_a_misrouted_request_fails_loudly(cluster: Cluster) -> None:
+    """A request of w1's session sent to w2 gets 421 naming both workers, and w2 logs an error."""
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        session = RawSession(cluster.worker_url("w1"), http)
+        await session.open()
+        assert session.session_id is not None
+        assert session.session_id.startswith("w1.")
+        misrouted = await http.post(
+            cluster.worker_url("w2"),
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers=session.headers(),
+        )
+        served = await http.post(
+            cluster.url,
+            json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            headers=session.headers(),
+        )
+    error = misrouted.json()["error"]
+    assert misrouted.status_code == 421
+    assert error["data"] == {"worker": "w2", "sessionWorker": "w1"}
+    assert "belongs to worker 'w1', and this is worker 'w2'" in error["message"]
+    assert "misrouted request" in cluster.log("w2")
+    assert served.status_code == 200
+
+
+async def test_health_names_the_worker_and_its_backends(cluster: Cluster) -> None:
+    """/healthz of a worker: its id, Redis and the change bus ok."""
+    status, document = health(cluster.health_url("w1"))
+    assert status == 200
+    assert document["worker"] == "w1"
+    assert document["status"] == "ok"
+    assert backend_states(document) == {"ok"}
+    assert len(document["backends"]) == 2
+
+
+async def test_a_joining_worker_serves_the_catalogue_from_redis(cluster: Cluster) -> None:
+    """A third worker started without the catalogue file serves it from the shared cache."""
+    path = anyio.Path(cluster.env["CATALOGUE_FILE"])
+    document = json.loads(await path.read_text())
+    expected = {element["definition"]["name"] for element in document["elements"]}
+    hidden = path.with_suffix(".away")
+    await path.rename(hidden)
+    try:
+        cluster.start_worker("w3")
+        async with Client(cluster.worker_url("w3")) as joined:
+            listed = await tool_names(joined)
+        status, document = health(cluster.health_url("w3"))
+    finally:
+        cluster.stop_worker("w3")
+        await hidden.rename(path)
+    assert listed >= expected
+    assert status == 200
+    assert document["status"] == "ok"  # the file was never read: no source failed
+
+
+async def _lacks(client: Client, name: str) -> bool:
+    return name not in await tool_names(client)

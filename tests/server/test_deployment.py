@@ -1,0 +1,184 @@
+"""Deployment: settings that cannot be half right, keys every worker shares, checks at startup.
+
+Workers are servers in this process sharing a MemoryStore and a MemoryChangeBus; the session
+routing is tested over real HTTP (uvicorn on loopback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+
+from mcp_core import App
+from mcp_core.errors import DeploymentError
+from mcp_core.registry import Registry
+from mcp_core.server import ENVIRONMENT, Deployment, McpServer
+from mcp_core.server import _deployment as deployment_module
+from mcp_core.stores import MemoryChangeBus, MemoryStore
+from tests.e2e._http import RawSession, serve
+
+SECRET = b"s" * 32
+
+
+def worker(
+    name: str, store: MemoryStore, bus: MemoryChangeBus, secret: bytes = SECRET
+) -> Deployment:
+    """A worker of the in-process deployment over ``store`` and ``bus``."""
+    return Deployment(worker=name, secret=secret, store=store, bus=bus)
+
+
+class TestSettings:
+    """From the environment or by hand: complete and valid, or a DeploymentError saying what."""
+
+    def test_nothing_set_is_no_deployment(self) -> None:
+        """No variable: a single process."""
+        assert Deployment.from_environment({}) is None
+
+    def test_half_set_names_what_is_missing(self) -> None:
+        """Redis without the id and the secret: refused, naming both and the flags."""
+        with pytest.raises(DeploymentError, match="MCP_CORE_WORKER_ID") as error:
+            Deployment.from_environment({ENVIRONMENT["redis"]: "redis://127.0.0.1:1/0"})
+        assert "MCP_CORE_DEPLOYMENT_SECRET_FILE" in str(error.value)
+        assert "--worker-id" in str(error.value)
+
+    def test_reads_the_secret_from_a_file(self, tmp_path: Path) -> None:
+        """The secret file's content (without its newline) keys everything."""
+        (tmp_path / "secret").write_bytes(SECRET + b"\n")
+        env = {
+            ENVIRONMENT["redis"]: "redis://127.0.0.1:1/0",
+            ENVIRONMENT["worker"]: "w1",
+            ENVIRONMENT["secret_file"]: str(tmp_path / "secret"),
+        }
+        made = Deployment.from_environment(env)
+        by_hand = worker("w1", MemoryStore(), MemoryChangeBus())
+        assert made is not None
+        assert made.cursor_secret == by_hand.cursor_secret
+
+    @pytest.mark.parametrize(
+        ("name", "secret", "setting"),
+        [("w1", b"short", "secret"), ("w 1", SECRET, "worker"), ("", SECRET, "worker")],
+    )
+    def test_refuses_a_short_secret_or_a_bad_id(
+        self, name: str, secret: bytes, setting: str
+    ) -> None:
+        """A secret under 32 bytes, an id that cannot prefix a session id: refused."""
+        with pytest.raises(DeploymentError) as error:
+            worker(name, MemoryStore(), MemoryChangeBus(), secret)
+        assert error.value.setting == setting
+
+    def test_keys_are_shared_and_distinct(self) -> None:
+        """Same secret, same keys on every worker; each purpose its own key; another secret, others."""
+        one = worker("w1", MemoryStore(), MemoryChangeBus())
+        two = worker("w2", MemoryStore(), MemoryChangeBus())
+        other = worker("w1", MemoryStore(), MemoryChangeBus(), b"t" * 32)
+        assert one.cursor_secret == two.cursor_secret != other.cursor_secret
+        assert len({one.cursor_secret, one.cache_secret, SECRET}) == 3
+
+    def test_a_server_takes_its_keys_from_the_deployment_alone(self) -> None:
+        """deployment= with cursor_secret= is a contradiction: TypeError; so is a non-Registry."""
+        deployment = worker("w1", MemoryStore(), MemoryChangeBus())
+        with pytest.raises(TypeError, match="either deployment="):
+            McpServer(Registry(), deployment=deployment, cursor_secret=b"x")
+        with pytest.raises(TypeError, match="reference Registry"):
+            McpServer(object(), deployment=deployment)  # type: ignore[arg-type]
+
+
+class TestStartup:
+    """A worker that does not fit its deployment refuses to start."""
+
+    async def test_another_secret_is_refused(self) -> None:
+        """A worker whose secret differs from the deployment's recorded one: DeploymentError."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        first = worker("w1", store, bus)
+        stray = worker("w2", store, bus, b"t" * 32)
+        async with first.serving(Registry()):
+            with pytest.raises(DeploymentError, match="secret is not the one") as error:
+                async with stray.serving(Registry()):
+                    pass
+        assert error.value.setting == "secret"
+
+    async def test_a_live_worker_id_is_refused(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Two live workers with one id: the second refuses to start (after waiting one lease)."""
+        monkeypatch.setattr(deployment_module, "_REGISTRATION_TTL", 0.3)
+        monkeypatch.setattr(deployment_module, "_HEARTBEAT", 0.1)
+        store, bus = MemoryStore(), MemoryChangeBus()
+        async with worker("w1", store, bus).serving(Registry()):
+            with pytest.raises(DeploymentError, match="already used by a live worker"):
+                async with worker("w1", store, bus).serving(Registry()):
+                    pass
+
+    async def test_a_restarted_worker_takes_its_id_back(self) -> None:
+        """A worker that left (cleanly) frees its id at once for its successor."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        async with worker("w1", store, bus).serving(Registry()):
+            pass
+        with anyio.fail_after(2):  # a guard: no lease to wait out
+            async with worker("w1", store, bus).serving(Registry()):
+                pass
+
+
+@asynccontextmanager
+async def two_workers() -> AsyncIterator[tuple[str, str, Deployment]]:
+    """Workers w1 and w2 of one in-process deployment over HTTP: their URLs and w1's deployment."""
+    store, bus = MemoryStore(), MemoryChangeBus()
+    urls = []
+    deployments = []
+    async with AsyncExitStack() as stack:
+        for name in ("w1", "w2"):
+            deployment = worker(name, store, bus)
+            app = App("routed", deployment=deployment)
+
+            @app.tool
+            def ping() -> str:
+                return "pong"
+
+            urls.append(stack.enter_context(serve(app.asgi())))
+            deployments.append(deployment)
+        yield urls[0], urls[1], deployments[0]
+
+
+class TestSessionRouting:
+    """Session ids name their worker; another worker refuses them loudly; a gone worker's: 404."""
+
+    async def test_misrouted_is_refused_loudly(self, caplog: pytest.LogCaptureFixture) -> None:
+        """w1's session at w2: 421 naming both, logged; an id no worker made: the SDK's 404."""
+        async with two_workers() as (first, second, _), httpx2.AsyncClient(timeout=30) as http:
+            session = RawSession(first, http)
+            await session.open()
+            assert session.session_id is not None
+            tools = await session.request("tools/list", request_id=2)
+            misrouted = await http.post(
+                second,
+                json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                headers=session.headers(),
+            )
+            unknown = await http.post(
+                second,
+                json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+                headers={**session.headers(), "mcp-session-id": "not-made-by-a-worker"},
+            )
+        assert session.session_id.startswith("w1.")
+        assert tools[-1].message is not None
+        assert misrouted.status_code == 421
+        assert misrouted.json()["error"]["data"] == {"worker": "w2", "sessionWorker": "w1"}
+        assert "misrouted request" in caplog.text
+        assert unknown.status_code == 404
+
+    async def test_a_gone_workers_session_is_not_found(self) -> None:
+        """A session of a worker that is not registered (gone) answers 404: start a new one."""
+        async with two_workers() as (_, second, _), httpx2.AsyncClient(timeout=30) as http:
+            response = await http.post(
+                second,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={
+                    "accept": "application/json, text/event-stream",
+                    "mcp-protocol-version": "2025-11-25",
+                    "mcp-session-id": "w9.0123456789abcdef",
+                },
+            )
+        assert response.status_code == 404

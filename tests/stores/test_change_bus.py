@@ -1,0 +1,257 @@
+"""The change bus (laws bus.versions, bus.delivers, bus.catch-up), the breaker, bounded Redis time.
+
+The in-memory bus always; the Redis bus against a real server when ``MCP_CORE_REDIS_URL`` is set.
+A "frozen Redis" is a listener that accepts connections and never answers, as a SIGSTOPped
+server does: a call costs one timeout, the next ones fail at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractAsyncContextManager
+
+import anyio
+import anyio.abc
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcp_core.errors import CacheStoreError
+from mcp_core.stores import (
+    Change,
+    ChangeBus,
+    CircuitBreaker,
+    MemoryChangeBus,
+    RedisChangeBus,
+    RedisStore,
+)
+
+REDIS_URL = os.environ.get("MCP_CORE_REDIS_URL")
+needs_server = pytest.mark.skipif(REDIS_URL is None, reason="set MCP_CORE_REDIS_URL")
+KEYS = st.lists(st.sets(st.sampled_from(["a", "b", "c"]), min_size=1), min_size=1, max_size=6)
+
+
+class FakeClock:
+    """A monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TestCircuitBreaker:
+    """Open after failures, fail fast, one trial, close on success, longer waits on failure."""
+
+    def test_opens_fails_fast_and_tries_once(self) -> None:
+        """After the threshold: no call; after the wait: exactly one trial at a time."""
+        clock = FakeClock()
+        breaker = CircuitBreaker(threshold=2, reset_after=1.0, maximum=4.0, clock=clock)
+        breaker.failed("refused")
+        assert breaker.allows()
+        breaker.failed("refused")
+        assert (breaker.state, breaker.allows()) == ("open", False)
+        clock.now += 1.0
+        assert breaker.allows()
+        assert (breaker.state, breaker.allows()) == ("half-open", False)
+        breaker.failed("timed out")
+        clock.now += 1.0
+        assert not breaker.allows()  # the failed trial doubled the wait
+        clock.now += 1.0
+        assert breaker.allows()
+        breaker.succeeded()
+        assert (breaker.state, breaker.health("redis").state) == ("closed", "ok")
+
+    def test_health_says_down_with_the_last_error(self) -> None:
+        """While failures are counted, the health is down, with the error and the next try."""
+        breaker = CircuitBreaker(clock=FakeClock())
+        breaker.failed("no answer within 2 s")
+        health = breaker.health("redis x")
+        assert (health.state, health.last_error, health.failures) == (
+            "down",
+            "no answer within 2 s",
+            1,
+        )
+        assert health.next_try is not None
+
+    @pytest.mark.parametrize("bad", [{"threshold": 0}, {"reset_after": 0}, {"maximum": 0.5}])
+    def test_refuses_bad_settings(self, bad: dict[str, float]) -> None:
+        """Nonsense settings are a ValueError naming the setting."""
+        with pytest.raises(ValueError, match=next(iter(bad)).split("_")[0]):
+            CircuitBreaker(**bad)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def silent_server() -> AsyncIterator[int]:
+    """A TCP server that accepts and never answers (a frozen Redis); yields its port."""
+
+    async def hold(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            await anyio.sleep_forever()
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    async with listener, anyio.create_task_group() as tasks:
+        tasks.start_soon(listener.serve, hold)
+        try:
+            yield listener.extra(anyio.abc.SocketAttribute.local_port)  # noqa: S610 -- anyio, not Django
+        finally:
+            tasks.cancel_scope.cancel()
+
+
+class TestBoundedRedis:
+    """A frozen Redis costs one timeout; then the breaker answers at once."""
+
+    async def test_a_frozen_server_costs_one_timeout(self) -> None:
+        """The first call fails after the timeout, the next at once, without waiting again."""
+        async with silent_server() as port:
+            store = RedisStore(f"redis://127.0.0.1:{port}/0", timeout=0.3, connect_timeout=0.3)
+            with pytest.raises(CacheStoreError, match=r"did not answer within 0\.3 s"):
+                await store.get("k")
+            with anyio.fail_after(0.25):  # less than one timeout: the breaker answered
+                with pytest.raises(CacheStoreError, match="is not answering"):
+                    await store.set("k", b"v")
+            health = store.health()
+            await store.aclose()
+        assert health.state == "down"
+        assert health.last_error == "no answer within 0.3 s"
+
+    async def test_a_refused_connection_is_a_store_error(self) -> None:
+        """Nothing listening: a CacheStoreError naming the store, and the health says down."""
+        with socket_port() as port:
+            store = RedisStore(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+            with pytest.raises(CacheStoreError, match="failed to read"):
+                await store.get("k")
+            assert store.health().state == "down"
+            await store.aclose()
+
+    def test_refuses_bad_timeouts(self) -> None:
+        """A timeout that is not a positive number is a ValueError."""
+        with pytest.raises(ValueError, match="timeout"):
+            RedisStore("redis://127.0.0.1:1/0", timeout=0)
+
+
+@contextlib.contextmanager
+def socket_port() -> Iterator[int]:
+    """A loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    yield port
+
+
+async def _laws(bus: ChangeBus, key: str) -> None:
+    """bus.catch-up, bus.delivers and bus.versions, on one bus, with keys under ``key``."""
+    one, two = f"{key}.one", f"{key}.two"
+    async with bus.subscribe() as first:
+        start = await anext(first)
+        assert start.catch_up
+        published = await bus.publish([one, two], origin="w1")
+        assert published.versions == {one: start.versions.get(one, 0) + 1, two: 1}
+        async with bus.subscribe() as second:
+            caught = await anext(second)
+            assert caught.catch_up
+            assert {one: caught.versions[one], two: caught.versions[two]} == published.versions
+            again = await bus.publish([one], origin="w2")
+            with anyio.fail_after(10):
+                heard = [await anext(first), await anext(first), await anext(second)]
+    assert [c.origin for c in heard] == ["w1", "w2", "w2"]
+    assert (
+        heard[1].versions
+        == heard[2].versions
+        == again.versions
+        == {one: published.versions[one] + 1}
+    )
+
+
+class TestMemoryChangeBus:
+    """The in-memory bus keeps the laws, and rehearses an outage."""
+
+    async def test_laws(self) -> None:
+        """Catch-up first; every subscription hears every publish; versions count up."""
+        await _laws(MemoryChangeBus(), "k")
+
+    @given(KEYS)
+    def test_versions_count_publishes(self, batches: list[set[str]]) -> None:
+        """Law bus.versions: each key's version is how many publishes named it."""
+
+        async def run() -> dict[str, int]:
+            bus = MemoryChangeBus()
+            for batch in batches:
+                await bus.publish(batch, origin="w")
+            return dict(bus.versions)
+
+        counts = {key: sum(key in batch for batch in batches) for key in "abc"}
+        assert anyio.run(run) == {k: n for k, n in counts.items() if n}
+
+    async def test_down_then_back_catches_up(self) -> None:
+        """Taken down: publish raises, health says down; back: subscriptions catch up."""
+        bus = MemoryChangeBus()
+        async with bus.subscribe() as changes:
+            await anext(changes)
+            await bus.publish(["a"], origin="w")
+            assert (await anext(changes)).versions == {"a": 1}
+            bus.take_down()
+            with pytest.raises(CacheStoreError):
+                await bus.publish(["a"], origin="w")
+            assert bus.health().state == "down"
+            bus.bring_back()
+            caught = await anext(changes)
+        assert caught == Change(versions={"a": 1}, catch_up=True)
+        assert bus.health().state == "ok"
+
+    @pytest.mark.parametrize("keys", [[], "abc", ["has space"], [""]])
+    async def test_refuses_bad_keys(self, keys: object) -> None:
+        """Source keys are a non-empty collection of non-empty strings without spaces."""
+        with pytest.raises((TypeError, ValueError)):
+            await MemoryChangeBus().publish(keys, origin="w")  # type: ignore[arg-type]
+
+
+@needs_server
+class TestRedisChangeBus:
+    """The Redis bus keeps the laws against a real server; garbage on its channel is ignored."""
+
+    @staticmethod
+    def _bus() -> AbstractAsyncContextManager[RedisChangeBus]:
+        @contextlib.asynccontextmanager
+        async def made() -> AsyncIterator[RedisChangeBus]:
+            assert REDIS_URL is not None
+            async with RedisStore(REDIS_URL, namespace=f"test-{uuid.uuid4().hex}") as store:
+                try:
+                    yield RedisChangeBus(store, heartbeat=0.5)
+                finally:
+                    await store.delete_prefix("")
+
+        return made()
+
+    async def test_laws(self) -> None:
+        """Catch-up first; every subscription hears every publish; versions count up."""
+        async with self._bus() as bus:
+            await _laws(bus, "k")
+            assert bus.health().state == "ok"
+
+    async def test_ignores_what_is_not_a_change(self) -> None:
+        """A malformed message on the channel is skipped; the next change still arrives."""
+        async with self._bus() as bus:
+            store = bus._store
+            async with bus.subscribe() as changes:
+                await anext(changes)
+                for junk in (b"{", b'{"origin": 1, "versions": {}}', b"[" * 10_000):
+                    await store.client.publish(store.key("changes"), junk)
+                await bus.publish(["real"], origin="w")
+                with anyio.fail_after(10):
+                    heard = await anext(changes)
+        assert heard.versions == {"real": 1}
+
+    async def test_entries_lists_a_prefix(self) -> None:
+        """RedisStore.entries: the live keys under a prefix, namespace removed (law store.entries)."""
+        async with self._bus() as bus:
+            store = bus._store
+            await store.set("p:1", b"one")
+            await store.set("p:2", b"two")
+            await store.set("q", b"other")
+            assert await store.entries("p:") == {"p:1": b"one", "p:2": b"two"}
