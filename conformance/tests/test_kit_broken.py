@@ -48,6 +48,7 @@ class Broken:
             "visibility": "make_visibility",
             "event-store": "make_event_store",
             "cache-store": "make_cache_store",
+            "change-bus": "make_change_bus",
         }[self.kind]
         return f"broken.{self.module}:{self.factory or usual}"
 
@@ -213,6 +214,11 @@ CASES = (
     Broken("cache-store", "store_roundtrip", "store.roundtrip"),
     Broken("cache-store", "store_expiry", "store.roundtrip"),
     Broken("cache-store", "store_delete", "store.delete"),
+    Broken("cache-store", "store_entries", "store.entries"),
+    Broken("change-bus", "bus_versions", "bus.versions"),
+    Broken("change-bus", "bus_delivers", "bus.delivers"),
+    Broken("change-bus", "bus_catch_up", "bus.catch-up"),
+    Broken("change-bus", "bus_catch_up_after_outage", "bus.catch-up"),
 )
 
 
