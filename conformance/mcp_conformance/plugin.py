@@ -58,7 +58,7 @@ def check_files(kind: TargetKind) -> list[Path]:
     """The kit's check modules for a ``kind`` target.
 
     A check module is ``_checks/<about>_laws.py`` or ``_checks/<about>_<topic>_laws.py``, where
-    ``<about>`` is what its laws are about (``source``, ``wrapper``, ``registry``, ``server``):
+    ``<about>`` is what its laws are about (``source``, ``registry``, ``store``, ``bus``...):
     adding a law is a row in ``LAWS`` and a ``@checks(law_id)`` function in such a module.
     """
     about = {law.about for law in laws_for(kind)}
