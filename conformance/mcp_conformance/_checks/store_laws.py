@@ -226,4 +226,6 @@ def test_store_delete(kit: Kit) -> None:
         finally:
             await store.close()
 
-    kit.given(st.tuples(st.sets(st.sampled_from(_KEYS)), _OPERATIONS), body, name="store_delete")
+    # "A generated few": at most three keys start unset, whatever the seed draws.
+    unset = st.sets(st.sampled_from(_KEYS), max_size=3)
+    kit.given(st.tuples(unset, _OPERATIONS), body, name="store_delete")
