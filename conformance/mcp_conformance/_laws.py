@@ -13,14 +13,21 @@ from typing import Final, Literal, TypeAlias, final
 __all__ = ["LAWS", "Law", "LawTarget", "TargetKind", "law", "laws_for"]
 
 TargetKind: TypeAlias = Literal[
-    "registry", "source", "wrapper", "server", "visibility", "event-store", "cache-store"
+    "registry",
+    "source",
+    "wrapper",
+    "server",
+    "visibility",
+    "event-store",
+    "cache-store",
+    "change-bus",
 ]
 """What a run certifies: the object a ``--mcp-registry``, ``--mcp-source``, ``--mcp-wrapper``,
-``--mcp-server``, ``--mcp-visibility``, ``--mcp-event-store`` or ``--mcp-cache-store`` factory
-makes."""
+``--mcp-server``, ``--mcp-visibility``, ``--mcp-event-store``, ``--mcp-cache-store`` or
+``--mcp-change-bus`` factory makes."""
 
 LawTarget: TypeAlias = Literal[
-    "source", "wrapper", "registry", "server", "visibility", "events", "store"
+    "source", "wrapper", "registry", "server", "visibility", "events", "store", "bus"
 ]
 """What a law is about."""
 
@@ -251,6 +258,30 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="delete(k) removes only k and says whether it was there; delete_prefix(p) "
         "removes exactly the keys starting with p and counts them",
     ),
+    Law(
+        id="store.entries",
+        about="store",
+        statement="where the store lists entries, entries(p) is exactly the live entries whose "
+        "key starts with p, each with the value get() returns",
+    ),
+    Law(
+        id="bus.versions",
+        about="bus",
+        statement="publish(keys) raises each key's version by at least one and returns the change "
+        "with the versions after it; versions never go down",
+    ),
+    Law(
+        id="bus.delivers",
+        about="bus",
+        statement="a change published while a subscription is open reaches it, or the "
+        "subscription is interrupted and then catches up",
+    ),
+    Law(
+        id="bus.catch-up",
+        about="bus",
+        statement="a subscription's first item, and its first after an interruption, is a "
+        "catch-up holding the current version of every key ever published",
+    ),
 )
 
 _BY_ID: Final = {entry.id: entry for entry in LAWS}
@@ -265,6 +296,7 @@ _ABOUT: Final[dict[TargetKind, frozenset[LawTarget]]] = {
     "visibility": frozenset({"visibility"}),
     "event-store": frozenset({"events"}),
     "cache-store": frozenset({"store"}),
+    "change-bus": frozenset({"bus"}),
 }
 
 

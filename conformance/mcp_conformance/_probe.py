@@ -22,12 +22,22 @@ OPTIONAL: Final[dict[str, str]] = {
     # method: the optional protocol it stands for (a certificate covers it when present)
     "resource_candidates": "ResourceCandidates",
     "lookup": "ElementLookup",
+    "entries": "ListingStore",
+    "take_down": "outages the kit rehearses (take_down/bring_back)",
+}
+_OPTIONAL_FOR: Final[dict[str, frozenset[str]]] = {
+    # method: the kinds of target it is an optional protocol of
+    "resource_candidates": frozenset({"registry", "source", "wrapper"}),
+    "lookup": frozenset({"registry", "source", "wrapper"}),
+    "entries": frozenset({"cache-store"}),
+    "take_down": frozenset({"change-bus"}),
 }
 _DUCK_TYPED: Final[dict[str, tuple[tuple[str, ...], str]]] = {
     # kind: (the methods a target of that kind must have, what it then is)
     "visibility": (("is_visible",), "an ElementVisibility"),
     "event-store": (("store_event", "replay_events_after", "end_session"), "a SessionEventStore"),
     "cache-store": (("get", "set", "delete", "delete_prefix"), "a CacheStore"),
+    "change-bus": (("publish", "subscribe", "health"), "a ChangeBus"),
 }
 
 
@@ -54,7 +64,7 @@ def refusal(target: Target) -> Probed:
     optional = tuple(
         name
         for method, name in OPTIONAL.items()
-        if target.kind in {"registry", "source", "wrapper"} and callable(getattr(obj, method, None))
+        if target.kind in _OPTIONAL_FOR[method] and callable(getattr(obj, method, None))
     )
     if target.kind == "registry":
         roles, refused = _registry(obj, target)
@@ -62,7 +72,7 @@ def refusal(target: Target) -> Probed:
     if target.kind == "server":
         return Probed(refused=_server(obj))
     if target.kind in _DUCK_TYPED:
-        return Probed(refused=_missing(obj, *_DUCK_TYPED[target.kind]))
+        return Probed(optional=optional, refused=_missing(obj, *_DUCK_TYPED[target.kind]))
     missing = [name for name in ("provide", "kinds") if not callable(getattr(obj, name, None))]
     if len(missing) == 2:  # noqa: PLR2004 -- both methods of ElementSource
         return Probed(
@@ -85,6 +95,7 @@ def _make(target: Target) -> object:
         "visibility": lambda: target.factory([Part(), Part()]),
         "event-store": lambda: target.factory(**GENEROUS.keywords(KitClock())),
         "cache-store": lambda: target.factory(clock=KitClock()),
+        "change-bus": target.factory,
         "server": lambda: target.factory([], visibility=ALWAYS, page_size=2),
     }
     return calls[target.kind]()

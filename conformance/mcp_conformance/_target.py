@@ -25,6 +25,7 @@ SIGNATURES: Final[dict[TargetKind, str]] = {
     "event-store": "make_event_store(*, max_events: int, max_bytes: int, max_age: float, "
     "clock: Callable[[], float]) -> SessionEventStore",
     "cache-store": "make_cache_store(*, clock: Callable[[], float]) -> CacheStore",
+    "change-bus": "make_change_bus() -> ChangeBus",
 }
 # How the kit calls each kind of factory: positional arguments, keyword arguments.
 _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
@@ -35,6 +36,7 @@ _CALL: Final[dict[TargetKind, tuple[int, tuple[str, ...]]]] = {
     "visibility": (1, ()),
     "event-store": (0, ("max_events", "max_bytes", "max_age", "clock")),
     "cache-store": (0, ("clock",)),
+    "change-bus": (0, ()),
 }
 
 

@@ -2,7 +2,7 @@
 
 With it, the plugin resolves the one target (``--mcp-registry``/``--mcp-source``/
 ``--mcp-wrapper``/``--mcp-server``/``--mcp-visibility``/``--mcp-event-store``/
-``--mcp-cache-store`` or the matching ini keys), refuses a target that plays no role
+``--mcp-cache-store``/``--mcp-change-bus`` or the matching ini keys), refuses a target that plays no role
 the kit can certify, adds the kit's check files to the session *by path*, collects the law
 checks in them whatever the project's ``python_files``/``python_functions``/``python_classes``/
 ``testpaths`` say, prints (and optionally writes) the per-law report at the end, and makes
@@ -49,6 +49,7 @@ _TARGET_OPTIONS: Final[dict[TargetKind, tuple[str, str, str]]] = {
     "visibility": ("--mcp-visibility", "mcp_visibility", "a visibility rule composing others"),
     "event-store": ("--mcp-event-store", "mcp_event_store", "a session event store"),
     "cache-store": ("--mcp-cache-store", "mcp_cache_store", "a cache store"),
+    "change-bus": ("--mcp-change-bus", "mcp_change_bus", "a change bus"),
 }
 _USER_PROPERTY: Final = "mcp_conformance"
 
@@ -57,7 +58,7 @@ def check_files(kind: TargetKind) -> list[Path]:
     """The kit's check modules for a ``kind`` target.
 
     A check module is ``_checks/<about>_laws.py`` or ``_checks/<about>_<topic>_laws.py``, where
-    ``<about>`` is what its laws are about (``source``, ``wrapper``, ``registry``, ``server``):
+    ``<about>`` is what its laws are about (``source``, ``registry``, ``store``, ``bus``...):
     adding a law is a row in ``LAWS`` and a ``@checks(law_id)`` function in such a module.
     """
     about = {law.about for law in laws_for(kind)}
@@ -378,6 +379,7 @@ _COVERS: Final[dict[TargetKind, tuple[str, ...]]] = {
     "visibility": ("UriVisibility (as a rule composing other rules)",),
     "event-store": ("SessionEventStore",),
     "cache-store": ("CacheStore",),
+    "change-bus": ("ChangeBus",),
 }
 """What a certificate is about, for the kinds of target whose roles the kit does not probe."""
 
@@ -397,7 +399,7 @@ def _covers(session: KitSession) -> list[str]:
             *session.optional,
         ]
     if kind in _COVERS:
-        return list(_COVERS[kind])
+        return [*_COVERS[kind], *session.optional]
     if kind == "wrapper":
         return ["ElementSource (as a wrapper over healthy sources)", *session.optional]
     return ["ElementSource", *session.optional]

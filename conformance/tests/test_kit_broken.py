@@ -48,6 +48,7 @@ class Broken:
             "visibility": "make_visibility",
             "event-store": "make_event_store",
             "cache-store": "make_cache_store",
+            "change-bus": "make_change_bus",
         }[self.kind]
         return f"broken.{self.module}:{self.factory or usual}"
 
@@ -213,6 +214,11 @@ CASES = (
     Broken("cache-store", "store_roundtrip", "store.roundtrip"),
     Broken("cache-store", "store_expiry", "store.roundtrip"),
     Broken("cache-store", "store_delete", "store.delete"),
+    Broken("cache-store", "store_entries", "store.entries"),
+    Broken("change-bus", "bus_versions", "bus.versions"),
+    Broken("change-bus", "bus_delivers", "bus.delivers"),
+    Broken("change-bus", "bus_catch_up", "bus.catch-up"),
+    Broken("change-bus", "bus_catch_up_after_outage", "bus.catch-up"),
 )
 
 
@@ -377,3 +383,27 @@ def test_a_registry_without_candidates_is_named_as_the_likely_cause(
     row = report.law("server.visibility-agrees")
     assert row.status == "FAIL", row
     assert "hint: the served Forwarding has no resource_candidates(uri)" in row.detail
+
+
+def test_a_store_without_entries_is_certified_without_the_listing_law(
+    pytester: pytest.Pytester,
+) -> None:
+    """A CacheStore that is no ListingStore: store.entries N/A (declared), still certified."""
+    report = run_kit(
+        pytester, *BASE, "--mcp-cache-store=broken.store_without_entries:make_cache_store"
+    )
+    row = report.law("store.entries")
+    assert (row.status, row.why) == ("N/A", "declared"), row
+    assert "entries(prefix) (ListingStore)" in row.detail
+    assert report.law("store.roundtrip").status == report.law("store.delete").status == "PASS"
+    assert report.certified
+    assert report.covers == ("CacheStore",)
+
+
+def test_a_bus_the_kit_cannot_take_down_is_certified_on_an_uninterrupted_bus(
+    pytester: pytest.Pytester,
+) -> None:
+    """A bus without take_down/bring_back: every bus law is checked, the certificate says so."""
+    report = run_kit(pytester, *BASE, "--mcp-change-bus=broken.bus_uninterruptible:make_change_bus")
+    assert report.certified
+    assert report.covers == ("ChangeBus",)

@@ -84,6 +84,8 @@ class TestLawTable:
             "mcp_core.visibility._protocol.UriVisibility",
             "mcp_core.server._events.SessionEventStore",
             "mcp_core.stores._protocol.CacheStore",
+            "mcp_core.stores._protocol.ListingStore",
+            "mcp_core.stores._bus.ChangeBus",
         } <= set(_protocols_with_laws())
 
     def test_every_docstring_law_is_a_law_of_the_kit(self) -> None:
@@ -143,6 +145,7 @@ class TestLawTable:
         assert {entry.about for entry in laws_for("visibility")} == {"visibility"}
         assert {entry.about for entry in laws_for("event-store")} == {"events"}
         assert {entry.about for entry in laws_for("cache-store")} == {"store"}
+        assert {entry.about for entry in laws_for("change-bus")} == {"bus"}
 
     def test_unknown_id_names_the_known_ones(self) -> None:
         """A misspelt law id is an error listing the real ones."""

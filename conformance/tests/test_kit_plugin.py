@@ -367,6 +367,19 @@ class TestVerdict:
         )
         assert "has no delete(), delete_prefix(): it is not a CacheStore" in error
 
+    def test_a_bus_that_cannot_subscribe_is_refused(self, pytester: pytest.Pytester) -> None:
+        """A change-bus factory's object must publish, subscribe and report health."""
+        pytester.makepyfile(
+            kit_half_bus=(
+                "class B:\n    async def publish(self, keys, *, origin):\n        pass\n"
+                "def make_change_bus():\n    return B()\n"
+            )
+        )
+        error = _usage_error(
+            pytester, "--mcp-conformance", "--mcp-change-bus=kit_half_bus:make_change_bus"
+        )
+        assert "has no subscribe(), health(): it is not a ChangeBus" in error
+
     def test_live_handlers_are_certified_without_a_declaration(
         self, pytester: pytest.Pytester
     ) -> None:

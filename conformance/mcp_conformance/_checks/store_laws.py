@@ -37,7 +37,7 @@ Step: TypeAlias = Set | str | float
 """``(key, value, ttl)`` to set, a key to get, or seconds the clock moves on."""
 
 
-def _shown(value: bytes | None) -> str:
+def shown(value: bytes | None) -> str:
     if value is None:
         return "None"
     return repr(value) if len(value) <= 30 else f"{value[:20]!r}...({len(value)} bytes)"  # noqa: PLR2004 -- what a message quotes
@@ -59,7 +59,7 @@ class StoreUnderTest:
 
     async def set(self, key: str, value: bytes, ttl: float | None) -> None:
         """``set(key, value, ttl=ttl)``."""
-        what = f"set({key!r}, {_shown(value)}, ttl={ttl})"
+        what = f"set({key!r}, {shown(value)}, ttl={ttl})"
         await awaited(self.obj.set(key, value, ttl=ttl), None, what=what)
 
     async def delete(self, key: str) -> bool:
@@ -107,7 +107,7 @@ class _Expected:
     async def set(self, key: str, value: bytes, ttl: float | None, number: int) -> None:
         await self.store.set(key, value, ttl)
         deadline = None if ttl is None else self.store.clock.now + ttl
-        self.entries[key] = (value, deadline, f"step {number} set {_shown(value)} (ttl={ttl})")
+        self.entries[key] = (value, deadline, f"step {number} set {shown(value)} (ttl={ttl})")
 
     def at(self, key: str) -> tuple[bytes | None, str]:
         """What ``get(key)`` answers now, and why."""
@@ -123,8 +123,8 @@ class _Expected:
         got = await self.store.get(key)
         if got != want:
             raise LawViolation(
-                f"at step {number}, get({key!r}) returned {_shown(got)}, expected "
-                f"{_shown(want)}: {how}"
+                f"at step {number}, get({key!r}) returned {shown(got)}, expected "
+                f"{shown(want)}: {how}"
             )
 
 
@@ -176,10 +176,10 @@ def _changed(
         want = None if key in gone else before[key]
         if after[key] != want:
             if key in gone:
-                fault = f"{key!r} still holds {_shown(after[key])}: it was to be removed"
+                fault = f"{key!r} still holds {shown(after[key])}: it was to be removed"
             else:
                 fault = (
-                    f"{key!r} held {_shown(before[key])} before and {_shown(after[key])} after: "
+                    f"{key!r} held {shown(before[key])} before and {shown(after[key])} after: "
                     "only the keys named may change"
                 )
             raise LawViolation(f"after {what}, {fault}")
@@ -226,4 +226,6 @@ def test_store_delete(kit: Kit) -> None:
         finally:
             await store.close()
 
-    kit.given(st.tuples(st.sets(st.sampled_from(_KEYS)), _OPERATIONS), body, name="store_delete")
+    # "A generated few": at most three keys start unset, whatever the seed draws.
+    unset = st.sets(st.sampled_from(_KEYS), max_size=3)
+    kit.given(st.tuples(unset, _OPERATIONS), body, name="store_delete")

@@ -11,6 +11,7 @@ factories for third parties::
     pytest --mcp-conformance --mcp-visibility=mcp_conformance.reference.visibility:composed
     pytest --mcp-conformance --mcp-event-store=mcp_core.server:InMemoryEventStore
     pytest --mcp-conformance --mcp-cache-store=mcp_core.stores:MemoryStore
+    pytest --mcp-conformance --mcp-change-bus=mcp_core.stores:MemoryChangeBus
 
 Registry: ``mcp_core.registry:Registry`` itself (its constructor is a factory). Sources:
 :mod:`.static`, :mod:`.lazy`, :mod:`.collection_file`, :mod:`.function`, :mod:`.discovery`.
@@ -18,9 +19,12 @@ Wrappers: :mod:`.cached`, :mod:`.isolated`, :mod:`.filtered`, :mod:`.prefixed`, 
 Server: :mod:`.server` (``McpServer`` over the reference ``Registry``). Visibility combinators:
 :mod:`.visibility` (``all_of``, ``any_of`` and ``not_`` nested in ``composed``). Event store:
 ``mcp_core.server:InMemoryEventStore`` itself (its constructor takes the kit's keywords). Cache
-stores: ``mcp_core.stores:MemoryStore`` itself and :mod:`.sqlite_store` (a file per store).
-``RedisStore`` expires entries on the Redis server's clock, which the kit cannot move: its tests
-run the same contract against a real Redis.
+stores (listing stores too): ``mcp_core.stores:MemoryStore`` itself and :mod:`.sqlite_store` (a
+file per store). ``RedisStore`` expires entries on the Redis server's clock, which the kit cannot
+move: its tests run the same contract against a real Redis. Change bus:
+``mcp_core.stores:MemoryChangeBus`` itself, outages included (``take_down``/``bring_back``).
+``RedisChangeBus`` needs a Redis server, and only the server can interrupt it: its tests hold it
+to the same laws against a real Redis.
 """
 
 from collections.abc import Mapping
@@ -43,6 +47,7 @@ TARGETS: tuple[tuple[str, str], ...] = (
     ("event-store", "mcp_core.server:InMemoryEventStore"),
     ("cache-store", "mcp_core.stores:MemoryStore"),
     ("cache-store", "mcp_conformance.reference.sqlite_store:make_cache_store"),
+    ("change-bus", "mcp_core.stores:MemoryChangeBus"),
 )
 """Every reference target as ``(kind, "module:factory")``: what a full certification runs."""
 
