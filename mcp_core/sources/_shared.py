@@ -157,6 +157,29 @@ class SharedSource:
         self._diagnostics = tuple(notes)
         return ElementCollection(element for _, _, element in sorted(found, key=lambda f: f[:2]))
 
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The registration at ``ref`` as ``provide()`` would serve it, read with one ``get``.
+
+        The per-name path (:class:`~mcp_core.sources.ElementLookup`): a call to a shared tool
+        reads its one entry instead of listing the store. An entry that ``provide()`` would
+        refuse is refused here too (None, and a warning naming it).
+        """
+        key = self._key(ref)
+        try:
+            raw = await self._store.get(key)
+        except CacheStoreError as exc:
+            raise SourceUnavailableError(
+                f"{self!r} cannot read its registration {ref}: {exc}", source=self
+            ) from exc
+        if raw is None:
+            return None
+        try:
+            element, _ = self._read(key, raw, time.time())
+        except _Refused as refused:
+            self._note(f"entry {key!r} {refused}; not served")
+            return None
+        return element
+
     def _read(self, key: str, raw: bytes, now: float) -> tuple[Element, float]:
         """The element an entry holds and when it was stored; _Refused says why it may not be served."""
         try:

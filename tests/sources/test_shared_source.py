@@ -19,7 +19,7 @@ from mcp_core.elements import (
     Tool,
 )
 from mcp_core.errors import CacheStoreError, InvalidElementError, SourceUnavailableError
-from mcp_core.sources import SharedSource
+from mcp_core.sources import SharedSource, lookup_in
 from mcp_core.sources._entries import EntryCodec
 from mcp_core.stores import MemoryStore
 
@@ -142,6 +142,34 @@ async def test_an_unreachable_store_is_never_silent() -> None:
         await shared.provide()
     with pytest.raises(CacheStoreError):
         await shared.register(tool("lost"))
+
+
+async def test_lookup_agrees_with_provide() -> None:
+    """lookup(ref) reads one entry and answers exactly what provide() holds at ref, forgeries too."""
+    store = MemoryStore()
+    shared = SharedSource(store, secret=SECRET, handlers={"greetings:Template"})
+    await shared.register(tool("good"))
+    key = shared._key(ElementRef.tool("evil"))
+    body = ElementCollection([tool("evil", "subprocess:getoutput")]).to_json()
+    forged = EntryCodec(b"x" * 32, max_bytes=1 << 20).encode(key, 0.0, body, ElementKind.TOOL)
+    await store.set(key, forged)
+    await store.set(
+        shared._key(ElementRef.tool("copy")),
+        await store.get(shared._key(ElementRef.tool("good"))) or b"",
+    )
+    provided = await shared.provide()
+    for name in ("good", "evil", "copy", "absent"):
+        ref = ElementRef.tool(name)
+        assert await shared.lookup(ref) == provided.get(ref)
+        assert await lookup_in(shared, ref) == provided.get(ref)
+    assert (await shared.lookup(ElementRef.tool("good"))) is not None
+
+
+async def test_lookup_on_an_unreachable_store_is_never_silent() -> None:
+    """A lookup the store cannot answer is SourceUnavailableError, never a missing element."""
+    shared = SharedSource(BrokenStore(), secret=SECRET)
+    with pytest.raises(SourceUnavailableError, match="cannot read its registration"):
+        await shared.lookup(ElementRef.tool("any"))
 
 
 def test_needs_a_secret_or_an_allow_list() -> None:
