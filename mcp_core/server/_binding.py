@@ -12,8 +12,13 @@ import dataclasses
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
+from contextlib import (
+    AbstractAsyncContextManager,
+    asynccontextmanager,
+    contextmanager,
+    nullcontext,
+)
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
 
 import anyio
@@ -119,6 +124,19 @@ def _wire(exc: BaseException) -> MCPError:
     else:
         _log.error("request failed; the client is told only %r", error.message, exc_info=exc)
     return MCPError(error.code, error.message, error.data)
+
+
+@contextmanager
+def _as_wire_errors() -> Iterator[None]:
+    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`_wire`)."""
+    try:
+        yield
+    except MCPError:
+        raise
+    except BaseException as exc:
+        if escapes(exc):
+            raise
+        raise _wire(exc) from None
 
 
 def _enveloped(
@@ -726,18 +744,12 @@ class McpServer:
 
     def _session(self, ctx: Ctx) -> tuple[SessionInfo, SessionState | None]:
         # The session hook is user code, run before a request's work: contained the same way.
-        try:
+        with _as_wire_errors():
             state = self._state(ctx)
             if state is None:
                 return session_info_of(ctx, None, self._hook), None
             if state.info is None:
                 state.info = session_info_of(ctx, state, self._hook)
-        except MCPError:
-            raise
-        except BaseException as exc:
-            if escapes(exc):
-                raise
-            raise _wire(exc) from None
         return state.info, state
 
     def _gateway(self, ctx: Ctx) -> ServerGateway:
@@ -746,14 +758,8 @@ class McpServer:
 
     @staticmethod
     async def _answer(work: Awaitable[_T]) -> _T:
-        try:
+        with _as_wire_errors():
             return await work
-        except MCPError:
-            raise
-        except BaseException as exc:
-            if escapes(exc):
-                raise
-            raise _wire(exc) from None
 
     # -- transports -----------------------------------------------------------------------------
 
