@@ -25,7 +25,7 @@ SERVERS = Path(__file__).resolve().parent / "servers"
 GATEWAY = SERVERS / "gateway_server.py"
 RESOLUTION = SERVERS / "resolution_server.py"
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
-ROOT_URI = "file:///work/project"  # the one root the client lists
+ROOT_URI = "file:///srv/project"  # the one root the client lists
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
