@@ -406,8 +406,9 @@ METHOD: Final = """\
   `FastMCP.run_http_async`) under uvicorn, one worker, on 127.0.0.1: the client binds the
   listening socket and hands it to the server process, so timing starts at spawn as over stdio.
   Requests are POSTs by aiohttp; an answer is the JSON body, or the `data` of the server-sent
-  event carrying it. Each library with its defaults (mcp-core keeps an in-memory event store for
-  resumable streams; the others keep none).
+  event carrying it. Each library with its defaults (mcp-core answers a handshake-era request
+  with JSON unless it needs a stream, ADR 0053, and keeps an in-memory event store for resumable
+  streams; the others answer with SSE streams and keep no store).
 - **The floor** (`bench/_floor.py`) is no library: a bare process answering the same JSON-RPC
   from bytes built at start, over stdio a loop on the pipe, over HTTP a raw ASGI callable under
   the same uvicorn. Its catalogue is mcp-core's wire form of the same tools, paginated as

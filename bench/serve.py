@@ -108,7 +108,8 @@ def _mcp_core(args: argparse.Namespace) -> None:
     if args.http is None:
         app.run()
     else:
-        _uvicorn(app.asgi(json_response=args.json_response), args.http)
+        # Without the flag, mcp-core's default: JSON unless a request needs a stream (ADR 0053).
+        _uvicorn(app.asgi(json_response=True if args.json_response else None), args.http)
 
 
 def _mcpserver(args: argparse.Namespace) -> None:

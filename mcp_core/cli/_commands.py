@@ -25,6 +25,8 @@ __all__ = ["run_command"]
 
 # Why a port cannot be listened on, when another port would do.
 _PORT_ERRORS: Final = frozenset({errno.EADDRINUSE, errno.EACCES})
+# --responses, as McpServer.streamable_http_app's json_response.
+_RESPONSES: Final[dict[str, bool | None]] = {"auto": None, "json": True, "sse": False}
 _KIND_TITLES: Final = (
     (ElementKind.TOOL, "Tools"),
     (ElementKind.RESOURCE, "Resources"),
@@ -54,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--port", type=int, default=8000, help="HTTP: port (default %(default)s)")
     run.add_argument("--path", default="/mcp", help="HTTP: endpoint path (default %(default)s)")
+    run.add_argument(
+        "--responses",
+        choices=("auto", "json", "sse"),
+        default="auto",
+        help="HTTP: how a request is answered: JSON unless it needs a stream (auto, the default), "
+        "always JSON (no server-to-client requests during a call), or always SSE",
+    )
     run.add_argument(
         "--page-size",
         type=_positive_int,
@@ -172,7 +181,10 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
     try:
-        stopped = server.run(args.transport, host=args.host, port=args.port, path=args.path)
+        options = {"json_response": _RESPONSES[args.responses]} if args.transport == "http" else {}
+        stopped = server.run(
+            args.transport, host=args.host, port=args.port, path=args.path, **options
+        )
     except ListenError as exc:
         hint = " (--port 0 picks a free one)" if exc.errno in _PORT_ERRORS else ""
         _say(sys.stderr, f"mcp-core: {exc}{hint}")

@@ -768,7 +768,7 @@ class McpServer:
         *,
         path: str = "/mcp",
         host: str = "127.0.0.1",
-        json_response: bool = False,
+        json_response: bool | None = None,
         stateless: bool = False,
         event_store: SessionEventStore | Literal["memory"] | None = "memory",
         retry_interval: int | None = 1000,
@@ -794,6 +794,14 @@ class McpServer:
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
 
+        ``json_response`` says how a request POST is answered. None (the default): with one JSON
+        body, unless the server sends something on the request's behalf before its answer (a
+        log line, progress, a question to the client) or it runs silently for
+        :data:`~mcp_core.server._responses.STREAM_AFTER` seconds; then with an SSE stream
+        (ADR 0053; stateless handshake-era requests keep the SDK's SSE). True: always JSON, and
+        a handler cannot ask the client anything during a call (the SDK's JSON mode). False:
+        always SSE.
+
         ``health_path`` serves the registry's health as JSON for load balancers and probes
         (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy).
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
@@ -809,7 +817,8 @@ class McpServer:
         self._preload = self._preload or preload
         app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,
-            json_response=json_response,
+            # None: the manager's SSE mode, which the session table below makes deferred.
+            json_response=bool(json_response),
             stateless_http=stateless,
             # Never the manager's own: it would share one store between sessions (see _events).
             event_store=None,
@@ -823,8 +832,9 @@ class McpServer:
             token_verifier=token_verifier,
             custom_starlette_routes=routes,
         )
-        if store is not None and not stateless:
-            bind_sessions(self.lowlevel.session_manager, store)
+        deferred = json_response is None
+        if (store is not None or deferred) and not stateless:
+            bind_sessions(self.lowlevel.session_manager, store, deferred=deferred)
         deployment = self._deployment
         if deployment is not None and not stateless:
             # Sessions name their worker; another worker's session is refused loudly (ADR 0048).

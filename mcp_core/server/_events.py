@@ -19,8 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol, final
 
-from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp.server.streamable_http import (
+    EventCallback,
+    EventId,
+    EventMessage,
+    EventStore,
+    StreamableHTTPServerTransport,
+    StreamId,
+)
 from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
+
+from mcp_core.server._responses import DeferredResponses
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -270,25 +279,37 @@ class _SessionEvents(EventStore):
 
 @final
 class _SessionTable(dict[str, Any]):
-    """The session manager's table of live sessions, giving each transport its own event view.
+    """The session manager's table of live sessions: where each new transport is made the server's.
 
-    The SDK creates a transport per session with the manager's one store; it offers no hook to
-    tell the store whose session it is. Its transports are registered in this table as soon as
-    they are created, before they serve anything, and removed from it whenever a session ends
-    (DELETE, idle timeout, crash, shutdown): the two moments a store needs to know.
+    The SDK creates a transport per session with the manager's one store and its own response
+    mode; it offers no hook to tell the store whose session it is, nor to choose the transport.
+    Its transports are registered in this table as soon as they are created, before they serve
+    anything, and removed from it whenever a session ends (DELETE, idle timeout, crash,
+    shutdown): the moments a store needs to know, and the moment a transport can still become a
+    :class:`~mcp_core.server._responses.DeferredResponses` (``deferred``).
     """
 
-    __slots__ = ("_store",)
+    __slots__ = ("_deferred", "_store")
 
-    def __init__(self, store: SessionEventStore) -> None:
+    def __init__(self, store: SessionEventStore | None, *, deferred: bool = False) -> None:
         super().__init__()
         self._store = store
+        self._deferred = deferred
 
     def __setitem__(self, session_id: str, transport: Any) -> None:
-        if hasattr(transport, "_event_store"):
-            transport._event_store = _SessionEvents(self._store, session_id)  # noqa: SLF001 -- see bind_sessions
-        else:  # pragma: no cover -- only an SDK whose transports changed shape
-            _log.warning("this mcp SDK's transport has no event store slot; SSE resumption is off")
+        if self._store is not None:
+            if hasattr(transport, "_event_store"):
+                transport._event_store = _SessionEvents(self._store, session_id)  # noqa: SLF001 -- see bind_sessions
+            else:  # pragma: no cover -- only an SDK whose transports changed shape
+                _log.warning(
+                    "this mcp SDK's transport has no event store slot; SSE resumption is off"
+                )
+        if self._deferred:
+            if type(transport) is StreamableHTTPServerTransport:
+                # Same object, same state: the subclass only answers request POSTs its own way.
+                transport.__class__ = DeferredResponses
+            else:  # pragma: no cover -- only an SDK whose manager makes other transports
+                _log.warning("this mcp SDK's session transport is unknown; answers stay SSE")
         super().__setitem__(session_id, transport)
 
     def pop(self, session_id: str, default: Any = None) -> Any:
@@ -303,25 +324,35 @@ class _SessionTable(dict[str, Any]):
         super().clear()
 
     def _ended(self, session_id: str) -> None:
+        if self._store is None:
+            return
         try:
             self._store.end_session(session_id)
         except Exception:  # noqa: BLE001 -- a store failing to forget must not break session cleanup
             _log.exception("event store failed to forget session %s", session_id[:64])
 
 
-def bind_sessions(manager: StreamableHTTPSessionManager, store: SessionEventStore) -> bool:
-    """Make every session ``manager`` creates store and replay its events in ``store``, as itself.
+def bind_sessions(
+    manager: StreamableHTTPSessionManager,
+    store: SessionEventStore | None,
+    *,
+    deferred: bool = False,
+) -> bool:
+    """Make every session ``manager`` creates keep its events in ``store``, as itself; and defer.
 
+    With a ``store``, each session stores and replays its SSE events there under its own id.
     The manager must have been created without an event store of its own, so a transport that
-    escaped the binding has none (no resumption) rather than a shared one. This reaches into the
-    SDK manager's session table, in this one place; if a future SDK moves it, resumption is turned
-    off with a warning (returns False) instead of sharing streams between sessions.
+    escaped the binding has none (no resumption) rather than a shared one. With ``deferred``,
+    each session answers request POSTs with JSON unless they need a stream (ADR 0053). This
+    reaches into the SDK manager's session table, in this one place; if a future SDK moves it,
+    both are off with a warning (returns False): no resumption and SSE answers, never streams
+    shared between sessions.
     """
     table = getattr(manager, "_server_instances", None)
     if getattr(manager, "event_store", None) is not None or type(table) is not dict or table:
         _log.warning(
-            "cannot bind SSE event streams to sessions with this mcp SDK; SSE resumption is off"
+            "cannot bind sessions with this mcp SDK; SSE resumption is off, answers stay SSE"
         )
         return False
-    manager._server_instances = _SessionTable(store)  # noqa: SLF001 -- the one hook, documented above
+    manager._server_instances = _SessionTable(store, deferred=deferred)  # noqa: SLF001 -- the one hook, documented above
     return True

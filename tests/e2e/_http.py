@@ -87,13 +87,19 @@ class RawSession:
     async def request(
         self, method: str, params: dict[str, Any] | None = None, *, request_id: int | str = 1
     ) -> list[Event]:
-        """POST one request; return the events of its SSE response (and remember their ids)."""
+        """POST one request; return the events of its SSE response (and remember their ids).
+
+        A JSON answer (the server's default for a request that sends nothing before its answer)
+        reads as one event without an id.
+        """
         body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             body["params"] = params
         response = await self.http.post(self.url, json=body, headers=self.headers())
         assert response.status_code == 200, (response.status_code, response.text[:500])
         self.session_id = response.headers.get("mcp-session-id", self.session_id)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            return [Event("", response.text)]
         events = parse_sse(response.text)
         self.event_ids.extend(event.id for event in events if event.id)
         return events

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -22,7 +24,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
-from tests.clients import ROOT, Inbox, stdio, text, tool_names
+from tests.clients import ROOT, WAIT, Inbox, stdio, text, tool_names
 from tests.e2e.conftest import run_http, stop
 
 FAULTY = ROOT / "tests" / "fixtures" / "faulty_app.py"
@@ -235,8 +237,16 @@ class TestFaults:
 def test_health_endpoint(shared_http: tuple[str, Any]) -> None:
     """GET /healthz: 200 once loaded (degraded sources named), 503 with ?strict; JSON per source."""
     url = shared_http[0]
-    with urllib.request.urlopen(f"{url}/healthz", timeout=30) as response:  # noqa: S310 -- our own loopback server
-        status, body = response.status, json.loads(response.read())
+    status, body = 503, dict[str, Any](ready=False)
+    deadline = time.monotonic() + WAIT
+    while not body["ready"]:  # 503 while the first load runs (the Hanging source takes 0.5 s)
+        assert time.monotonic() < deadline, body
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=30) as response:  # noqa: S310 -- our own loopback server
+                status, body = response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            status, body = error.code, json.loads(error.read())
+            time.sleep(0.05)
     try:
         urllib.request.urlopen(f"{url}/healthz?strict", timeout=30)  # noqa: S310 -- same
         strict = 200

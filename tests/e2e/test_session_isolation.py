@@ -8,7 +8,7 @@ event ids, B's ids after B is gone) while B's results carry a secret A must neve
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import httpx2
 import pytest
@@ -18,7 +18,7 @@ from pydantic import AnyHttpUrl
 
 from mcp_core.app import App
 from tests.e2e._http import Event, RawSession, serve
-from tests.e2e.conftest import free_port
+from tests.e2e.conftest import EVERYTHING, free_port, serving_http
 
 MARKER = "b-private-4417"  # what only session B may ever read
 
@@ -35,6 +35,17 @@ def answer_to(request_id: int) -> object:
         return any((event.message or {}).get("id") == request_id for event in events)
 
     return answered
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    """examples/everything.py answering every request with an SSE stream (``--responses sse``).
+
+    Every answer then has a priming event and event ids: the most there is to attack. (By
+    default a request that sends nothing before its answer is answered with JSON, no ids.)
+    """
+    with serving_http(EVERYTHING, "--responses", "sse") as url:
+        yield url
 
 
 @pytest.fixture

@@ -251,10 +251,12 @@ class TestBinding:
         assert isinstance(manager._server_instances, _SessionTable)
 
     def test_stateless_and_none_bind_nothing(self) -> None:
-        """Without sessions (stateless) or without a store there is nothing to bind."""
-        for options in ({"stateless": True}, {"event_store": None}):
-            server = McpServer(Registry())
-            server.streamable_http_app(**options)
+        """Without sessions (stateless), or without a store and with fixed SSE, nothing is bound."""
+        stateless = McpServer(Registry())
+        stateless.streamable_http_app(stateless=True)
+        storeless = McpServer(Registry())
+        storeless.streamable_http_app(event_store=None, json_response=False)
+        for server in (stateless, storeless):
             assert type(server.lowlevel.session_manager._server_instances) is dict
 
     def test_an_sdk_event_store_is_refused(self) -> None:
