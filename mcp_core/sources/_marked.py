@@ -130,6 +130,7 @@ class Declarations:
         "_attach_notes",
         "_attached",
         "_collection",
+        "_count",
         "_derived",
         "_failures",
         "_index",
@@ -191,19 +192,24 @@ class Declarations:
         self._attached: dict[int, dict[str, Provider]] | None = None
         self._attach_notes: list[SourceDiagnostic] = []
         self._next = 0
+        self._count = len(kept)
         self._collection: tuple[ElementCollection, tuple[SourceDiagnostic, ...]] | None = None
 
     def __len__(self) -> int:
         """How many declarations are kept (each becomes an element unless its derivation fails)."""
-        return len(self._kept)
+        return self._count
 
     def lookup(self, ref: ElementRef) -> Element | None:
         """The element declared at ``ref`` (derived now if it was not yet), or None."""
+        if self._collection is not None:
+            return self._collection[0].get(ref)
         position = self._index.get(ref.kind, {}).get(ref.key)
         return None if position is None else self._element(position)
 
     def derive(self, count: int) -> bool:
         """Derive up to ``count`` more declarations, in order; False once all are derived."""
+        if self._collection is not None:
+            return False
         stop = min(self._next + count, len(self._kept))
         for position in range(self._next, stop):
             self._element(position)
@@ -221,6 +227,9 @@ class Declarations:
             for position in sorted(self._failures):
                 notes.extend(self._failures[position])
             self._collection = ElementCollection(elements), tuple(notes)
+            # Everything is derived: the collection answers lookups from now on (the very same
+            # elements), so the per-declaration records and the index by key go (ADR 0054).
+            self._kept, self._index, self._derived, self._failures = [], {}, [], {}
         return self._collection
 
     def _element(self, position: int) -> Element | None:
