@@ -116,8 +116,8 @@ class TestPrepare:
         cold = await walk(handlers_over(registry, 2))
         handlers = handlers_over(registry, 2)
         await handlers.prepare_lists()
-        snapshot = handlers._snapshots[ElementKind.TOOL].of(await registry.tools())  # noqa: SLF001 -- the prepared snapshot itself
-        assert all(snapshot._encoded)  # noqa: SLF001 -- every item's bytes are kept
+        snapshot = handlers._snapshots[ElementKind.TOOL].of(await registry.tools())
+        assert all(snapshot._encoded)
         assert await walk(handlers) == cold == ["a", "b", "c"]
 
     async def test_a_change_while_preparing_is_what_the_next_list_serves(self) -> None:
