@@ -97,11 +97,11 @@ class _Outcome:
 class _Layer:
     """An immutable merged layer: elements by ref, in catalogue order."""
 
-    by_ref: dict[ElementRef, Element]
+    elements: ElementCollection
     diagnostics: tuple[SourceDiagnostic, ...] = ()
 
 
-_EMPTY_LAYER: Final = _Layer({})
+_EMPTY_LAYER: Final = _Layer(ElementCollection())
 
 
 @final
@@ -624,7 +624,7 @@ class Registry:
         return True
 
     def _effective_definition(self, ref: ElementRef) -> Definition | None:
-        element = self._runtime.get(ref) or self._base.by_ref.get(ref)
+        element = self._runtime.get(ref) or self._base.elements.get(ref)
         return element.definition if element is not None else None
 
     def origin(self, ref: ElementRef) -> str | None:
@@ -634,7 +634,7 @@ class Registry:
         """
         if ref in self._runtime:
             return "runtime registration"
-        element = self._base.by_ref.get(ref)
+        element = self._base.elements.get(ref)
         return _source_of(element, self._entries) if element is not None else None
 
     # -- diagnostics ---------------------------------------------------------------------------
@@ -650,7 +650,7 @@ class Registry:
             found.extend(_source_diagnostics(entry))
         found.extend(self._base.diagnostics)
         for ref in self._runtime:
-            shadowed = self._base.by_ref.get(ref)
+            shadowed = self._base.elements.get(ref)
             if shadowed is not None:
                 found.append(
                     SourceDiagnostic(
@@ -670,7 +670,7 @@ class Registry:
         if runtime is not None:
             return runtime
         if self._current:
-            return self._base.by_ref.get(ref)
+            return self._base.elements.get(ref)
         # Some source was never provided: ask the sources in precedence order, as the merge
         # would rank them, and stop at the first admissible element.
         for entry in sorted(self._entries, key=_precedence):
@@ -784,12 +784,11 @@ class _Views:
 
     @classmethod
     def build(cls, runtime: dict[ElementRef, Element], base: _Layer) -> _Views:
+        collection = base.elements
         if runtime:
             merged = list(runtime.values())
-            merged.extend(e for ref, e in base.by_ref.items() if ref not in runtime)
-        else:
-            merged = list(base.by_ref.values())
-        collection = ElementCollection(merged)
+            merged.extend(e for e in collection if e.ref not in runtime)
+            collection = ElementCollection(merged)
         templates = collection.resource_templates
         # Most specific first; a stable sort keeps equally specific templates in catalogue order,
         # which is precedence order: runtime, then higher priority, then the source added first.
@@ -922,4 +921,25 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
                 continue
             by_ref[ref] = element
             winner[ref] = entry
-    return _Layer(by_ref, tuple(diagnostics))
+    return _Layer(_layer_collection(by_ref, winner, entries), tuple(diagnostics))
+
+
+def _layer_collection(
+    by_ref: dict[ElementRef, Element], winner: dict[ElementRef, _Entry], entries: Sequence[_Entry]
+) -> ElementCollection:
+    """The merged elements as one collection: a source's own when it is the whole catalogue.
+
+    The usual catalogue is one source's collection kept whole (nothing skipped or shadowed);
+    that collection already holds exactly these elements in this order, so it is the layer,
+    rather than a second collection of 100k elements built on the first load.
+    """
+    if by_ref:
+        only = next(iter(winner.values()))
+        collection = only.last_good
+        if (
+            collection is not None
+            and len(collection) == len(by_ref)
+            and all(entry is only or not entry.last_good for entry in entries)
+        ):
+            return collection
+    return ElementCollection(by_ref.values())

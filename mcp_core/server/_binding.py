@@ -448,10 +448,12 @@ class McpServer:
     async def _load_in_background(self) -> None:
         try:
             await self._registry.load()
+            # The first walk then finds its pages laid out and encoded (ADR 0054).
+            await self.handlers.prepare_lists()
         except BaseException as exc:
             if escapes(exc):
                 raise
-            _log.exception("loading the registry failed")
+            _log.exception("loading the registry (or preparing its lists) failed")
         else:
             if self._settle:
                 settle_heap()  # the catalogue now lives as long as the process

@@ -23,6 +23,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, final
 
+import anyio.lowlevel
 import pydantic_core
 
 from mcp_core._collector import collector_paused
@@ -38,6 +39,9 @@ __all__ = [
     "SnapshotCache",
     "wire_json",
 ]
+
+PREPARE_STRETCH: Final = 512
+"""Items a list snapshot prepared in the background handles between two checkpoints."""
 
 DEFAULT_PAGE_SIZE: Final = 500
 """Elements per list page by default.
@@ -169,6 +173,29 @@ class SnapshotCache:
         with collector_paused():  # the snapshot lives until the catalogue changes: see _collector
             snapshot = self._snapshot = Snapshot(definitions)
         return snapshot
+
+    async def prepare(self, definitions: Sequence[Definition]) -> None:
+        """Build the snapshot of ``definitions`` and encode every item, ahead of the first list.
+
+        The work is done in stretches of :data:`PREPARE_STRETCH` items with a checkpoint between
+        them, so requests arriving meanwhile wait a stretch at most; a list asked for before it
+        finishes builds (or finishes) the same snapshot itself: each wire form and each item's
+        JSON is made once, whoever asks first.
+        """
+        count = len(definitions)
+        with collector_paused():  # wire forms and bytes live as long as the snapshot
+            for start in range(0, count, PREPARE_STRETCH):
+                for definition in definitions[start : start + PREPARE_STRETCH]:
+                    shared_wire(definition)
+                await anyio.lowlevel.checkpoint()
+        snapshot = self.of(definitions)
+        with collector_paused():
+            for start in range(0, count, PREPARE_STRETCH):
+                for index in range(start, min(start + PREPARE_STRETCH, count)):
+                    snapshot.encoded(index)
+                await anyio.lowlevel.checkpoint()
+                if self._snapshot is not snapshot:
+                    return  # the catalogue changed meanwhile: the next list builds the new one
 
 
 def _same(a: Sequence[Definition], b: Sequence[Definition]) -> bool:

@@ -144,6 +144,15 @@ class RequestHandlers:
         """The ``prompts/list`` result page."""
         return await self._list(ElementKind.PROMPT, cursor, session)
 
+    async def prepare_lists(self) -> None:
+        """Build every list's snapshot, items encoded, so a first walk finds them ready.
+
+        Loads the catalogue if it is not loaded yet; lists are prepared one after the other
+        with checkpoints between stretches (see ``SnapshotCache.prepare``).
+        """
+        for kind, (_, fetch) in _LISTS.items():
+            await self._snapshots[kind].prepare(await fetch(self._catalog))
+
     async def _list(
         self, kind: ElementKind, cursor: str | None, session: SessionInfo
     ) -> dict[str, Any]:

@@ -43,8 +43,8 @@ from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
 
 __all__ = ["Declarations", "Marked", "Provider", "derive_all", "first_of_each_ref"]
 
-# Kinds whose elements take completion providers.
-_COMPLETABLE: Final = ElementKind.PROMPT | ElementKind.RESOURCE_TEMPLATE
+# Kinds whose elements take completion providers (a set: tested per declaration, by identity).
+_COMPLETABLE: Final = frozenset({ElementKind.PROMPT, ElementKind.RESOURCE_TEMPLATE})
 
 # Declarations derived between two chances for other tasks to run while a source provides: a
 # few milliseconds of work, so a request arriving during a large first load waits that long at
@@ -130,6 +130,7 @@ class Declarations:
         "_attach_notes",
         "_attached",
         "_collection",
+        "_count",
         "_derived",
         "_failures",
         "_index",
@@ -146,13 +147,17 @@ class Declarations:
         self._source = source
         self._providers = providers
         notes: list[SourceDiagnostic] = []
-        # Keyed by (kind, key), known from the mark without deriving; an ElementRef is built only
-        # for a message (building 100k of them would show in a cold start).
-        index: dict[tuple[ElementKind, str], int] = {}
-        kept: list[tuple[Marked, ElementMark]] = []
+        # Positions by kind, then by key, known from the mark without deriving: neither an
+        # ElementRef nor a (kind, key) pair is built per declaration (100k of them showed in a
+        # cold start and in the heap); a ref is built only for a message.
+        index: dict[ElementKind, dict[str, int]] = {}
+        kept: list[Marked] = []
         for entry in marked:
             mark = entry.marks[0]
-            key = (mark.kind, mark.key(entry.function))
+            key = mark.key(entry.function)
+            keys = index.get(mark.kind)
+            if keys is None:
+                keys = index[mark.kind] = {}
             if len(entry.marks) > 1:
                 notes.append(
                     _skipped(
@@ -162,12 +167,12 @@ class Declarations:
                         f"{entry.marks[1].describe()}; keep one mark",
                     )
                 )
-            elif not key[1]:
+            elif not key:
                 notes.append(
                     _skipped(source, None, f"{entry.name} ({mark.describe()}) has an empty key")
                 )
-            elif key in index:
-                earlier = kept[index[key]][0]
+            elif key in keys:
+                earlier = kept[keys[key]]
                 notes.append(
                     _declared_twice(
                         source,
@@ -177,8 +182,8 @@ class Declarations:
                     )
                 )
             else:
-                index[key] = len(kept)
-                kept.append((entry, mark))
+                keys[key] = len(kept)
+                kept.append(entry)
         self._notes = notes
         self._index = index
         self._kept = kept
@@ -187,19 +192,24 @@ class Declarations:
         self._attached: dict[int, dict[str, Provider]] | None = None
         self._attach_notes: list[SourceDiagnostic] = []
         self._next = 0
+        self._count = len(kept)
         self._collection: tuple[ElementCollection, tuple[SourceDiagnostic, ...]] | None = None
 
     def __len__(self) -> int:
         """How many declarations are kept (each becomes an element unless its derivation fails)."""
-        return len(self._kept)
+        return self._count
 
     def lookup(self, ref: ElementRef) -> Element | None:
         """The element declared at ``ref`` (derived now if it was not yet), or None."""
-        position = self._index.get((ref.kind, ref.key))
+        if self._collection is not None:
+            return self._collection[0].get(ref)
+        position = self._index.get(ref.kind, {}).get(ref.key)
         return None if position is None else self._element(position)
 
     def derive(self, count: int) -> bool:
         """Derive up to ``count`` more declarations, in order; False once all are derived."""
+        if self._collection is not None:
+            return False
         stop = min(self._next + count, len(self._kept))
         for position in range(self._next, stop):
             self._element(position)
@@ -217,13 +227,17 @@ class Declarations:
             for position in sorted(self._failures):
                 notes.extend(self._failures[position])
             self._collection = ElementCollection(elements), tuple(notes)
+            # Everything is derived: the collection answers lookups from now on (the very same
+            # elements), so the per-declaration records and the index by key go (ADR 0054).
+            self._kept, self._index, self._derived, self._failures = [], {}, [], {}
         return self._collection
 
     def _element(self, position: int) -> Element | None:
         element = self._derived[position]
         if element is _UNDERIVED:
-            entry, mark = self._kept[position]
-            providers = self._attachments().get(position, {}) if mark.kind & _COMPLETABLE else {}
+            entry = self._kept[position]
+            mark = entry.marks[0]
+            providers = self._attachments().get(position, {}) if mark.kind in _COMPLETABLE else {}
             notes: list[SourceDiagnostic] = []
             element = self._derived[position] = _derived(
                 entry, mark, providers, self._source, notes
@@ -287,20 +301,19 @@ def _skipped(source: str, ref: ElementRef | None, message: str) -> SourceDiagnos
 
 
 def _attach(
-    kept: Sequence[tuple[Marked, ElementMark]],
+    kept: Sequence[Marked],
     providers: Sequence[Provider],
     source: str,
     notes: list[SourceDiagnostic],
 ) -> dict[int, dict[str, Provider]]:
     """The providers of each kept declaration (by index); a diagnostic for each one dropped."""
-    completable = ElementKind.PROMPT | ElementKind.RESOURCE_TEMPLATE
     attached: dict[int, dict[str, Provider]] = {}
     for provider in providers:
         mark = provider.mark
         found = [
             index
-            for index, (entry, element_mark) in enumerate(kept)
-            if element_mark.kind in completable and _targets(mark, entry, element_mark)
+            for index, entry in enumerate(kept)
+            if entry.marks[0].kind in _COMPLETABLE and _targets(mark, entry, entry.marks[0])
         ]
         if len(found) != 1:
             target = mark.target if isinstance(mark.target, str) else _name(mark.target)
@@ -317,7 +330,8 @@ def _attach(
             continue
         index = found[0]
         existing = attached.setdefault(index, {})
-        entry, element_mark = kept[index]
+        entry = kept[index]
+        element_mark = entry.marks[0]
         if mark.argument in existing:
             notes.append(
                 _skipped(

@@ -420,3 +420,24 @@ class TestLogging:
             await registry.load()
         [record] = caplog.records
         assert record.exc_info is not None
+
+
+class TestOneCollectionPerLoad:
+    """The merged catalogue reuses a source's collection when it is the whole catalogue."""
+
+    async def test_a_whole_source_is_the_catalogue_itself(self) -> None:
+        """One source, all admitted: elements() is that source's collection, not a copy."""
+        collection = ElementCollection([tool("a"), tool("b")])
+        registry = Registry([(StaticSource(collection), 0)])
+        assert await registry.elements() is collection
+
+    async def test_a_skip_or_a_second_source_builds_the_merged_collection(self) -> None:
+        """A skipped element or another contributing source gives a new, correct collection."""
+        bad = tool("bad", {"type": "object", "properties": {"x": {"type": 3}}})
+        with_bad = ElementCollection([tool("a"), bad])
+        registry = Registry([(StaticSource(with_bad), 0)])
+        assert [e.ref.key for e in await registry.elements()] == ["a"]
+        two = Registry([(static("a"), 0), (static("b", "a"), 1)])
+        assert [e.ref.key for e in await two.elements()] == ["b", "a"]
+        await two.register(tool("c"))
+        assert [e.ref.key for e in await two.elements()] == ["c", "b", "a"]

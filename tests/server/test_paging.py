@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import json
 
+import anyio
+import anyio.lowlevel
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_core.elements import Element, ElementCollection, ElementRef, HandlerRef, Tool
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, HandlerRef, Tool
 from mcp_core.registry import Registry
 from mcp_core.server import CursorCodec, InvalidCursorError, RequestHandlers
 from mcp_core.server._paging import Page, Snapshot, SnapshotCache
@@ -103,6 +105,34 @@ class TestSnapshot:
         assert [w["name"] for w in page.items] == ["a", "c"]
         assert page.resume_after == "c"
         assert checked == ["a", "b", "c", "d"]
+
+
+class TestPrepare:
+    """A snapshot prepared ahead of the first list is the one lists serve, every item encoded."""
+
+    async def test_prepared_lists_serve_the_same_pages(self) -> None:
+        """prepare_lists() lays out and encodes each list; walking it gives what a cold walk gives."""
+        registry = Registry([(StaticSource(ElementCollection(tool(n) for n in "cab")), 0)])
+        cold = await walk(handlers_over(registry, 2))
+        handlers = handlers_over(registry, 2)
+        await handlers.prepare_lists()
+        snapshot = handlers._snapshots[ElementKind.TOOL].of(await registry.tools())
+        assert all(snapshot._encoded)
+        assert await walk(handlers) == cold == ["a", "b", "c"]
+
+    async def test_a_change_while_preparing_is_what_the_next_list_serves(self) -> None:
+        """A registration during preparation is listed: a prepared snapshot never hides a change."""
+        registry = Registry(
+            [(StaticSource(ElementCollection(tool(f"t{i:04}") for i in range(1500))), 0)]
+        )
+        handlers = handlers_over(registry, 500)
+        async with anyio.create_task_group() as group:
+            group.start_soon(handlers.prepare_lists)
+            await anyio.lowlevel.checkpoint()  # preparation is under way
+            await registry.register(tool("a-new-one"))
+        names = await walk(handlers)
+        assert names[0] == "a-new-one"
+        assert len(names) == 1501
 
 
 async def walk(handlers: RequestHandlers) -> list[str]:

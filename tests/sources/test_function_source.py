@@ -12,6 +12,7 @@ from mcp_core.handlers import (
     ElementMark,
     Invoker,
     completion,
+    marks_of,
     prompt,
     resource,
     resource_template,
@@ -228,6 +229,25 @@ class TestFunctionSource:
         assert len(derived) == 10_000
         # Simple signatures take the pydantic-free path: no model is built per tool.
         assert shape_of(functions[0])._model is None
+
+    async def test_lookups_after_provide_answer_the_collections_own_elements(self) -> None:
+        """Once provided, a lookup gives the very element the collection holds (or None)."""
+        source = FunctionSource(add, greet, motd, user, names, users)
+        before = await source.lookup(ElementRef.tool("add"))
+        collection = await source.provide()
+        for element in collection:
+            assert await source.lookup(element.ref) is element
+        assert await source.lookup(ElementRef.tool("add")) is before
+        assert await source.lookup(ElementRef.tool("missing")) is None
+        assert await source.provide() is collection
+
+    def test_a_bare_mark_holds_no_options(self) -> None:
+        """A bare @tool marks with an empty, read-only options mapping."""
+        mark = marks_of(add)[0]
+        assert isinstance(mark, ElementMark)
+        assert dict(mark.options) == {}
+        with pytest.raises(TypeError):
+            mark.options["name"] = "x"  # type: ignore[index]  # the mutation under test
 
     def test_accepts_only_callables(self) -> None:
         """A non-callable is a usage error."""
