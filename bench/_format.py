@@ -18,6 +18,8 @@ def seconds(value: float | None) -> str:
     """A duration with a readable unit."""
     if value is None:
         return "–"
+    if value < 0:  # a difference (imports beyond the SDK's) on a noisy machine
+        return f"−{seconds(-value)}"
     if value < _US:
         return f"{value * 1e6:.0f} µs"
     if value < _MS_2DP:

@@ -421,8 +421,9 @@ METHOD: Final = """\
   `{"x": 7}` answered with 7, within 3 s) and `ping` medians, and the server's peak RSS
   (`VmHWM` from `/proc`). Time is from writing the request to reading its answer's last byte.
 - **Catalogue.** N generated `def tool_NNNNNN(x: int) -> int` with a docstring, declared with
-  each library's own decorator in modules of 1000, byte-compiled beforehand. Homogeneous, which
-  favours any per-signature cache (mcp-core has one).
+  each library's own decorator in modules of 1000, byte-compiled beforehand, and so is
+  mcp-core's own package (the peers' wheels were byte-compiled when installed): no measured
+  import compiles source. Homogeneous, which favours any per-signature cache (mcp-core has one).
 - **Warm start.** The same catalogue marked with mcp-core's standalone `@tool`, dumped once with
   `mcp-core dump`; each run spawns an `App` serving it through `CollectionFileSource` and times
   spawn → first `tools/call` (which imports the one module that holds the tool).

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Final, Self, TypeVar, final
+from typing import TYPE_CHECKING, Final, Self, TypeVar, final
 
 import anyio.to_thread
 
 from mcp_core.errors import CacheStoreError
 from mcp_core.stores._checks import check_key, check_ttl, check_value
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["SqliteStore"]
 
@@ -66,6 +68,8 @@ class SqliteStore:
     def _connect(self) -> sqlite3.Connection:
         # Called with self._lock held.
         if self._connection is None:
+            import sqlite3  # noqa: PLC0415 -- imported by a store in use, not by every app (ADR 0057)
+
             connection = sqlite3.connect(
                 self._path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
@@ -79,6 +83,8 @@ class SqliteStore:
         return self._connection
 
     def _run(self, key: str | None, operation: Callable[[sqlite3.Connection], _T]) -> _T:
+        import sqlite3  # noqa: PLC0415 -- see _connect
+
         with self._lock:
             try:
                 connection = self._connect()
