@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
@@ -29,7 +30,16 @@ from mcp_core.errors import (
 __all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "ElementCollection"]
 
 COLLECTION_FORMAT: Final = "mcp-core/element-collection"
-COLLECTION_VERSION: Final = 1
+COLLECTION_VERSION: Final = 2
+"""The version :meth:`ElementCollection.to_json` writes; every version up to it is read.
+
+Version 2 stores each distinct tool schema once, in the document's ``"schemas"`` list: a tool
+definition's ``"inputSchema"`` and ``"outputSchema"`` are indexes into it. Version 1 wrote every
+schema inline in every definition.
+"""
+
+# The definition fields that version 2 stores in the document's schema table.
+_SCHEMA_FIELDS: Final = ("inputSchema", "outputSchema")
 
 
 @final
@@ -192,10 +202,13 @@ class ElementCollection:
                 "serialized. Declare them by reference (e.g. with DiscoverySource) to dump or cache them.",
                 refs=live,
             )
+        table = _SchemaTable()
+        records = [_element_record(e, strict=True, table=table) for e in self._elements]
         document = {
             "format": COLLECTION_FORMAT,
             "version": COLLECTION_VERSION,
-            "elements": [_element_record(e, strict=True) for e in self._elements],
+            "schemas": table.schemas,
+            "elements": records,
         }
         return json.dumps(document, indent=indent, ensure_ascii=False)
 
@@ -263,7 +276,15 @@ class ElementCollection:
         records = document.get("elements")
         if not isinstance(records, list):
             raise CollectionFormatError('collection document has no "elements" list')
-        elements = _elements_from_records(records, on_invalid)
+        schemas: _Schemas
+        if version == 1:
+            schemas = _InlineSchemas()
+        else:
+            table = document.get("schemas")
+            if not isinstance(table, list):
+                raise CollectionFormatError('collection document has no "schemas" list')
+            schemas = _TableSchemas(table)
+        elements = _elements_from_records(records, on_invalid, schemas)
         try:
             return cls(elements)
         except DuplicateElementError as exc:
@@ -287,10 +308,45 @@ def _handler_name(handler: object, *, strict: bool) -> str:
     return f"<live {module}:{qualname}>"
 
 
-def _element_record(element: Element, *, strict: bool) -> dict[str, Any]:
+@final
+class _SchemaTable:
+    """The distinct tool schemas of a document being written, each stored once."""
+
+    __slots__ = ("_by_id", "_by_text", "schemas")
+
+    def __init__(self) -> None:
+        self.schemas: list[object] = []
+        self._by_id: dict[int, tuple[object, int]] = {}
+        self._by_text: dict[str, int] = {}
+
+    def index(self, frozen: object, wire: object) -> int:
+        """The index of ``wire`` (the wire form of the schema value ``frozen``) in the table."""
+        # Derived tools share schema objects: most are found by identity, without encoding.
+        found = self._by_id.get(id(frozen))
+        if found is not None and found[0] is frozen:
+            return found[1]
+        text = json.dumps(wire, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        index = self._by_text.get(text)
+        if index is None:
+            index = self._by_text[text] = len(self.schemas)
+            self.schemas.append(wire)
+        self._by_id[id(frozen)] = (frozen, index)
+        return index
+
+
+def _element_record(
+    element: Element, *, strict: bool, table: _SchemaTable | None = None
+) -> dict[str, Any]:
+    definition = element.definition
+    wire = definition.to_wire()
+    if table is not None and isinstance(definition, Tool):
+        values = (definition.input_schema, definition.output_schema)
+        for field, value in zip(_SCHEMA_FIELDS, values, strict=True):
+            if field in wire:
+                wire[field] = table.index(value, wire[field])
     record: dict[str, Any] = {
         "kind": element.ref.kind.label,
-        "definition": element.definition.to_wire(),
+        "definition": wire,
         "handler": _handler_name(element.handler, strict=strict),
     }
     if element.completions:
@@ -303,33 +359,91 @@ def _element_record(element: Element, *, strict: bool) -> dict[str, Any]:
     return record
 
 
-def _shared_schemas(definition: object, schemas: dict[str, FrozenDict]) -> object:
-    if not isinstance(definition, dict):
-        return definition
-    shared = dict(definition)
-    for key in ("inputSchema", "outputSchema"):
-        schema = shared.get(key)
-        if isinstance(schema, dict):
-            text = json.dumps(schema, sort_keys=True)
-            frozen = schemas.get(text)
-            if frozen is None:
-                frozen = schemas[text] = FrozenDict(
-                    {
-                        k: freeze(v, path=f"{key}.{k}", max_depth=MAX_JSON_DEPTH - 1)
-                        for k, v in schema.items()
-                    }
+class _Schemas(ABC):
+    """How a document's tool definitions get their schemas: frozen once per distinct schema."""
+
+    __slots__ = ()
+
+    def resolved(self, definition: object) -> object:
+        """``definition`` with its schemas replaced by shared frozen values."""
+        if not isinstance(definition, dict):
+            return definition  # definition_from_wire says what is wrong with it
+        shared = dict(definition)
+        for field in _SCHEMA_FIELDS:
+            value = shared.get(field)
+            if value is not None:
+                shared[field] = self._schema(field, value)
+        return shared
+
+    @abstractmethod
+    def _schema(self, field: str, value: object) -> object:
+        """The shared value of the schema ``value`` found in ``field``."""
+
+
+def _frozen_schema(field: str, schema: dict[str, Any]) -> FrozenDict:
+    return FrozenDict(
+        {k: freeze(v, path=f"{field}.{k}", max_depth=MAX_JSON_DEPTH - 1) for k, v in schema.items()}
+    )
+
+
+@final
+class _InlineSchemas(_Schemas):
+    """Version 1: each definition carries its schemas; equal ones are shared by canonical text."""
+
+    __slots__ = ("_by_text",)
+
+    def __init__(self) -> None:
+        self._by_text: dict[str, FrozenDict] = {}
+
+    def _schema(self, field: str, value: object) -> object:
+        if not isinstance(value, dict):
+            return value  # definition_from_wire says what is wrong with it
+        text = json.dumps(value, sort_keys=True)
+        frozen = self._by_text.get(text)
+        if frozen is None:
+            frozen = self._by_text[text] = _frozen_schema(field, value)
+        return frozen
+
+
+@final
+class _TableSchemas(_Schemas):
+    """Version 2: schemas are indexes into the document's table, each frozen on first use.
+
+    A bad index or a table entry that is not a schema costs only the elements that use it.
+    """
+
+    __slots__ = ("_frozen", "_table")
+
+    def __init__(self, table: list[Any]) -> None:
+        self._table = table
+        self._frozen: dict[int, FrozenDict] = {}
+
+    def _schema(self, field: str, value: object) -> object:
+        if type(value) is not int or not 0 <= value < len(self._table):
+            raise ValueError(
+                f'{field} must be the index of a schema in the document\'s "schemas" list '
+                f"(0 to {len(self._table) - 1}), got {value!r}"
+            )
+        frozen = self._frozen.get(value)
+        if frozen is None:
+            schema = self._table[value]
+            if not isinstance(schema, dict):
+                raise TypeError(
+                    f"{field}: schema #{value} of the document must be a JSON object, "
+                    f"got {type(schema).__name__}"
                 )
-            shared[key] = frozen
-    return shared
+            frozen = self._frozen[value] = _frozen_schema(field, schema)
+        return frozen
 
 
 def _elements_from_records(
-    records: list[Any], on_invalid: Callable[[CollectionFormatError], object] | None
+    records: list[Any],
+    on_invalid: Callable[[CollectionFormatError], object] | None,
+    schemas: _Schemas,
 ) -> list[Element]:
     elements: list[Element] = []
-    # Catalogues derived from functions repeat a handful of schemas thousands of times;
-    # freezing each distinct one once (and sharing the value) halves the load time.
-    schemas: dict[str, FrozenDict] = {}
+    # Catalogues derived from functions repeat a handful of schemas thousands of times; each
+    # distinct one is frozen once and the value shared (see _Schemas).
     first: dict[ElementRef, int] = {}
     for index, record in enumerate(records):
         try:
@@ -379,7 +493,7 @@ _KEY_FIELD: Final = {
 }
 
 
-def _element_from_record(record: object, schemas: dict[str, FrozenDict]) -> Element:
+def _element_from_record(record: object, schemas: _Schemas) -> Element:
     if not isinstance(record, Mapping):
         raise TypeError(f"expected a JSON object, got {type(record).__name__}")
     unknown = sorted(set(record) - {"kind", "definition", "handler", "completions", "tags"})
@@ -396,7 +510,7 @@ def _element_from_record(record: object, schemas: dict[str, FrozenDict]) -> Elem
     if not isinstance(tags, list):
         raise TypeError('"tags" must be a list of strings')
     return Element(
-        definition=definition_from_wire(kind, _shared_schemas(record["definition"], schemas)),  # type: ignore[arg-type]  # validated by from_wire
+        definition=definition_from_wire(kind, schemas.resolved(record["definition"])),  # type: ignore[arg-type]  # validated by from_wire
         handler=HandlerRef(handler),
         completions={k: HandlerRef(v) for k, v in completions.items()} if completions else None,
         tags=frozenset(tags),

@@ -202,6 +202,104 @@ class TestSerialization:
         assert changed.fingerprint != a.fingerprint
 
 
+def schema_of(value: str) -> dict[str, object]:
+    """A distinct tool input schema (its one property's description is ``value``)."""
+    return {"type": "object", "properties": {"v": {"type": "string", "description": value}}}
+
+
+class TestFormatVersions:
+    """Version 2 stores each distinct schema once; version 1 documents still load."""
+
+    @given(st.lists(st.sampled_from("xyz"), min_size=1, max_size=30))
+    def test_each_distinct_schema_is_written_once(self, uses: list[str]) -> None:
+        """The schema table holds one entry per distinct schema; elements index it; it round-trips."""
+        collection = ElementCollection(
+            Element(
+                definition=Tool(name=f"t{i}", input_schema=schema_of(value)),
+                handler=HandlerRef(f"pkg:t{i}"),
+            )
+            for i, value in enumerate(uses)
+        )
+        document = json.loads(collection.to_json())
+        assert document["version"] == COLLECTION_VERSION == 2
+        assert sorted(s["properties"]["v"]["description"] for s in document["schemas"]) == sorted(
+            set(uses)
+        )
+        indexes = [record["definition"]["inputSchema"] for record in document["elements"]]
+        assert [document["schemas"][i] for i in indexes] == [schema_of(v) for v in uses]
+        again = ElementCollection.from_json(collection.to_json())
+        assert again == collection
+        assert again.fingerprint == collection.fingerprint
+
+    def test_loaded_schemas_are_shared(self) -> None:
+        """Definitions that index one schema hold one frozen value."""
+        same = [tool(name) for name in ("a", "b", "c")]
+        a, b, c = ElementCollection.from_json(ElementCollection(same).to_json())
+        assert a.definition.input_schema is b.definition.input_schema  # type: ignore[union-attr]  # tools
+        assert b.definition.input_schema is c.definition.input_schema  # type: ignore[union-attr]  # tools
+
+    def test_version_1_documents_load(self) -> None:
+        """A document written inline (version 1) reads as the same collection."""
+        collection = sample()
+        document = json.loads(collection.to_json())
+        for record in document["elements"]:
+            definition = record["definition"]
+            for field in ("inputSchema", "outputSchema"):
+                if field in definition:
+                    definition[field] = document["schemas"][definition[field]]
+        del document["schemas"]
+        document["version"] = 1
+        assert ElementCollection.from_json(json.dumps(document)) == collection
+
+    @pytest.mark.parametrize(
+        ("index", "message"),
+        [
+            (-1, "index of a schema"),
+            (7, "index of a schema"),
+            (True, "index of a schema"),
+            ("0", "index of a schema"),
+            (0.0, "index of a schema"),
+            ({"type": "object"}, "index of a schema"),
+            (1, "must be a JSON object"),
+        ],
+    )
+    def test_a_bad_schema_reference_costs_only_its_element(
+        self, index: object, message: str
+    ) -> None:
+        """An index out of the table, or to an entry that is no schema: that element, named."""
+        document = json.loads(ElementCollection([tool("good"), tool("bad")]).to_json())
+        document["schemas"].append(["not", "a", "schema"])
+        document["elements"][1]["definition"]["inputSchema"] = index
+        text = json.dumps(document)
+        with pytest.raises(CollectionFormatError, match=rf"element #1 is invalid: .*{message}"):
+            ElementCollection.from_json(text)
+        errors: list[CollectionFormatError] = []
+        kept = ElementCollection.from_json(text, on_invalid=errors.append)
+        assert [e.ref for e in kept] == [ElementRef.tool("good")]
+        assert [(e.index, e.ref) for e in errors] == [(1, ElementRef.tool("bad"))]
+
+    @pytest.mark.parametrize("table", [None, {}, "schemas"])
+    def test_a_version_2_document_needs_its_schema_list(self, table: object) -> None:
+        """Without a "schemas" list a version 2 document is refused as a whole."""
+        document = json.loads(ElementCollection([tool("a")]).to_json())
+        if table is None:
+            del document["schemas"]
+        else:
+            document["schemas"] = table
+        with pytest.raises(CollectionFormatError, match='no "schemas" list'):
+            ElementCollection.from_json(json.dumps(document))
+
+    def test_a_deep_schema_in_the_table_is_bounded(self) -> None:
+        """A table entry nested beyond MAX_JSON_DEPTH makes its elements invalid, not a crash."""
+        document = json.loads(ElementCollection([tool("a")]).to_json())
+        deep: dict[str, object] = {}
+        for _ in range(MAX_JSON_DEPTH + 1):
+            deep = {"items": deep}
+        document["schemas"][0] = {"type": "object", "properties": {"a": deep}}
+        with pytest.raises(CollectionFormatError, match="element #0 is invalid"):
+            ElementCollection.from_json(json.dumps(document))
+
+
 class TestBoundedDecoding:
     """from_json is bounded: a hostile document fails like a corrupt one, never otherwise."""
 

@@ -143,10 +143,14 @@ async def test_a_stale_catalogue_costs_only_its_element(
 
 
 def test_catalogue_text_is_json() -> None:
-    """The artefact is plain JSON a reviewer can diff (one element per record)."""
-    records = json.loads(CATALOG.read_text())["elements"]
+    """The artefact is plain JSON a reviewer can diff: one element per record, schemas listed once."""
+    document = json.loads(CATALOG.read_text())
+    records = document["elements"]
     assert [r["definition"].get("name") or r["definition"].get("uri") for r in records][:2] == [
         "search_products",
         "quote",
     ]
-    assert isinstance(types.Tool.model_validate(records[0]["definition"]), types.Tool)
+    definition = dict(records[0]["definition"])
+    for field in ("inputSchema", "outputSchema"):
+        definition[field] = document["schemas"][definition[field]]
+    assert isinstance(types.Tool.model_validate(definition), types.Tool)
