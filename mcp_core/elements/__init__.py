@@ -1,6 +1,11 @@
 """Element values: kinds, refs, definitions, elements and collections (sans-IO, immutable)."""
 
-from mcp_core.elements._collection import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection
+from mcp_core.elements._collection import (
+    COLLECTION_FORMAT,
+    COLLECTION_VERSION,
+    CollectionDocument,
+    ElementCollection,
+)
 from mcp_core.elements._definitions import (
     Annotations,
     Definition,
@@ -33,6 +38,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "SINGLE_KINDS",
     "Annotations",
+    "CollectionDocument",
     "Definition",
     "Element",
     "ElementCollection",

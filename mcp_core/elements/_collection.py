@@ -27,7 +27,7 @@ from mcp_core.errors import (
     NotSerializableError,
 )
 
-__all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "ElementCollection"]
+__all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "CollectionDocument", "ElementCollection"]
 
 COLLECTION_FORMAT: Final = "mcp-core/element-collection"
 COLLECTION_VERSION: Final = 2
@@ -236,6 +236,37 @@ class ElementCollection:
                 collection document, of a newer format version, or (without ``on_invalid``)
                 holds an element that does not validate (its index is named).
         """
+        return CollectionDocument.parse(text, max_bytes=max_bytes).collection(on_invalid)
+
+
+@final
+class CollectionDocument:
+    """A parsed collection document (:meth:`ElementCollection.to_json`), built as needed.
+
+    :meth:`collection` builds every element, exactly as :meth:`ElementCollection.from_json`
+    does; :meth:`element` builds only the element at one ref, the one :meth:`collection` would
+    hold there (with ``on_invalid``: invalid records left out, the first valid one of a repeated
+    ref kept). A source answering per-name lookups from a large file builds one element per
+    call instead of the whole collection. Safe to use from several threads.
+    """
+
+    __slots__ = ("_index", "_records", "_schemas")
+
+    def __init__(self, records: list[Any], schemas: _Schemas) -> None:
+        self._records = records
+        self._schemas = schemas
+        self._index: dict[ElementRef, list[int]] | None = None
+
+    @classmethod
+    def parse(cls, text: str | bytes, *, max_bytes: int | None = None) -> CollectionDocument:
+        """Parse and check a document's header; elements are built later, when asked for.
+
+        Bounded as :meth:`ElementCollection.from_json` is.
+
+        Raises:
+            CollectionFormatError: the text is not JSON, too long or too deeply nested, not a
+                collection document, or of a newer format version.
+        """
         if max_bytes is not None and len(text) > max_bytes:
             raise CollectionFormatError(
                 f"collection JSON is {len(text)} bytes, more than the {max_bytes} allowed"
@@ -243,20 +274,9 @@ class ElementCollection:
         try:
             # Every object decoded here lives as long as the collection: see mcp_core._collector.
             with collector_paused():
-                return cls._decoded(text, on_invalid)
+                document = json.loads(text)
         except RecursionError:
-            # json and the element constructors recurse per nesting level; a document nested
-            # deeper than the interpreter allows is corrupt, not a crash of whoever decodes it.
-            raise CollectionFormatError(
-                "collection JSON is nested too deeply to decode; it is corrupt or hostile"
-            ) from None
-
-    @classmethod
-    def _decoded(
-        cls, text: str | bytes, on_invalid: Callable[[CollectionFormatError], object] | None
-    ) -> ElementCollection:
-        try:
-            document = json.loads(text)
+            raise _too_deep() from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise CollectionFormatError(f"collection JSON is corrupt: {exc}") from exc
         if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
@@ -276,19 +296,70 @@ class ElementCollection:
         records = document.get("elements")
         if not isinstance(records, list):
             raise CollectionFormatError('collection document has no "elements" list')
-        schemas: _Schemas
         if version == 1:
-            schemas = _InlineSchemas()
-        else:
-            table = document.get("schemas")
-            if not isinstance(table, list):
-                raise CollectionFormatError('collection document has no "schemas" list')
-            schemas = _TableSchemas(table)
-        elements = _elements_from_records(records, on_invalid, schemas)
+            return cls(records, _InlineSchemas())
+        table = document.get("schemas")
+        if not isinstance(table, list):
+            raise CollectionFormatError('collection document has no "schemas" list')
+        return cls(records, _TableSchemas(table))
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def collection(
+        self, on_invalid: Callable[[CollectionFormatError], object] | None = None
+    ) -> ElementCollection:
+        """Every element (see :meth:`ElementCollection.from_json` for ``on_invalid``).
+
+        Raises:
+            CollectionFormatError: without ``on_invalid``, an element that does not validate or
+                repeats another's ref (its index is named); a record nested too deeply.
+        """
         try:
-            return cls(elements)
-        except DuplicateElementError as exc:
-            raise CollectionFormatError(f"collection document is invalid: {exc}") from exc
+            with collector_paused():
+                elements = _elements_from_records(self._records, on_invalid, self._schemas)
+                try:
+                    return ElementCollection(elements)
+                except DuplicateElementError as exc:
+                    raise CollectionFormatError(f"collection document is invalid: {exc}") from exc
+        except RecursionError:
+            raise _too_deep() from None
+
+    def recorded_kinds(self) -> ElementKind:
+        """The union of the kinds the records declare (valid or not), without building any."""
+        return _union(ref.kind for ref in self._refs())
+
+    def element(self, ref: ElementRef) -> Element | None:
+        """The element :meth:`collection` (with ``on_invalid``) holds at ``ref``, or None."""
+        for index in self._refs().get(ref, ()):
+            try:
+                with collector_paused():
+                    built = _element_from_record(self._records[index], self._schemas)
+            except _RECORD_ERRORS:
+                continue  # left out by collection() too: the next record of the ref may count
+            if built.ref != ref:  # pragma: no cover -- a key the definition normalises
+                return self.collection(on_invalid=lambda _error: None).get(ref)
+            return built
+        return None
+
+    def _refs(self) -> dict[ElementRef, list[int]]:
+        index = self._index
+        if index is None:
+            index = {}
+            for position, record in enumerate(self._records):
+                ref = _record_ref(record)
+                if ref is not None:
+                    index.setdefault(ref, []).append(position)
+            self._index = index
+        return index
+
+
+def _too_deep() -> CollectionFormatError:
+    # json and the element constructors recurse per nesting level; a document nested deeper
+    # than the interpreter allows is corrupt, not a crash of whoever decodes it.
+    return CollectionFormatError(
+        "collection JSON is nested too deeply to decode; it is corrupt or hostile"
+    )
 
 
 def _union(kinds: Iterable[ElementKind]) -> ElementKind:
@@ -448,7 +519,7 @@ def _elements_from_records(
     for index, record in enumerate(records):
         try:
             element = _element_from_record(record, schemas)
-        except (InvalidElementError, KeyError, TypeError, ValueError, RecursionError) as exc:
+        except _RECORD_ERRORS as exc:
             error = CollectionFormatError(
                 f"collection element #{index} is invalid: {exc}",
                 index=index,
@@ -472,6 +543,10 @@ def _elements_from_records(
         first.setdefault(ref, index)
         elements.append(element)
     return elements
+
+
+# What building one record may raise when the record is bad (it costs only that record).
+_RECORD_ERRORS: Final = (InvalidElementError, KeyError, TypeError, ValueError, RecursionError)
 
 
 def _record_ref(record: object) -> ElementRef | None:

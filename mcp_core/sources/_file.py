@@ -10,7 +10,15 @@ from typing import final
 
 import anyio.to_thread
 
-from mcp_core.elements import COLLECTION_FORMAT, COLLECTION_VERSION, ElementCollection, ElementKind
+from mcp_core.elements import (
+    COLLECTION_FORMAT,
+    COLLECTION_VERSION,
+    CollectionDocument,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+)
 from mcp_core.errors import CollectionFormatError, SourceError
 from mcp_core.sources._diagnostics import SourceDiagnostic
 
@@ -42,6 +50,13 @@ class CollectionFileSource:
     itself: it is left out (a repeated ref keeps the first entry) with one ``skipped`` diagnostic
     from :meth:`diagnostics` naming the entry's position and element.
 
+    ``lookup(ref)`` (:class:`~mcp_core.sources.ElementLookup`) parses the file (in a worker
+    thread) and builds only the element at ``ref``, the one ``provide()`` would hold there: a
+    server starting from a large build-time catalogue answers its first call without building
+    the others first. The parsed file is kept for the next ``lookup()`` or ``provide()`` while
+    the file is unchanged (same modification time, size and inode), and let go once
+    ``provide()`` has built the collection.
+
     ``kinds()``: the declared ``kinds`` when given. Otherwise advertising ``ElementKind.ALL``
     would over-advertise, so the file's element kinds are read synchronously (it is a local
     file, and only each element's ``"kind"`` label is looked at) and cached until the file's
@@ -51,13 +66,14 @@ class CollectionFileSource:
     keep even that one read off the event loop.
     """
 
-    __slots__ = ("_declared", "_diagnostics", "_kinds_cache", "_path")
+    __slots__ = ("_declared", "_diagnostics", "_document", "_kinds_cache", "_path")
 
     def __init__(self, path: str | os.PathLike[str], *, kinds: ElementKind | None = None) -> None:
         self._path = Path(path).absolute()
         self._declared = kinds
         self._kinds_cache: tuple[tuple[int, int, int], ElementKind] | None = None
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._document: tuple[tuple[int, int, int], CollectionDocument] | None = None
 
     def __repr__(self) -> str:
         kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
@@ -97,19 +113,48 @@ class CollectionFileSource:
         collection, self._diagnostics = await anyio.to_thread.run_sync(
             self._load, abandon_on_cancel=True
         )
-        if self._declared is not None:
-            extra = collection.kinds & ~self._declared
-            if extra:
-                raise SourceError(
-                    f"collection file {str(self._path)!r} holds {extra.label} elements, outside "
-                    f"the declared kinds={self._declared.label or 'none'}; declare them or "
-                    "re-dump the file",
-                    source=self,
-                )
+        self._check_kinds(collection.kinds)
         return collection
 
-    def _load(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+    async def lookup(self, ref: ElementRef) -> Element | None:
+        """The element ``provide()`` would hold at ``ref``, building only that one (or None).
+
+        Raises:
+            SourceError: as ``provide()`` would (unreadable file, not a collection, elements
+                outside the declared kinds).
+        """
+        document = await anyio.to_thread.run_sync(self._parsed, abandon_on_cancel=True)
+        declared = self._declared
+        if declared is not None:
+            # As provide() checks its collection: only valid elements count, so the records of
+            # undeclared kinds (normally none) are built to see whether any is.
+            extra = document.recorded_kinds() & ~declared
+            if extra:
+                self._check_kinds(document.collection(on_invalid=lambda _error: None).kinds)
+        return document.element(ref)
+
+    def _check_kinds(self, kinds: ElementKind) -> None:
+        if self._declared is None:
+            return
+        extra = kinds & ~self._declared
+        if extra:
+            raise SourceError(
+                f"collection file {str(self._path)!r} holds {extra.label} elements, outside "
+                f"the declared kinds={self._declared.label or 'none'}; declare them or "
+                "re-dump the file",
+                source=self,
+            )
+
+    def _parsed(self, *, keep: bool = True) -> CollectionDocument:
+        """The file, parsed: the kept document while the file is unchanged, else read now."""
         try:
+            stat = self._path.stat()
+            signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            kept = self._document
+            if kept is not None and kept[0] == signature:
+                if not keep:
+                    self._document = None
+                return kept[1]
             data = self._path.read_bytes()
         except OSError as exc:
             raise SourceError(
@@ -117,6 +162,19 @@ class CollectionFileSource:
                 "check the path, or create the file with `mcp-core dump`",
                 source=self,
             ) from exc
+        try:
+            document = CollectionDocument.parse(data)
+        except CollectionFormatError as exc:
+            raise SourceError(
+                f"collection file {str(self._path)!r} is not usable: {exc}",
+                source=self,
+            ) from exc
+        self._document = (signature, document) if keep else None
+        return document
+
+    def _load(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+        # The collection is what serves from now on: the parsed file is not kept beside it.
+        document = self._parsed(keep=False)
         skipped: list[SourceDiagnostic] = []
 
         def invalid(error: CollectionFormatError) -> None:
@@ -130,7 +188,7 @@ class CollectionFileSource:
             )
 
         try:
-            return ElementCollection.from_json(data, on_invalid=invalid), tuple(skipped)
+            return document.collection(on_invalid=invalid), tuple(skipped)
         except CollectionFormatError as exc:
             raise SourceError(
                 f"collection file {str(self._path)!r} is not usable: {exc}",

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from mcp_core.elements import COLLECTION_VERSION, ElementCollection, ElementKind
+import mcp_core.elements._collection as collection_module
+from mcp_core.elements import COLLECTION_VERSION, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import CollectionFormatError, SourceError, SourceUnavailableError
+from mcp_core.registry import Registry
 from mcp_core.sources import CollectionFileSource
 from tests.strategies import prompt_element, template_element, tool_element
 
@@ -162,3 +165,101 @@ class TestHostileFile:
             await source.provide()
         assert str(path) in str(caught.value)
         assert isinstance(caught.value.__cause__, CollectionFormatError)
+
+
+class TestLookup:
+    """lookup(ref) builds only the element at ref: the one provide() holds there."""
+
+    @pytest.fixture
+    def built(self, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+        """Every record the elements layer builds, recorded."""
+        seen: list[object] = []
+        original = collection_module._element_from_record
+
+        def counting(record: object, schemas: Any) -> Any:
+            seen.append(record)
+            return original(record, schemas)
+
+        monkeypatch.setattr(collection_module, "_element_from_record", counting)
+        return seen
+
+    async def test_builds_one_element(self, tmp_path: Path, built: list[object]) -> None:
+        """Looking up one tool of 200 builds that one, equal to provide()'s."""
+        many = ElementCollection(tool_element(f"t{i}") for i in range(200))
+        source = CollectionFileSource(dump(tmp_path / "many.json", many))
+        found = await source.lookup(ElementRef.tool("t150"))
+        assert len(built) == 1
+        assert found == many.get(ElementRef.tool("t150"))
+        assert await source.lookup(ElementRef.tool("missing")) is None
+        assert (await source.provide()).get(ElementRef.tool("t150")) == found
+
+    async def test_agrees_on_bad_and_repeated_records(self, tmp_path: Path) -> None:
+        """An invalid record is passed over for a later valid one; a repeated valid ref keeps the first."""
+        document = json.loads(ElementCollection([tool_element("a"), tool_element("b")]).to_json())
+        broken = json.loads(json.dumps(document["elements"][0]))
+        broken["definition"]["title"] = 7  # not a string: the record is invalid
+        later_a = json.loads(json.dumps(document["elements"][0]))
+        later_a["definition"]["description"] = "the second a"
+        first_b = document["elements"][1]
+        second_b = json.loads(json.dumps(first_b))
+        second_b["definition"]["description"] = "the second b"
+        document["elements"] = [broken, first_b, later_a, second_b]
+        path = tmp_path / "odd.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        source = CollectionFileSource(path)
+        provided = await CollectionFileSource(path).provide()
+        for name in ("a", "b", "c"):
+            ref = ElementRef.tool(name)
+            assert await source.lookup(ref) == provided.get(ref), name
+        found = await source.lookup(ElementRef.tool("a"))
+        assert found is not None
+        assert found.definition.description == "the second a"
+
+    async def test_follows_a_rewritten_file(self, tmp_path: Path) -> None:
+        """The parsed file is kept only while the file is unchanged."""
+        path = dump(tmp_path / "elements.json")
+        source = CollectionFileSource(path)
+        assert await source.lookup(ElementRef.tool("a")) is not None
+        dump(path, ElementCollection([tool_element("z")]))
+        os.utime(path, ns=(0, 1))
+        assert await source.lookup(ElementRef.tool("a")) is None
+        assert await source.lookup(ElementRef.tool("z")) == tool_element("z")
+
+    async def test_refuses_what_provide_refuses(self, tmp_path: Path) -> None:
+        """A missing or corrupt file, or valid elements outside the declared kinds: SourceError."""
+        missing = CollectionFileSource(tmp_path / "missing.json")
+        with pytest.raises(SourceError, match="cannot read collection file"):
+            await missing.lookup(ElementRef.tool("a"))
+        corrupt = tmp_path / "corrupt.json"
+        corrupt.write_text("{not json", encoding="utf-8")
+        with pytest.raises(SourceError, match="not usable"):
+            await CollectionFileSource(corrupt).lookup(ElementRef.tool("a"))
+        declared = CollectionFileSource(dump(tmp_path / "e.json"), kinds=ElementKind.TOOL)
+        with pytest.raises(SourceError, match="outside the declared kinds"):
+            await declared.provide()
+        with pytest.raises(SourceError, match="outside the declared kinds"):
+            await declared.lookup(ElementRef.tool("a"))
+
+    async def test_an_invalid_record_of_another_kind_is_no_refusal(self, tmp_path: Path) -> None:
+        """provide() counts only valid elements against declared kinds; so does lookup()."""
+        document = json.loads(ElementCollection([tool_element("a")]).to_json())
+        document["elements"].append(
+            {"kind": "prompt", "definition": {"name": ""}, "handler": "m:f"}
+        )
+        path = tmp_path / "e.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        source = CollectionFileSource(path, kinds=ElementKind.TOOL)
+        assert await source.lookup(ElementRef.tool("a")) == (await source.provide()).get(
+            ElementRef.tool("a")
+        )
+
+    async def test_a_registry_answers_a_call_from_one_element(
+        self, tmp_path: Path, built: list[object]
+    ) -> None:
+        """Before its first load, a Registry over a 200-tool file resolves a tool by building one."""
+        many = ElementCollection(tool_element(f"t{i}") for i in range(200))
+        registry = Registry()
+        registry.add_source(CollectionFileSource(dump(tmp_path / "many.json", many)))
+        assert await registry.get_tool("t7") == many.get(ElementRef.tool("t7"))
+        assert len(built) == 1
+        assert len(await registry.tools()) == 200
