@@ -149,6 +149,13 @@ class Snapshot:
             found = self._encoded[index] = wire_json(self.wires[index])
         return found
 
+    def encoded_range(self, start: int, stop: int) -> list[bytes]:
+        """The JSON of the wire forms from ``start`` to ``stop``: one slice once all are encoded."""
+        part = self._encoded[start:stop]
+        if None in part:
+            return [self.encoded(index) for index in range(start, stop)]
+        return part  # type: ignore[return-value]  # no None left in it
+
     def start_after(self, key: str | None) -> int:
         """The index of the first element whose key sorts after ``key`` (0 for None)."""
         return 0 if key is None else bisect.bisect_right(self.keys, key)
@@ -263,14 +270,21 @@ class EncodedItems(list[dict[str, Any]]):
 
     def __init__(self, snapshot: Snapshot, indices: Sequence[int]) -> None:
         wires = snapshot.wires
-        super().__init__(wires[index] for index in indices)
+        if type(indices) is range:  # a page without visibility rules: one slice
+            super().__init__(wires[indices.start : indices.stop])
+        else:
+            super().__init__(wires[index] for index in indices)
         self._snapshot = snapshot
         self._indices = indices
 
     def encoded(self) -> bytes:
         """The JSON array of the items, as :func:`wire_json` writes it."""
-        encoded = self._snapshot.encoded
-        return b"[" + b",".join([encoded(index) for index in self._indices]) + b"]"
+        snapshot = self._snapshot
+        indices = self._indices
+        if type(indices) is range:
+            return b"[" + b",".join(snapshot.encoded_range(indices.start, indices.stop)) + b"]"
+        encoded = snapshot.encoded
+        return b"[" + b",".join([encoded(index) for index in indices]) + b"]"
 
 
 def wire_json(value: object) -> bytes:
