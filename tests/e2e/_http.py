@@ -19,6 +19,17 @@ from tests.e2e.conftest import free_port
 
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+"""A handshake-era ``initialize`` request, as a raw client POSTs it."""
 
 
 @contextmanager
@@ -52,6 +63,15 @@ class Event:
     def message(self) -> dict[str, Any] | None:
         """The JSON-RPC message the event carries, or None for a priming event."""
         return json.loads(self.data) if self.data else None
+
+
+def answer_to(request_id: int) -> Callable[[list[Event]], bool]:
+    """A predicate on events: some event is the response to ``request_id``."""
+
+    def answered(events: list[Event]) -> bool:
+        return any((event.message or {}).get("id") == request_id for event in events)
+
+    return answered
 
 
 def parse_sse(text: str) -> list[Event]:
@@ -106,15 +126,7 @@ class RawSession:
 
     async def open(self) -> None:
         """Initialize the session and send ``notifications/initialized``."""
-        await self.request(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-            request_id=0,
-        )
+        await self.request("initialize", INITIALIZE["params"], request_id=0)
         response = await self.http.post(
             self.url,
             json={"jsonrpc": "2.0", "method": "notifications/initialized"},

@@ -17,7 +17,7 @@ from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
 
 from mcp_core.app import App
-from tests.e2e._http import Event, RawSession, serve
+from tests.e2e._http import Event, RawSession, answer_to, serve
 from tests.e2e.conftest import EVERYTHING, free_port, serving_http
 
 MARKER = "b-private-4417"  # what only session B may ever read
@@ -26,15 +26,6 @@ MARKER = "b-private-4417"  # what only session B may ever read
 def carries(events: list[Event], needle: str) -> bool:
     """Whether any event's data contains ``needle``."""
     return any(needle in event.data for event in events)
-
-
-def answer_to(request_id: int) -> object:
-    """A predicate: some event is the response to ``request_id``."""
-
-    def answered(events: list[Event]) -> bool:
-        return any((event.message or {}).get("id") == request_id for event in events)
-
-    return answered
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +81,7 @@ class TestReplayStaysInItsSession:
         )
         priming = events[0]
         assert priming.message is None
-        status, replayed = await a.resume(priming.id, until=answer_to(3))  # type: ignore[arg-type]  # a predicate
+        status, replayed = await a.resume(priming.id, until=answer_to(3))
         assert status == 200
         assert carries(replayed, "mine")
 

@@ -12,21 +12,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.clients import call
-from tests.e2e._http import ACCEPT, LEGACY
+from tests.e2e._http import ACCEPT, INITIALIZE, LEGACY
 from tests.examples.conftest import EXAMPLES, running_script
 
 APP = EXAMPLES / "mounted" / "notes_webapp.py"
 PASSWORDS = {"alice": "wonderland", "bob": "builder"}
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": LEGACY,
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 

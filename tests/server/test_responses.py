@@ -15,7 +15,16 @@ from mcp_core.app import App
 from mcp_core.handlers import ClientGateway
 from mcp_core.server import ServerGateway
 from tests.clients import Inbox, ok_text
-from tests.e2e._http import ACCEPT, LEGACY, Event, RawSession, parse_sse, serve
+from tests.e2e._http import (
+    ACCEPT,
+    INITIALIZE,
+    LEGACY,
+    Event,
+    RawSession,
+    answer_to,
+    parse_sse,
+    serve,
+)
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::mcp.shared.exceptions.MCPDeprecationWarning"  # logging/setLevel in 2026-07-28
@@ -129,18 +138,8 @@ class TestJsonUnlessNeeded:
 
     async def test_quiet_requests_get_json(self, url: str, http: httpx2.AsyncClient) -> None:
         """Initialize, lists, ping and a tool that only answers: one JSON body each."""
-        body = {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
         opening = await http.post(
-            url, json=body, headers={"accept": ACCEPT, "mcp-protocol-version": LEGACY}
+            url, json=INITIALIZE, headers={"accept": ACCEPT, "mcp-protocol-version": LEGACY}
         )
         assert opening.headers["content-type"].startswith(JSON)
         assert opening.json()["result"]["protocolVersion"] == LEGACY
@@ -176,9 +175,7 @@ class TestJsonUnlessNeeded:
         """From its priming event, the stream replays the line and the answer, in order."""
         session = await opened(url, http)
         _, events = await post(session, "tools/call", call("chatty"), 6)
-        status, replayed = await session.resume(
-            events[0].id, until=lambda seen: any((e.message or {}).get("id") == 6 for e in seen)
-        )
+        status, replayed = await session.resume(events[0].id, until=answer_to(6))
         assert status == 200
         assert [e.message for e in replayed if e.message] == [e.message for e in events[1:]]
 
@@ -190,9 +187,7 @@ class TestJsonUnlessNeeded:
         kind, events = await post(session, "tools/call", call("polled"), 8)
         assert kind == SSE
         assert [e.message for e in events] == [None]
-        status, replayed = await session.resume(
-            events[0].id, until=lambda seen: any((e.message or {}).get("id") == 8 for e in seen)
-        )
+        status, replayed = await session.resume(events[0].id, until=answer_to(8))
         assert status == 200
         messages = [e.message for e in replayed if e.message]
         assert messages[0]["params"]["data"] == "after the close"
