@@ -279,32 +279,35 @@ def _given(kind: ElementKind, options: Mapping[str, Any]) -> MarkOptions:
 class MarkOptions(Mapping[str, Any]):
     """The options a mark was given: a read-only mapping of option name to value.
 
-    A mark lives as long as its function, so this is kept small: the values in one tuple and
-    the names in a tuple shared by every mark given the same options (a mapping proxy over a
-    dict of its own held about 230 bytes per declaration, this about 100; every bare
-    decorator shares one empty instance).
+    A mark lives as long as its function, so this is kept small: the names in a tuple shared
+    by every mark given the same options, the values in a tuple, or the value itself when there
+    is one (a mapping proxy over a dict of its own held about 230 bytes per declaration, this
+    50 for the usual ``name=``; every bare decorator shares one empty instance).
     """
 
     __slots__ = ("_names", "_values")
 
     _names: tuple[str, ...]
-    _values: tuple[Any, ...]
+    _values: Any
 
     def __init__(self, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
         # The name tuples are subsets of a kind's option names in their order: a few at most.
         self._names = _NAMES.setdefault(names, names)
-        self._values = values
+        self._values = values[0] if len(values) == 1 else values
+
+    def _value(self, index: int) -> Any:
+        return self._values if len(self._names) == 1 else self._values[index]
 
     def __getitem__(self, key: str) -> Any:
         names = self._names
         if key in names:
-            return self._values[names.index(key)]
+            return self._value(names.index(key))
         raise KeyError(key)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The option's value, or ``default`` when it was not given."""
         names = self._names
-        return self._values[names.index(key)] if key in names else default
+        return self._value(names.index(key)) if key in names else default
 
     def __contains__(self, key: object) -> bool:
         return key in self._names
@@ -320,7 +323,10 @@ class MarkOptions(Mapping[str, Any]):
 
     def as_dict(self) -> dict[str, Any]:
         """A new dict of the options."""
-        return dict(zip(self._names, self._values, strict=True))
+        names = self._names
+        if len(names) == 1:
+            return {names[0]: self._values}
+        return dict(zip(names, self._values, strict=True))
 
 
 _NAMES: Final[dict[tuple[str, ...], tuple[str, ...]]] = {}
