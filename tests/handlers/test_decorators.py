@@ -6,6 +6,8 @@ import inspect
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_core.elements import ElementKind, ElementRef, Prompt, Resource, ResourceTemplate, Tool
 from mcp_core.handlers import (
@@ -86,6 +88,39 @@ class TestDecorators:
             "output_schema": None,
         }
         assert mark.key(configured) == "named"
+
+    @given(
+        name=st.none() | st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+        description=st.none() | st.text(max_size=8),
+        tags=st.lists(st.text(max_size=3), max_size=3),
+    )
+    def test_options_read_as_the_mapping_given(
+        self, name: str | None, description: str | None, tags: list[str]
+    ) -> None:
+        """A mark's options read as a read-only mapping of exactly the options given."""
+
+        @tool(name=name, description=description, tags=tags)
+        def fn(x: int) -> int:
+            return x
+
+        (mark,) = marks_of(fn)
+        assert isinstance(mark, ElementMark)
+        expected = {
+            key: value
+            for key, value in (("name", name), ("description", description), ("tags", tuple(tags)))
+            if value not in (None, ())
+        }
+        options = mark.options
+        assert dict(options) == expected == options
+        assert len(options) == len(expected)
+        assert [options.get(key) for key in expected] == list(expected.values())
+        assert options.get("title", "absent") == "absent"
+        assert "title" not in options
+        with pytest.raises(KeyError):
+            options["title"]
+        with pytest.raises(TypeError):
+            options["name"] = "x"  # type: ignore[index]  # the mutation under test
+        assert mark.key(fn) == (name or "fn")
 
     def test_derive_from_the_mark(self) -> None:
         """Each mark derives its kind's element."""
