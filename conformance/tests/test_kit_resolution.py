@@ -32,6 +32,7 @@ def test_lookup_by_name_alone_fails_only_that_law(pytester: pytest.Pytester) -> 
     [
         "--mcp-source=mcp_conformance.reference.static:source",
         "--mcp-source=mcp_conformance.reference.lazy:source",
+        "--mcp-source=mcp_conformance.reference.collection_file:source",
         "--mcp-source=mcp_conformance.reference.function:source",
         "--mcp-source=mcp_conformance.reference.discovery:source",
         "--mcp-wrapper=mcp_conformance.reference.prefixed:wrap",
@@ -49,9 +50,7 @@ def test_a_source_without_lookup_is_not_applicable_and_still_certified(
     pytester: pytest.Pytester,
 ) -> None:
     """No lookup(ref): the law is N/A (declared: the capability is optional), certification stands."""
-    report = run_kit(
-        pytester, *BASE, "--mcp-source=mcp_conformance.reference.collection_file:source"
-    )
+    report = run_kit(pytester, *BASE, "--mcp-source=plain_source:make_source")
     row = report.law(LAW)
     assert (row.status, row.why) == ("N/A", "declared"), row
     assert "optional capability" in row.detail

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
@@ -34,7 +33,8 @@ COLLECTION_VERSION: Final = 2
 """The version :meth:`ElementCollection.to_json` writes; every version up to it is read.
 
 Version 2 stores each distinct tool schema once, in the document's ``"schemas"`` list: a tool
-definition's ``"inputSchema"`` and ``"outputSchema"`` are indexes into it. Version 1 wrote every
+definition's ``"inputSchema"`` and ``"outputSchema"`` are indexes into it (a schema written
+inline is read too, so a version-1 record is a valid version-2 record). Version 1 wrote every
 schema inline in every definition.
 """
 
@@ -297,11 +297,11 @@ class CollectionDocument:
         if not isinstance(records, list):
             raise CollectionFormatError('collection document has no "elements" list')
         if version == 1:
-            return cls(records, _InlineSchemas())
-        table = document.get("schemas")
+            return cls(records, _Schemas(None))
+        table = document.get("schemas", [])
         if not isinstance(table, list):
-            raise CollectionFormatError('collection document has no "schemas" list')
-        return cls(records, _TableSchemas(table))
+            raise CollectionFormatError('collection document\'s "schemas" is not a list')
+        return cls(records, _Schemas(table))
 
     def __len__(self) -> int:
         return len(self._records)
@@ -430,10 +430,21 @@ def _element_record(
     return record
 
 
-class _Schemas(ABC):
-    """How a document's tool definitions get their schemas: frozen once per distinct schema."""
+@final
+class _Schemas:
+    """How a document's tool definitions get their schemas: each distinct one frozen once.
 
-    __slots__ = ()
+    A schema written inline (every version) is shared with equal ones by canonical text; in
+    version 2 a schema may instead be an index into the document's ``"schemas"`` list, frozen on
+    first use. A bad index, or a listed entry that is no schema, costs only the elements using it.
+    """
+
+    __slots__ = ("_by_text", "_listed", "_table")
+
+    def __init__(self, table: list[Any] | None) -> None:
+        self._table = table
+        self._by_text: dict[str, FrozenDict] = {}
+        self._listed: dict[int, FrozenDict] = {}
 
     def resolved(self, definition: object) -> object:
         """``definition`` with its schemas replaced by shared frozen values."""
@@ -442,69 +453,43 @@ class _Schemas(ABC):
         shared = dict(definition)
         for field in _SCHEMA_FIELDS:
             value = shared.get(field)
-            if value is not None:
-                shared[field] = self._schema(field, value)
+            if isinstance(value, dict):
+                shared[field] = self._inline(field, value)
+            elif self._table is not None and value is not None:
+                shared[field] = self._at(field, value)
         return shared
 
-    @abstractmethod
-    def _schema(self, field: str, value: object) -> object:
-        """The shared value of the schema ``value`` found in ``field``."""
+    def _inline(self, field: str, schema: dict[str, Any]) -> FrozenDict:
+        text = json.dumps(schema, sort_keys=True)
+        frozen = self._by_text.get(text)
+        if frozen is None:
+            frozen = self._by_text[text] = _frozen_schema(field, schema)
+        return frozen
+
+    def _at(self, field: str, index: object) -> FrozenDict:
+        table = self._table
+        assert table is not None  # noqa: S101 -- resolved() asks only with a table
+        if type(index) is not int or not 0 <= index < len(table):
+            raise ValueError(
+                f'{field} must be a schema, or the index of one in the document\'s "schemas" '
+                f"list ({len(table)} long), got {index!r}"
+            )
+        frozen = self._listed.get(index)
+        if frozen is None:
+            schema = table[index]
+            if not isinstance(schema, dict):
+                raise TypeError(
+                    f"{field}: schema #{index} of the document must be a JSON object, "
+                    f"got {type(schema).__name__}"
+                )
+            frozen = self._listed[index] = _frozen_schema(field, schema)
+        return frozen
 
 
 def _frozen_schema(field: str, schema: dict[str, Any]) -> FrozenDict:
     return FrozenDict(
         {k: freeze(v, path=f"{field}.{k}", max_depth=MAX_JSON_DEPTH - 1) for k, v in schema.items()}
     )
-
-
-@final
-class _InlineSchemas(_Schemas):
-    """Version 1: each definition carries its schemas; equal ones are shared by canonical text."""
-
-    __slots__ = ("_by_text",)
-
-    def __init__(self) -> None:
-        self._by_text: dict[str, FrozenDict] = {}
-
-    def _schema(self, field: str, value: object) -> object:
-        if not isinstance(value, dict):
-            return value  # definition_from_wire says what is wrong with it
-        text = json.dumps(value, sort_keys=True)
-        frozen = self._by_text.get(text)
-        if frozen is None:
-            frozen = self._by_text[text] = _frozen_schema(field, value)
-        return frozen
-
-
-@final
-class _TableSchemas(_Schemas):
-    """Version 2: schemas are indexes into the document's table, each frozen on first use.
-
-    A bad index or a table entry that is not a schema costs only the elements that use it.
-    """
-
-    __slots__ = ("_frozen", "_table")
-
-    def __init__(self, table: list[Any]) -> None:
-        self._table = table
-        self._frozen: dict[int, FrozenDict] = {}
-
-    def _schema(self, field: str, value: object) -> object:
-        if type(value) is not int or not 0 <= value < len(self._table):
-            raise ValueError(
-                f'{field} must be the index of a schema in the document\'s "schemas" list '
-                f"(0 to {len(self._table) - 1}), got {value!r}"
-            )
-        frozen = self._frozen.get(value)
-        if frozen is None:
-            schema = self._table[value]
-            if not isinstance(schema, dict):
-                raise TypeError(
-                    f"{field}: schema #{value} of the document must be a JSON object, "
-                    f"got {type(schema).__name__}"
-                )
-            frozen = self._frozen[value] = _frozen_schema(field, schema)
-        return frozen
 
 
 def _elements_from_records(

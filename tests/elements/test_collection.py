@@ -254,12 +254,12 @@ class TestFormatVersions:
     @pytest.mark.parametrize(
         ("index", "message"),
         [
-            (-1, "index of a schema"),
-            (7, "index of a schema"),
-            (True, "index of a schema"),
-            ("0", "index of a schema"),
-            (0.0, "index of a schema"),
-            ({"type": "object"}, "index of a schema"),
+            (-1, "the index of one"),
+            (7, "the index of one"),
+            (True, "the index of one"),
+            ("0", "the index of one"),
+            (0.0, "the index of one"),
+            ([], "the index of one"),
             (1, "must be a JSON object"),
         ],
     )
@@ -278,15 +278,28 @@ class TestFormatVersions:
         assert [e.ref for e in kept] == [ElementRef.tool("good")]
         assert [(e.index, e.ref) for e in errors] == [(1, ElementRef.tool("bad"))]
 
-    @pytest.mark.parametrize("table", [None, {}, "schemas"])
-    def test_a_version_2_document_needs_its_schema_list(self, table: object) -> None:
-        """Without a "schemas" list a version 2 document is refused as a whole."""
+    @pytest.mark.parametrize("table", [{}, "schemas", 3])
+    def test_a_schema_list_that_is_no_list_is_refused(self, table: object) -> None:
+        """A version 2 "schemas" that is not a list makes the whole document unusable."""
         document = json.loads(ElementCollection([tool("a")]).to_json())
-        if table is None:
-            del document["schemas"]
-        else:
-            document["schemas"] = table
-        with pytest.raises(CollectionFormatError, match='no "schemas" list'):
+        document["schemas"] = table
+        with pytest.raises(CollectionFormatError, match='"schemas" is not a list'):
+            ElementCollection.from_json(json.dumps(document))
+
+    def test_version_2_reads_inline_schemas_too(self) -> None:
+        """Records written inline (as version 1 wrote them) are valid version 2 records."""
+        collection = sample()
+        document = json.loads(collection.to_json())
+        for record in document["elements"]:
+            definition = record["definition"]
+            for field in ("inputSchema", "outputSchema"):
+                if field in definition:
+                    definition[field] = document["schemas"][definition[field]]
+        del document["schemas"]
+        assert document["version"] == 2
+        assert ElementCollection.from_json(json.dumps(document)) == collection
+        document["elements"][0]["definition"]["inputSchema"] = 0
+        with pytest.raises(CollectionFormatError, match=r"element #0 .*0 long\), got 0"):
             ElementCollection.from_json(json.dumps(document))
 
     def test_a_deep_schema_in_the_table_is_bounded(self) -> None:
