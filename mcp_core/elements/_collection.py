@@ -26,7 +26,13 @@ from mcp_core.errors import (
     NotSerializableError,
 )
 
-__all__ = ["COLLECTION_FORMAT", "COLLECTION_VERSION", "CollectionDocument", "ElementCollection"]
+__all__ = [
+    "COLLECTION_FORMAT",
+    "COLLECTION_VERSION",
+    "CollectionBuild",
+    "CollectionDocument",
+    "ElementCollection",
+]
 
 COLLECTION_FORMAT: Final = "mcp-core/element-collection"
 COLLECTION_VERSION: Final = 2
@@ -315,15 +321,13 @@ class CollectionDocument:
             CollectionFormatError: without ``on_invalid``, an element that does not validate or
                 repeats another's ref (its index is named); a record nested too deeply.
         """
-        try:
-            with collector_paused():
-                elements = _elements_from_records(self._records, on_invalid, self._schemas)
-                try:
-                    return ElementCollection(elements)
-                except DuplicateElementError as exc:
-                    raise CollectionFormatError(f"collection document is invalid: {exc}") from exc
-        except RecursionError:
-            raise _too_deep() from None
+        return self.build(on_invalid).collection()
+
+    def build(
+        self, on_invalid: Callable[[CollectionFormatError], object] | None = None
+    ) -> CollectionBuild:
+        """A build of :meth:`collection` that can be done a few records at a time."""
+        return CollectionBuild(self._records, self._schemas, on_invalid)
 
     def recorded_kinds(self) -> ElementKind:
         """The union of the kinds the records declare (valid or not), without building any."""
@@ -492,18 +496,67 @@ def _frozen_schema(field: str, schema: dict[str, Any]) -> FrozenDict:
     )
 
 
-def _elements_from_records(
-    records: list[Any],
-    on_invalid: Callable[[CollectionFormatError], object] | None,
-    schemas: _Schemas,
-) -> list[Element]:
-    elements: list[Element] = []
-    # Catalogues derived from functions repeat a handful of schemas thousands of times; each
-    # distinct one is frozen once and the value shared (see _Schemas).
-    first: dict[ElementRef, int] = {}
-    for index, record in enumerate(records):
+@final
+class CollectionBuild:
+    """:meth:`CollectionDocument.collection`, built ``count`` records at a time by :meth:`step`.
+
+    A source building a large file on the event loop builds it in stretches, so requests are
+    served between them (and without a worker thread competing for the interpreter).
+    """
+
+    __slots__ = ("_elements", "_first", "_next", "_on_invalid", "_records", "_schemas")
+
+    def __init__(
+        self,
+        records: list[Any],
+        schemas: _Schemas,
+        on_invalid: Callable[[CollectionFormatError], object] | None,
+    ) -> None:
+        self._records = records
+        # Catalogues derived from functions repeat a handful of schemas thousands of times;
+        # each distinct one is frozen once and the value shared (see _Schemas).
+        self._schemas = schemas
+        self._on_invalid = on_invalid
+        self._elements: list[Element] = []
+        self._first: dict[ElementRef, int] = {}
+        self._next = 0
+
+    def step(self, count: int) -> bool:
+        """Build the next ``count`` records; whether any remain.
+
+        Raises:
+            CollectionFormatError: as :meth:`CollectionDocument.collection`.
+        """
+        records = self._records
+        stop = min(len(records), self._next + count)
         try:
-            element = _element_from_record(record, schemas)
+            # Every element made here lives as long as the collection: see mcp_core._collector.
+            with collector_paused():
+                for index in range(self._next, stop):
+                    self._add(index, records[index])
+        except RecursionError:
+            raise _too_deep() from None
+        finally:
+            self._next = stop
+        return stop < len(records)
+
+    def collection(self) -> ElementCollection:
+        """The collection, once every remaining record is built.
+
+        Raises:
+            CollectionFormatError: as :meth:`CollectionDocument.collection`.
+        """
+        self.step(len(self._records))
+        try:
+            with collector_paused():
+                return ElementCollection(self._elements)
+        except DuplicateElementError as exc:
+            raise CollectionFormatError(f"collection document is invalid: {exc}") from exc
+
+    def _add(self, index: int, record: object) -> None:
+        on_invalid = self._on_invalid
+        try:
+            element = _element_from_record(record, self._schemas)
         except _RECORD_ERRORS as exc:
             error = CollectionFormatError(
                 f"collection element #{index} is invalid: {exc}",
@@ -513,8 +566,9 @@ def _elements_from_records(
             if on_invalid is None:
                 raise error from exc
             on_invalid(error)
-            continue
+            return
         ref = element.ref
+        first = self._first
         if on_invalid is not None and ref in first:
             on_invalid(
                 CollectionFormatError(
@@ -524,10 +578,9 @@ def _elements_from_records(
                     ref=ref,
                 )
             )
-            continue
+            return
         first.setdefault(ref, index)
-        elements.append(element)
-    return elements
+        self._elements.append(element)
 
 
 # What building one record may raise when the record is bad (it costs only that record).

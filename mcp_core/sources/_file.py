@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import final
 
+import anyio.lowlevel
 import anyio.to_thread
 
 from mcp_core.elements import (
@@ -21,6 +23,7 @@ from mcp_core.elements import (
 )
 from mcp_core.errors import CollectionFormatError, SourceError
 from mcp_core.sources._diagnostics import SourceDiagnostic
+from mcp_core.sources._marked import STRETCH
 
 __all__ = ["CollectionFileSource"]
 
@@ -38,7 +41,8 @@ class CollectionFileSource:
     The compile-time case: a build step dumps the element set once (``mcp-core dump``) and the
     server loads it without importing or scanning anything. ``path`` is made absolute when the
     source is created. The file is read and parsed in a worker thread, off the event loop, on
-    every ``provide()``; rewriting the file is an outside change that the next ``provide()``
+    every ``provide()``, and its elements built on the event loop a stretch at a time (requests
+    are served in between); rewriting the file is an outside change that the next ``provide()``
     sees.
 
     Errors: a missing, unreadable, corrupt or future-version file is a configuration error, not
@@ -66,7 +70,7 @@ class CollectionFileSource:
     keep even that one read off the event loop.
     """
 
-    __slots__ = ("_declared", "_diagnostics", "_document", "_kinds_cache", "_path")
+    __slots__ = ("_declared", "_diagnostics", "_document", "_kinds_cache", "_lock", "_path")
 
     def __init__(self, path: str | os.PathLike[str], *, kinds: ElementKind | None = None) -> None:
         self._path = Path(path).absolute()
@@ -74,6 +78,7 @@ class CollectionFileSource:
         self._kinds_cache: tuple[tuple[int, int, int], ElementKind] | None = None
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._document: tuple[tuple[int, int, int], CollectionDocument] | None = None
+        self._lock = threading.Lock()  # parses happen in worker threads
 
     def __repr__(self) -> str:
         kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
@@ -110,9 +115,35 @@ class CollectionFileSource:
     async def provide(self) -> ElementCollection:
         """The collection in the file now; raises SourceError if it cannot be read or parsed."""
         # A stuck read (a network file system) must not outlive a timeout: the thread is abandoned.
-        collection, self._diagnostics = await anyio.to_thread.run_sync(
-            self._load, abandon_on_cancel=True
-        )
+        document = await anyio.to_thread.run_sync(self._parsed, abandon_on_cancel=True)
+        skipped: list[SourceDiagnostic] = []
+
+        def invalid(error: CollectionFormatError) -> None:
+            skipped.append(
+                SourceDiagnostic(
+                    source=repr(self),
+                    kind="skipped",
+                    message=f"{error}; fix or remove that entry, or re-dump the file",
+                    ref=error.ref,
+                )
+            )
+
+        # Built on the event loop in stretches, as derivations are (see derive_all): requests
+        # are served between them, a first call's lookup included, with no worker thread
+        # competing with them for the interpreter. The pauses are not cancellation points.
+        build = document.build(on_invalid=invalid)
+        try:
+            while build.step(STRETCH):
+                await anyio.lowlevel.cancel_shielded_checkpoint()
+            collection = build.collection()
+        except CollectionFormatError as exc:
+            raise SourceError(
+                f"collection file {str(self._path)!r} is not usable: {exc}",
+                source=self,
+            ) from exc
+        finally:
+            self._let_go(document)
+        self._diagnostics = tuple(skipped)
         self._check_kinds(collection.kinds)
         return collection
 
@@ -123,7 +154,7 @@ class CollectionFileSource:
             SourceError: as ``provide()`` would (unreadable file, not a collection, elements
                 outside the declared kinds).
         """
-        document = await anyio.to_thread.run_sync(self._parsed, abandon_on_cancel=True)
+        document = await anyio.to_thread.run_sync(self._indexed, abandon_on_cancel=True)
         declared = self._declared
         if declared is not None:
             # As provide() checks its collection: only valid elements count, so the records of
@@ -145,55 +176,49 @@ class CollectionFileSource:
                 source=self,
             )
 
-    def _parsed(self, *, keep: bool = True) -> CollectionDocument:
-        """The file, parsed: the kept document while the file is unchanged, else read now."""
-        try:
-            stat = self._path.stat()
-            signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-            kept = self._document
-            if kept is not None and kept[0] == signature:
-                if not keep:
-                    self._document = None
-                return kept[1]
-            data = self._path.read_bytes()
-        except OSError as exc:
-            raise SourceError(
-                f"cannot read collection file {str(self._path)!r}: {exc.strerror or exc}; "
-                "check the path, or create the file with `mcp-core dump`",
-                source=self,
-            ) from exc
-        try:
-            document = CollectionDocument.parse(data)
-        except CollectionFormatError as exc:
-            raise SourceError(
-                f"collection file {str(self._path)!r} is not usable: {exc}",
-                source=self,
-            ) from exc
-        self._document = (signature, document) if keep else None
+    def _parsed(self) -> CollectionDocument:
+        """The file, parsed: the kept document while the file is unchanged, else read now.
+
+        One parse at a time (a lookup arriving while ``provide()`` parses waits for that parse);
+        the document is kept for the lookups and the build that follow, until ``provide()``
+        has built the collection.
+        """
+        with self._lock:
+            try:
+                stat = self._path.stat()
+                signature = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+                kept = self._document
+                if kept is not None and kept[0] == signature:
+                    return kept[1]
+                data = self._path.read_bytes()
+            except OSError as exc:
+                raise SourceError(
+                    f"cannot read collection file {str(self._path)!r}: {exc.strerror or exc}; "
+                    "check the path, or create the file with `mcp-core dump`",
+                    source=self,
+                ) from exc
+            try:
+                document = CollectionDocument.parse(data)
+            except CollectionFormatError as exc:
+                raise SourceError(
+                    f"collection file {str(self._path)!r} is not usable: {exc}",
+                    source=self,
+                ) from exc
+            self._document = (signature, document)
+            return document
+
+    def _indexed(self) -> CollectionDocument:
+        """The parsed file with its records indexed by ref (built once, off the event loop)."""
+        document = self._parsed()
+        document.recorded_kinds()
         return document
 
-    def _load(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
-        # The collection is what serves from now on: the parsed file is not kept beside it.
-        document = self._parsed(keep=False)
-        skipped: list[SourceDiagnostic] = []
-
-        def invalid(error: CollectionFormatError) -> None:
-            skipped.append(
-                SourceDiagnostic(
-                    source=repr(self),
-                    kind="skipped",
-                    message=f"{error}; fix or remove that entry, or re-dump the file",
-                    ref=error.ref,
-                )
-            )
-
-        try:
-            return document.collection(on_invalid=invalid), tuple(skipped)
-        except CollectionFormatError as exc:
-            raise SourceError(
-                f"collection file {str(self._path)!r} is not usable: {exc}",
-                source=self,
-            ) from exc
+    def _let_go(self, document: CollectionDocument) -> None:
+        """Forget ``document`` once a collection was built from it: the collection serves now."""
+        with self._lock:
+            kept = self._document
+            if kept is not None and kept[1] is document:
+                self._document = None
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What the output depends on besides the file's content: its path and declared kinds."""
