@@ -330,8 +330,23 @@ class CollectionDocument:
         return CollectionBuild(self._records, self._schemas, on_invalid)
 
     def recorded_kinds(self) -> ElementKind:
-        """The union of the kinds the records declare (valid or not), without building any."""
-        return _union(ref.kind for ref in self._refs())
+        """The union of the ``"kind"`` labels of the records (valid or not), building none."""
+        labels = {
+            record["kind"]
+            for record in self._records
+            if isinstance(record, dict) and isinstance(record.get("kind"), str)
+        }
+        kinds = ElementKind.NONE
+        for label in labels:
+            try:
+                kinds |= ElementKind.from_label(label)
+            except ValueError:
+                continue  # an unknown kind: that record is invalid, and costs only itself
+        return kinds
+
+    def index(self) -> None:
+        """Index the records by ref now (:meth:`element` does on first use), e.g. off the event loop."""
+        self._refs()
 
     def element(self, ref: ElementRef) -> Element | None:
         """The element :meth:`collection` (with ``on_invalid``) holds at ``ref``, or None."""

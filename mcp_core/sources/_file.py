@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -13,8 +12,6 @@ import anyio.lowlevel
 import anyio.to_thread
 
 from mcp_core.elements import (
-    COLLECTION_FORMAT,
-    COLLECTION_VERSION,
     CollectionDocument,
     Element,
     ElementCollection,
@@ -62,9 +59,10 @@ class CollectionFileSource:
     ``provide()`` has built the collection.
 
     ``kinds()``: the declared ``kinds`` when given. Otherwise advertising ``ElementKind.ALL``
-    would over-advertise, so the file's element kinds are read synchronously (it is a local
-    file, and only each element's ``"kind"`` label is looked at) and cached until the file's
-    modification time, size or inode changes. A file that is missing, unreadable, corrupt or of a
+    would over-advertise, so the file is parsed synchronously (it is a local file; the parsed
+    file is kept for the ``provide()`` that follows, so one parse serves both), its records'
+    ``"kind"`` labels united, and the answer cached until the file's modification time, size or
+    inode changes. A file that is missing, unreadable, corrupt or of a
     future format version advertises ``ElementKind.NONE``, matching what ``provide()`` can
     deliver: nothing. Declare ``kinds`` to
     keep even that one read off the event loop.
@@ -102,8 +100,9 @@ class CollectionFileSource:
         if cached is not None and cached[0] == signature:
             return cached[1]
         try:
-            kinds = _recorded_kinds(self._path.read_bytes())
-        except OSError:
+            # The parsed file is kept for the provide() that follows: one parse serves both.
+            kinds = self._parsed().recorded_kinds()
+        except SourceError:
             return ElementKind.NONE
         self._kinds_cache = (signature, kinds)
         return kinds
@@ -210,7 +209,7 @@ class CollectionFileSource:
     def _indexed(self) -> CollectionDocument:
         """The parsed file with its records indexed by ref (built once, off the event loop)."""
         document = self._parsed()
-        document.recorded_kinds()
+        document.index()
         return document
 
     def _let_go(self, document: CollectionDocument) -> None:
@@ -224,30 +223,3 @@ class CollectionFileSource:
         """What the output depends on besides the file's content: its path and declared kinds."""
         kinds = None if self._declared is None else self._declared.label
         return {"path": str(self._path), "kinds": kinds}
-
-
-def _recorded_kinds(data: bytes) -> ElementKind:
-    """The union of the ``"kind"`` labels of a dumped collection; NONE if it is not a readable one."""
-    try:
-        document = json.loads(data)
-    except (
-        ValueError,
-        RecursionError,
-    ):  # UnicodeDecodeError is a ValueError; RecursionError: nesting
-        return ElementKind.NONE
-    if not isinstance(document, dict) or document.get("format") != COLLECTION_FORMAT:
-        return ElementKind.NONE
-    version, records = document.get("version"), document.get("elements")
-    if not isinstance(version, int) or not 1 <= version <= COLLECTION_VERSION:
-        return ElementKind.NONE
-    if not isinstance(records, list):
-        return ElementKind.NONE
-    kinds = ElementKind.NONE
-    for record in records:
-        label = record.get("kind") if isinstance(record, dict) else None
-        if isinstance(label, str):
-            try:
-                kinds |= ElementKind.from_label(label)
-            except ValueError:
-                continue
-    return kinds

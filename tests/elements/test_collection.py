@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -207,6 +208,18 @@ def schema_of(value: str) -> dict[str, object]:
     return {"type": "object", "properties": {"v": {"type": "string", "description": value}}}
 
 
+def inlined(collection: ElementCollection) -> dict[str, Any]:
+    """``collection``'s document with every schema written inline and no schema list."""
+    document: dict[str, Any] = json.loads(collection.to_json())
+    for record in document["elements"]:
+        definition = record["definition"]
+        for field in ("inputSchema", "outputSchema"):
+            if field in definition:
+                definition[field] = document["schemas"][definition[field]]
+    del document["schemas"]
+    return document
+
+
 class TestFormatVersions:
     """Version 2 stores each distinct schema once; version 1 documents still load."""
 
@@ -241,13 +254,7 @@ class TestFormatVersions:
     def test_version_1_documents_load(self) -> None:
         """A document written inline (version 1) reads as the same collection."""
         collection = sample()
-        document = json.loads(collection.to_json())
-        for record in document["elements"]:
-            definition = record["definition"]
-            for field in ("inputSchema", "outputSchema"):
-                if field in definition:
-                    definition[field] = document["schemas"][definition[field]]
-        del document["schemas"]
+        document = inlined(collection)
         document["version"] = 1
         assert ElementCollection.from_json(json.dumps(document)) == collection
 
@@ -289,13 +296,7 @@ class TestFormatVersions:
     def test_version_2_reads_inline_schemas_too(self) -> None:
         """Records written inline (as version 1 wrote them) are valid version 2 records."""
         collection = sample()
-        document = json.loads(collection.to_json())
-        for record in document["elements"]:
-            definition = record["definition"]
-            for field in ("inputSchema", "outputSchema"):
-                if field in definition:
-                    definition[field] = document["schemas"][definition[field]]
-        del document["schemas"]
+        document = inlined(collection)
         assert document["version"] == 2
         assert ElementCollection.from_json(json.dumps(document)) == collection
         document["elements"][0]["definition"]["inputSchema"] = 0
