@@ -13,8 +13,16 @@ the server everything that must agree between workers:
   each session back to it and a request that reaches another worker fails loudly instead of
   being answered as if the session never existed (see :mod:`mcp_core.server._sessions`);
 - checks at startup: a deployment of several workers without a secret cannot be configured; a
-  worker whose secret differs from the others', or whose id another live worker holds, refuses
-  to start (and, found out later, is reported ``misconfigured``: unready).
+  worker whose secret differs from the one live workers keep recorded, or whose id another live
+  worker holds, refuses to start (the id, found out later, is reported ``misconfigured``:
+  unready).
+
+What a worker records in Redis (the secret's fingerprint, its registration) is signed with a key
+derived from the secret and dated, and live workers renew it: whoever can write to Redis without
+the secret can overwrite it, and workers then write it back and stay ready on what they have
+(ADR 0068). A record no live worker maintains (a one-off ``SET``) never stops a worker from
+starting; one that keeps changing under a worker's eyes while it does not verify means a live
+deployment with another secret, and the worker refuses to start.
 
 Redis is never on the path of a request's answer, except the misrouting check, which is bounded:
 a Redis that is down or frozen costs at most one timeout, then the circuit breaker answers.
@@ -53,6 +61,7 @@ from mcp_core.stores import (
     RedisChangeBus,
     RedisStore,
 )
+from mcp_core.stores._refusals import Refusals
 
 __all__ = [
     "ENVIRONMENT",
@@ -80,6 +89,8 @@ ENVIRONMENT: Final = {
 # A worker's registration lives this long unless renewed; it is renewed three times as often.
 _REGISTRATION_TTL: Final = 6.0
 _HEARTBEAT: Final = _REGISTRATION_TTL / 3
+_FINGERPRINT_KEY: Final = "deployment:fingerprint"
+_MAX_RECORD: Final = 4096  # bytes of a fingerprint or registration record read back
 
 
 def _derive(secret: bytes, purpose: str) -> bytes:
@@ -105,6 +116,8 @@ class Deployment:
         "_bus",
         "_problem",
         "_propagation",
+        "_records",
+        "_refusals",
         "_secret",
         "_shared",
         "_store",
@@ -138,6 +151,8 @@ class Deployment:
         self._token = secrets.token_hex(8)
         self._problem: BackendHealth | None = None
         self._propagation: ChangePropagation | None = None
+        self._records = _derive(secret, "records")  # signs the fingerprint and registrations
+        self._refusals = Refusals(_log, f"worker {worker}")
         self.request_state_security: Final = RequestStateSecurity(
             keys=[_derive(secret, "request-state")]
         )
@@ -171,7 +186,7 @@ class Deployment:
             worker=worker,
             secret=secret,
             store=store,
-            bus=RedisChangeBus(store, heartbeat=heartbeat),
+            bus=RedisChangeBus(store, secret=_derive(secret, "change-bus"), heartbeat=heartbeat),
         )
 
     @classmethod
@@ -322,16 +337,35 @@ class Deployment:
     async def owner_alive(self, worker: str) -> bool | None:
         """Whether the worker ``worker`` is registered now (None: the store cannot say)."""
         try:
-            return await self._store.get(_worker_key(worker)) is not None
+            raw = await self._store.get(_worker_key(worker))
         except CacheStoreError:
             return None
+        return self._live_holder(worker, raw) is not None
 
     # -- registration and checks ------------------------------------------------------------
 
     async def _check_at_start(self) -> None:
-        deadline = time.monotonic() + _REGISTRATION_TTL + _HEARTBEAT
+        deadline = time.monotonic() + _REGISTRATION_TTL + 2 * _HEARTBEAT
+        foreign: bytes | None = None  # a fingerprint record that does not verify, as first seen
         while True:
             try:
+                recorded = await self._store.get(_FINGERPRINT_KEY)
+                if self._verified_fingerprint(recorded) or recorded is None:
+                    foreign = None
+                elif foreign is None:
+                    foreign = recorded
+                elif recorded != foreign:
+                    raise self._another_secret()  # a live worker keeps another secret's record
+                if foreign is not None and time.monotonic() < deadline:
+                    # Live workers of this deployment write it back within a heartbeat.
+                    await anyio.sleep(_HEARTBEAT / 2)
+                    continue
+                if foreign is not None:
+                    self._refusals.refuse(
+                        "a fingerprint record no live worker keeps (not signed with this "
+                        "deployment's secret)",
+                        "written over; if another deployment shares this namespace, give it its own",
+                    )
                 problem = await self._check()
             except CacheStoreError as exc:
                 _log.warning(
@@ -344,28 +378,42 @@ class Deployment:
             if problem is None:
                 return
             # A worker restarted at once may find its previous self's registration: wait it out.
-            if problem.setting == "worker" and time.monotonic() < deadline:
+            if time.monotonic() < deadline:
                 await anyio.sleep(_HEARTBEAT)
                 continue
             raise problem
 
+    def _another_secret(self) -> DeploymentError:
+        return DeploymentError(
+            f"worker {self._worker}: its secret is not the one the other workers of this "
+            "deployment use (a live worker keeps another fingerprint recorded in the shared "
+            "store); give every worker the same secret, or a namespace of its own for a "
+            "separate deployment",
+            worker=self._worker,
+            setting="secret",
+        )
+
     async def _check(self) -> DeploymentError | None:
-        """Register this worker; the reason it does not fit the deployment, if it does not."""
-        fingerprint = _derive(self._secret, "fingerprint").hex()
-        recorded = await self._store.get("deployment:fingerprint")
-        if recorded is None:
-            await self._store.set("deployment:fingerprint", fingerprint.encode())
-        elif not hmac.compare_digest(recorded, fingerprint.encode()):
-            return DeploymentError(
-                f"worker {self._worker}: its secret is not the one the other workers of this "
-                "deployment use (the shared store records another); give every worker the same "
-                "secret, or a namespace of its own for a separate deployment",
-                worker=self._worker,
-                setting="secret",
+        """Renew the fingerprint and this worker's registration; why it does not fit, if it does not.
+
+        A fingerprint record that does not verify is written over (with a rate-limited warning):
+        this worker verified the deployment's when it started, so what is there now was written
+        without the secret.
+        """
+        recorded = await self._store.get(_FINGERPRINT_KEY)
+        if recorded is not None and not self._verified_fingerprint(recorded):
+            self._refusals.refuse(
+                "a fingerprint record not signed with the deployment secret", "written back"
             )
+        await self._store.set(_FINGERPRINT_KEY, self._record("fingerprint", {}))
         key = _worker_key(self._worker)
         current = await self._store.get(key)
-        holder = _holder(current)
+        if current is not None and self._signed(f"worker:{self._worker}", current) is None:
+            self._refusals.refuse(
+                f"a registration of {self._worker} not signed with the deployment secret",
+                "written over",
+            )
+        holder = self._live_holder(self._worker, current)
         if holder is not None and holder.get("token") != self._token:
             return DeploymentError(
                 f"worker id {self._worker!r} is already used by a live worker (pid "
@@ -374,8 +422,49 @@ class Deployment:
                 setting="worker",
             )
         claim = {"token": self._token, "pid": os.getpid(), "host": socket.gethostname()}
-        await self._store.set(key, json.dumps(claim).encode(), ttl=_REGISTRATION_TTL)
+        record = self._record(f"worker:{self._worker}", claim)
+        await self._store.set(key, record, ttl=_REGISTRATION_TTL)
         return None
+
+    # -- signed records -----------------------------------------------------------------------
+
+    def _record(self, what: str, fields: Mapping[str, object]) -> bytes:
+        """``fields`` dated now and signed for ``what``: a record every worker can check."""
+        body = {**fields, "at": int(time.time() * 1000)}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        mac = hmac.new(self._records, f"{what}\n{text}".encode(), hashlib.sha256).hexdigest()
+        return json.dumps({"record": body, "mac": mac}, separators=(",", ":")).encode()
+
+    def _signed(self, what: str, raw: bytes | None) -> dict[str, object] | None:
+        """The fields of a record signed for ``what`` with this deployment's secret, else None."""
+        if raw is None or len(raw) > _MAX_RECORD:
+            return None
+        try:
+            document = json.loads(raw)
+            body, mac = document["record"], document["mac"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+        if not isinstance(body, dict) or not isinstance(mac, str):
+            return None
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        expected = hmac.new(self._records, f"{what}\n{text}".encode(), hashlib.sha256).hexdigest()
+        at = body.get("at")
+        if not hmac.compare_digest(mac, expected) or not isinstance(at, int):
+            return None
+        return body
+
+    def _verified_fingerprint(self, raw: bytes | None) -> bool:
+        return self._signed("fingerprint", raw) is not None
+
+    def _live_holder(self, worker: str, raw: bytes | None) -> dict[str, object] | None:
+        """The registration of ``worker`` if it is signed and was renewed within its lease."""
+        holder = self._signed(f"worker:{worker}", raw)
+        if holder is None:
+            return None
+        at = holder["at"]
+        assert isinstance(at, int)  # noqa: S101 -- checked by _signed; for the type checker
+        age = time.time() - at / 1000
+        return holder if age <= _REGISTRATION_TTL + _HEARTBEAT else None
 
     async def _heartbeat(self) -> None:
         while True:
@@ -400,7 +489,7 @@ class Deployment:
     async def _leave(self) -> None:
         key = _worker_key(self._worker)
         try:
-            holder = _holder(await self._store.get(key))
+            holder = self._signed(f"worker:{self._worker}", await self._store.get(key))
             if holder is not None and holder.get("token") == self._token:
                 await self._store.delete(key)
         except CacheStoreError:
@@ -409,16 +498,6 @@ class Deployment:
 
 def _worker_key(worker: str) -> str:
     return f"deployment:worker:{worker}"
-
-
-def _holder(raw: bytes | None) -> dict[str, object] | None:
-    if raw is None:
-        return None
-    try:
-        holder = json.loads(raw)
-    except (ValueError, RecursionError):
-        return {}
-    return holder if isinstance(holder, dict) else {}
 
 
 def _connect_bound(store: object) -> float:
