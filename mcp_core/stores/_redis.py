@@ -5,29 +5,41 @@ RedisStore is created, so ``mcp_core.stores`` imports without it.
 
 Every call is bounded in time (connect and per-operation timeouts, no hidden retries) and goes
 through a :class:`~mcp_core.stores.CircuitBreaker`, so a Redis that is frozen or cut off costs one
-timeout and then fails at once until it answers again (ADR 0047).
+timeout and then fails at once until it answers again (ADR 0047). Every read is bounded in size
+too: whoever can write to Redis can write anything, of any size or type, under any key (ADR 0069).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Self, TypeVar, final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 
 from mcp_core.errors import CacheStoreError
 from mcp_core.stores._breaker import BackendHealth, CircuitBreaker
 from mcp_core.stores._checks import check_key, check_ttl, check_value
+from mcp_core.stores._refusals import Refusals
 
 if TYPE_CHECKING:  # redis is optional: only type checkers import it here
     from redis.asyncio import Redis
 
-__all__ = ["DEFAULT_REDIS_CONNECT_TIMEOUT", "DEFAULT_REDIS_TIMEOUT", "RedisStore"]
+__all__ = [
+    "DEFAULT_MAX_LISTING_BYTES",
+    "DEFAULT_MAX_LISTING_ENTRIES",
+    "DEFAULT_MAX_VALUE_BYTES",
+    "DEFAULT_REDIS_CONNECT_TIMEOUT",
+    "DEFAULT_REDIS_TIMEOUT",
+    "RedisStore",
+]
+
+_log = logging.getLogger("mcp_core.stores")
 
 _T = TypeVar("_T")
 
@@ -35,11 +47,36 @@ DEFAULT_REDIS_TIMEOUT: Final = 2.0
 """Seconds one Redis operation may take before it counts as a failure."""
 DEFAULT_REDIS_CONNECT_TIMEOUT: Final = 1.0
 """Seconds opening a connection to Redis may take."""
+DEFAULT_MAX_VALUE_BYTES: Final = 128 * 1024 * 1024
+"""The largest value a RedisStore reads; a larger one is ignored, as junk is."""
+DEFAULT_MAX_LISTING_ENTRIES: Final = 10_000
+"""The most entries one ``entries()`` listing reads."""
+DEFAULT_MAX_LISTING_BYTES: Final = 64 * 1024 * 1024
+"""The most bytes one ``entries()`` listing reads."""
+
+# A value, if the key holds a string no larger than ARGV[1]; else its size, or -1 for a key of
+# another type: sizes are learnt on the server, before anything crosses the network.
+_BOUNDED_GET: Final = """
+local found = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then
+    found[i] = false
+  elseif kind ~= 'string' then
+    found[i] = -1
+  else
+    local size = redis.call('STRLEN', key)
+    if size > tonumber(ARGV[1]) then found[i] = size else found[i] = redis.call('GET', key) end
+  end
+end
+return found
+"""
 
 _SCAN_BATCH: Final = 500
 _CLEANUP_TIMEOUT: Final = 5.0
 _GLOB_SPECIAL: Final = re.compile(r"([\\*?\[\]])")
 _NAMESPACE: Final = re.compile(r"[^\s*?\[\]\\]+")
+_SECRET_PARAMETERS: Final = frozenset({"password", "username", "user", "pass"})
 
 
 @final
@@ -66,6 +103,13 @@ class RedisStore:
     the first failure and tries again after 2 s, then 4, 8 ... 30) makes calls fail at once while
     Redis is known to be down: :meth:`health` says so. A failure is the server not answering
     (refused, reset, timed out); an error Redis itself returns leaves the breaker closed.
+
+    Bounded reads: a value larger than ``max_value_bytes``, or a key holding something other
+    than a string (a hash, a list), is never transferred: ``get`` answers None, ``entries``
+    leaves it out, and the refusal is logged (at most once a minute per reason). A listing
+    (``entries``) that would hold more than ``max_listing_entries`` entries or
+    ``max_listing_bytes`` bytes raises :class:`~mcp_core.errors.CacheStoreError` instead of
+    reading on, so junk written under a prefix costs a bounded read, never a worker's memory.
     """
 
     __slots__ = (
@@ -75,8 +119,12 @@ class RedisStore:
         "_connection_errors",
         "_error",
         "_label",
+        "_max_listing_bytes",
+        "_max_listing_entries",
+        "_max_value_bytes",
         "_namespace",
         "_owned",
+        "_refusals",
         "_timeout",
     )
 
@@ -88,6 +136,9 @@ class RedisStore:
         timeout: float = DEFAULT_REDIS_TIMEOUT,
         connect_timeout: float = DEFAULT_REDIS_CONNECT_TIMEOUT,
         breaker: CircuitBreaker | None = None,
+        max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
+        max_listing_entries: int = DEFAULT_MAX_LISTING_ENTRIES,
+        max_listing_bytes: int = DEFAULT_MAX_LISTING_BYTES,
     ) -> None:
         try:
             import redis.asyncio  # noqa: PLC0415 -- optional dependency, imported only when used
@@ -108,6 +159,16 @@ class RedisStore:
                 raise ValueError(
                     f"RedisStore {name} must be a positive number of seconds, got {value!r}"
                 )
+        for name, bound in (
+            ("max_value_bytes", max_value_bytes),
+            ("max_listing_entries", max_listing_entries),
+            ("max_listing_bytes", max_listing_bytes),
+        ):
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
+                raise ValueError(f"RedisStore {name} must be a positive int, got {bound!r}")
+        self._max_value_bytes = max_value_bytes
+        self._max_listing_entries = max_listing_entries
+        self._max_listing_bytes = max_listing_bytes
         self._namespace = namespace
         self._channel = f"{namespace}:invalidations"
         self._error: type[Exception] = redis.exceptions.RedisError
@@ -132,6 +193,7 @@ class RedisStore:
             self._client = url_or_client
             self._owned = False
             self._label = f"<{type(url_or_client).__name__}>"
+        self._refusals = Refusals(_log, f"RedisStore {self._label}")
 
     def __repr__(self) -> str:
         return f"RedisStore({self._label}, namespace={self._namespace!r})"
@@ -218,8 +280,26 @@ class RedisStore:
     async def get(self, key: str) -> bytes | None:
         """The value at ``key``, or None when absent or expired."""
         full = self._full(key)
-        value = await self.call("read", lambda client: client.get(full), key=key)
-        return self._bytes(value, key)
+        found = await self.call("read", lambda client: self._bounded(client, [full]), key=key)
+        return self._bytes(self._kept(key, found[0]), key)
+
+    async def _bounded(self, client: Redis, keys: list[bytes | str]) -> list[object]:
+        """Each key's value, or its size (-1: not a string) when it is not one to read."""
+        found = await client.eval(_BOUNDED_GET, len(keys), *keys, self._max_value_bytes)
+        return list(found)
+
+    def _kept(self, key: str, found: object) -> object:
+        """A value ``_bounded`` read, or None (a refusal logged) for one it did not."""
+        if not isinstance(found, int):
+            return found
+        if found < 0:
+            self._refusals.refuse("keys that hold no plain value (junk)", repr(key)[:120])
+        else:
+            self._refusals.refuse(
+                "values larger than max_value_bytes",
+                f"{key!r} holds {found} bytes, more than {self._max_value_bytes}",
+            )
+        return None
 
     def _bytes(self, value: object, key: str) -> bytes | None:
         if value is None or isinstance(value, bytes):
@@ -280,19 +360,36 @@ class RedisStore:
         head = len(self._namespace) + 1
 
         async def read_matching(client: Redis) -> dict[str, bytes]:
-            keys: list[bytes] = [
-                k async for k in client.scan_iter(match=pattern, count=_SCAN_BATCH)
-            ]
+            keys: list[bytes | str] = []
+            async for k in client.scan_iter(match=pattern, count=_SCAN_BATCH):
+                keys.append(k)
+                if len(keys) > self._max_listing_entries:
+                    raise self._too_large(prefix, f"more than {self._max_listing_entries} entries")
             found: dict[str, bytes] = {}
+            total = 0
             for start in range(0, len(keys), _SCAN_BATCH):
                 batch = keys[start : start + _SCAN_BATCH]
-                for name, value in zip(batch, await client.mget(batch), strict=True):
+                for name, read in zip(batch, await self._bounded(client, batch), strict=True):
+                    text = name.decode() if isinstance(name, bytes) else str(name)
+                    value = self._kept(text[head:], read)
                     if isinstance(value, bytes):
-                        text = name.decode() if isinstance(name, bytes) else str(name)
+                        total += len(value)
+                        if total > self._max_listing_bytes:
+                            raise self._too_large(
+                                prefix, f"more than {self._max_listing_bytes} bytes"
+                            )
                         found[text[head:]] = value
             return found
 
         return await self.call("read keys", read_matching, key=prefix)
+
+    def _too_large(self, prefix: str, what: str) -> CacheStoreError:
+        return CacheStoreError(
+            f"Redis {self._label} holds {what} under {prefix!r}, more than one listing reads "
+            "(max_listing_entries, max_listing_bytes); whoever can write to it may have written "
+            "junk there: remove it, or raise the bound",
+            key=prefix,
+        )
 
     def _pattern(self, prefix: str) -> str:
         return _GLOB_SPECIAL.sub(r"\\\1", f"{self._namespace}:{prefix}") + "*"
@@ -369,10 +466,20 @@ class RedisStore:
 
 
 def _redacted(url: str) -> str:
-    """``url`` with its password replaced, fit for logs and reprs."""
+    """``url`` with every credential in it replaced, fit for logs, reprs and health output.
+
+    The password of ``user:password@`` and any ``password`` (or ``username``) query parameter,
+    which redis-py reads as well.
+    """
     parts = urlsplit(url)
     userinfo, at, hostport = parts.netloc.rpartition("@")
-    if not at or ":" not in userinfo:
-        return url
-    user = userinfo.split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{hostport}"))
+    if at and ":" in userinfo:
+        user = userinfo.split(":", 1)[0]
+        parts = parts._replace(netloc=f"{user}:***@{hostport}")
+    if parts.query:
+        query = [
+            (name, "***" if name.lower() in _SECRET_PARAMETERS else value)
+            for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+        parts = parts._replace(query=urlencode(query, safe="*"))
+    return urlunsplit(parts)

@@ -122,6 +122,60 @@ class TestStartup:
                 pass
 
 
+class TestRedisWriterWithoutTheSecret:
+    """Attacker: a Redis writer without the secret, overwriting what workers record there.
+
+    Before, one SET of the fingerprint key made every worker unready and a restarted worker exit;
+    a junk registration under a worker's id kept that worker from ever starting again.
+    """
+
+    @pytest.fixture(autouse=True)
+    def _short_leases(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(deployment_module, "_REGISTRATION_TTL", 0.3)
+        monkeypatch.setattr(deployment_module, "_HEARTBEAT", 0.1)
+
+    async def test_an_overwritten_fingerprint_keeps_workers_ready(self) -> None:
+        """Live workers write the fingerprint back and never report themselves misconfigured."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        first = worker("w1", store, bus)
+        async with first.serving(Registry()):
+            recorded = await store.get("deployment:fingerprint")
+            for junk in (b"0" * 64, b"{}", b"x" * 10_000_000):
+                await store.set("deployment:fingerprint", junk)
+                await anyio.sleep(0.35)
+                assert all(b.state != "misconfigured" for b in first.health())
+            rewritten = await store.get("deployment:fingerprint")
+        assert recorded is not None and rewritten is not None
+        assert rewritten not in (b"0" * 64, b"{}") and first._verified_fingerprint(rewritten)
+
+    async def test_a_restarted_worker_starts_over_a_forged_fingerprint(self) -> None:
+        """No live worker keeps it: a worker restarted over junk warns, writes it back, starts."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        await store.set("deployment:fingerprint", b"written without the secret")
+        restarted = worker("w1", store, bus)
+        with anyio.fail_after(5):  # a guard: the wait is one lease
+            async with restarted.serving(Registry()):
+                assert all(b.state == "ok" for b in restarted.health())
+        assert restarted._verified_fingerprint(await store.get("deployment:fingerprint"))
+
+    async def test_a_junk_registration_does_not_hold_an_id(self) -> None:
+        """A registration under w1's id not signed with the secret: w1 starts, and overwrites it."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        await store.set("deployment:worker:w1", b'{"token": "attacker", "pid": 1, "host": "x"}')
+        with anyio.fail_after(5):
+            async with worker("w1", store, bus).serving(Registry()) as _:
+                owner = await worker("w2", store, bus).owner_alive("w1")
+        assert owner is True
+
+    async def test_another_secret_is_still_refused_while_a_worker_keeps_its_own(self) -> None:
+        """The deployment's live worker renews its fingerprint: a stray secret sees it change."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        async with worker("w1", store, bus).serving(Registry()):
+            with anyio.fail_after(5), pytest.raises(DeploymentError, match="secret is not the one"):
+                async with worker("w2", store, bus, b"t" * 32).serving(Registry()):
+                    pass
+
+
 @asynccontextmanager
 async def two_workers() -> AsyncIterator[tuple[str, str, Deployment]]:
     """Workers w1 and w2 of one in-process deployment over HTTP: their URLs and w1's deployment."""

@@ -180,3 +180,83 @@ class TestRedisStoreWithoutServer:
         monkeypatch.setitem(sys.modules, "redis.asyncio", None)
         with pytest.raises(ImportError, match=r"pip install 'mcp-core\[redis\]'"):
             RedisStore("redis://127.0.0.1:1/0")
+
+
+@needs_server
+class TestRedisWriterWithoutTheSecret:
+    """Attacker: a Redis writer without the secret, writing junk of any size and type.
+
+    Before, every read transferred whatever it found: 200 MB of junk under a shared prefix
+    pinned about twice that in every worker (tests/e2e/test_workers_hostile.py on a deployment).
+    """
+
+    async def test_oversized_and_mistyped_values_are_not_read(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """get(): a value over the bound, or a hash where a value should be, is None, logged once."""
+        assert REDIS_URL is not None
+        namespace = f"test-{uuid.uuid4().hex}"
+        async with RedisStore(REDIS_URL, namespace=namespace, max_value_bytes=1000) as store:
+            try:
+                await store.set("big", b"x" * 1001)
+                await store.set("fits", b"x" * 1000)
+                await store.client.hset(store.key("hash"), "f", "v")
+                await store.client.rpush(store.key("list"), "v")
+                with caplog.at_level("WARNING", "mcp_core.stores"):
+                    found = [await store.get(k) for k in ("big", "big", "fits", "hash", "list")]
+            finally:
+                await store.delete_prefix("")
+        assert found == [None, None, b"x" * 1000, None, None]
+        lines = [r.getMessage() for r in caplog.records]
+        assert sum("larger than max_value_bytes" in line for line in lines) == 1
+        assert sum("no plain value" in line for line in lines) == 1
+
+    async def test_listings_are_bounded(self) -> None:
+        """entries(): junk values are left out; a listing past its bounds is a CacheStoreError."""
+        assert REDIS_URL is not None
+        namespace = f"test-{uuid.uuid4().hex}"
+        async with RedisStore(
+            REDIS_URL,
+            namespace=namespace,
+            max_value_bytes=100,
+            max_listing_entries=20,
+            max_listing_bytes=1000,
+        ) as store:
+            try:
+                await store.set("p:ok", b"v")
+                await store.set("p:big", b"x" * 101)
+                await store.client.hset(store.key("p:hash"), "f", "v")
+                kept = dict(await store.entries("p:"))
+                for n in range(12):
+                    await store.set(f"p:{n}", b"x" * 90)
+                with pytest.raises(CacheStoreError, match="more than 1000 bytes"):
+                    await store.entries("p:")
+                for n in range(12, 30):
+                    await store.set(f"p:{n}", b"x")
+                with pytest.raises(CacheStoreError, match="more than 20 entries"):
+                    await store.entries("p:")
+            finally:
+                await store.delete_prefix("")
+        assert kept == {"p:ok": b"v"}
+
+
+class TestCredentialsNeverShown:
+    """Attacker: anyone reading a health endpoint or a log; the Redis URL's credentials stay out."""
+
+    @pytest.mark.parametrize(
+        "url",
+        [
+            "redis://user:hunter2@127.0.0.1:1/0",
+            "redis://:hunter2@127.0.0.1:1/0",
+            "redis://127.0.0.1:1/0?password=hunter2",
+            "redis://127.0.0.1:1/0?db=0&password=hunter2&username=hunter2",
+            "rediss://u:hunter2@127.0.0.1:1/0?password=hunter2",
+        ],
+    )
+    async def test_health_and_errors_redact_the_url(self, url: str) -> None:
+        """repr, health and the error of a failed call never hold the password."""
+        async with RedisStore(url, timeout=0.5) as store:
+            with pytest.raises(CacheStoreError) as error:
+                await store.get("k")
+            shown = [repr(store), str(store.health().to_json()), str(error.value)]
+        assert all("hunter2" not in text for text in shown), shown
