@@ -14,6 +14,15 @@ and whoever can write the store can write entries. So elements are stored with t
 (its HMAC verifies with ``secret``, shared by every worker) and, with ``handlers``, names only
 handlers on that allow-list. An entry that fails either check is never served: it is reported as
 a ``skipped`` diagnostic.
+
+Freshness (ADR 0068). An entry's time is its version: it is signed with the entry, and a writer
+dates a new entry after every entry it knows at that key, so versions go up whatever the hosts'
+clocks say. A worker holds the newest authentic entry it has seen at each key; an older one
+found in the store (an old entry replayed, or the store rolled back) is refused, and the newer
+one is written back. Unregistering writes a signed *tombstone*, never deletes, so an old entry
+of an unregistered element cannot come back, and an entry deleted by someone without the secret
+is written back. :meth:`SharedSource.repair` does the same without providing, for a deployment
+to run periodically.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import inspect
 import logging
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import final
+from typing import Final, final
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import (
@@ -37,6 +46,7 @@ from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, EntryCodec
 from mcp_core.sources._running import ChangeListeners
 from mcp_core.sources._trust import foreign_targets
 from mcp_core.stores import ListingStore
+from mcp_core.stores._refusals import Refusals
 
 __all__ = ["SharedSource"]
 
@@ -47,6 +57,17 @@ Listener = Callable[[ElementKind], object]
 
 class _Refused(Exception):  # noqa: N818 -- internal: why an entry is not served
     """Why an entry may not be served (the message completes "entry K ...")."""
+
+    @property
+    def reason(self) -> str:
+        """The kind of refusal, for rate-limited logging: the message's first words."""
+        return " ".join(str(self).split()[:3])
+
+
+# A held entry: its version (the signed time it was stored), its bytes, and its element (None
+# for a tombstone).
+_Held = tuple[float, bytes, Element | None]
+_VERSION_STEP: Final = 0.001  # a new entry is dated at least this much after the newest known
 
 
 @final
@@ -61,7 +82,8 @@ class SharedSource:
     - ``kinds``: the kinds that may be registered (every kind by default), which is what the
       source declares, so what a server advertises does not change as elements come and go.
 
-    ``register`` and ``unregister`` write the store and then tell the source's listeners, and
+    ``register`` and ``unregister`` (which writes a tombstone, see Freshness in the module
+    documentation) write the store and then tell the source's listeners, and
     wait until they have taken the change in (a served ``App`` provides this source again):
     when they return, this worker serves the change. A store that cannot be written raises
     :class:`~mcp_core.errors.CacheStoreError`: a registration is never silently dropped.
@@ -73,12 +95,15 @@ class SharedSource:
         "_codec",
         "_diagnostics",
         "_handlers",
+        "_held",
         "_kinds",
         "_listeners",
         "_name",
         "_prefix",
+        "_refusals",
         "_secret",
         "_store",
+        "_written_back",
     )
 
     def __init__(
@@ -121,6 +146,9 @@ class SharedSource:
         self._kinds = kinds
         self._listeners = ChangeListeners()
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._held: dict[str, _Held] = {}  # the newest authentic entry seen at each key
+        self._written_back = 0  # entries written back so far
+        self._refusals = Refusals(_log, repr(self))
 
     def __repr__(self) -> str:
         return f"SharedSource({self._name!r}, {self._store!r})"
@@ -144,18 +172,78 @@ class SharedSource:
             raise SourceUnavailableError(
                 f"{self!r} cannot read its registrations: {exc}", source=self
             ) from exc
-        found: list[tuple[float, str, Element]] = []
         notes: list[SourceDiagnostic] = []
+        current = await self._newest(entries, notes)
+        found = sorted(
+            (stored_at, str(element.ref), element)
+            for stored_at, _, element in current.values()
+            if element is not None
+        )
+        self._diagnostics = tuple(notes)
+        return ElementCollection(element for _, _, element in found)
+
+    async def repair(self) -> bool:
+        """Write back the newest entry held at each key where the store holds an older one or none.
+
+        Whoever can write the store without the secret can delete an entry or put back an old one
+        (a replay); a deployment calls this periodically, and announces the source again when it
+        returns True, so every worker provides it from what was written back. Raises
+        :class:`~mcp_core.errors.CacheStoreError` when the store cannot be read.
+        """
+        if not self._held:
+            return False
+        entries = await self._store.entries(self._prefix)
+        written = self._written_back
+        await self._newest(entries, [])
+        return self._written_back != written
+
+    async def _newest(
+        self, entries: Mapping[str, bytes], notes: list[SourceDiagnostic]
+    ) -> dict[str, _Held]:
+        """The newest authentic entry at each key, from ``entries`` and what this worker holds.
+
+        An entry older than the one held (or missing while one is held) is refused and the held
+        one written back.
+        """
         now = time.time()
+        current: dict[str, _Held] = {}
         for key, raw in entries.items():
             try:
                 element, stored_at = self._read(key, raw, now)
             except _Refused as refused:
-                notes.append(self._note(f"entry {key!r} {refused}; not served"))
-            else:
-                found.append((stored_at, str(element.ref), element))
-        self._diagnostics = tuple(notes)
-        return ElementCollection(element for _, _, element in sorted(found, key=lambda f: f[:2]))
+                notes.append(self._note(f"entry {key!r} {refused}; not served", refused.reason))
+                continue
+            current[key] = (stored_at, raw, element)
+        for key, held in list(self._held.items()):
+            found = current.get(key)
+            if found is not None and found[0] >= held[0]:
+                continue
+            why = "is missing" if found is None else "is older than the one this worker holds"
+            notes.append(
+                self._note(
+                    f"entry {key!r} {why} (replayed, rolled back or deleted without the secret); "
+                    "the newer one is served and written back",
+                    "entries older than the ones held",
+                )
+            )
+            current[key] = held
+            await self._write_back(key, held[1])
+        for key, entry in current.items():
+            self._hold(key, entry)
+        return current
+
+    async def _write_back(self, key: str, raw: bytes) -> None:
+        try:
+            await self._store.set(key, raw)
+        except CacheStoreError as exc:
+            _log.warning("%r: cannot write entry %r back (%s)", self, key, exc)
+        else:
+            self._written_back += 1
+
+    def _hold(self, key: str, entry: _Held) -> None:
+        held = self._held.get(key)
+        if held is None or entry[0] > held[0]:
+            self._held[key] = entry
 
     async def lookup(self, ref: ElementRef) -> Element | None:
         """The registration at ``ref`` as ``provide()`` would serve it, read with one ``get``.
@@ -171,17 +259,34 @@ class SharedSource:
             raise SourceUnavailableError(
                 f"{self!r} cannot read its registration {ref}: {exc}", source=self
             ) from exc
-        if raw is None:
+        found: _Held | None = None
+        if raw is not None:
+            try:
+                element, stored_at = self._read(key, raw, time.time())
+            except _Refused as refused:
+                self._note(f"entry {key!r} {refused}; not served", refused.reason)
+            else:
+                found = (stored_at, raw, element)
+        held = self._held.get(key)
+        if held is not None and (found is None or found[0] < held[0]):
+            self._note(
+                f"entry {key!r} is older than the one this worker holds, or missing (replayed, "
+                "rolled back or deleted without the secret); the newer one is served and "
+                "written back",
+                "entries older than the ones held",
+            )
+            await self._write_back(key, held[1])
+            return held[2]
+        if found is None:
             return None
-        try:
-            element, _ = self._read(key, raw, time.time())
-        except _Refused as refused:
-            self._note(f"entry {key!r} {refused}; not served")
-            return None
-        return element
+        self._hold(key, found)
+        return found[2]
 
-    def _read(self, key: str, raw: bytes, now: float) -> tuple[Element, float]:
-        """The element an entry holds and when it was stored; _Refused says why it may not be served."""
+    def _read(self, key: str, raw: bytes, now: float) -> tuple[Element | None, float]:
+        """The element an entry holds (None: a tombstone) and when it was stored (its version).
+
+        Raises _Refused saying why it may not be served.
+        """
         try:
             entry = self._codec.decode(key, raw, now=now)
             authentic = entry.authentic
@@ -191,6 +296,8 @@ class SharedSource:
         except CollectionFormatError as exc:
             raise _Refused(f"is corrupt ({exc})") from None
         elements = list(collection)
+        if not elements:
+            return None, entry.stored_at  # a tombstone: its key is signed, so it is this key's
         if len(elements) != 1 or self._key(elements[0].ref) != key:
             raise _Refused("does not hold the one element its key names")
         refusal = self._refusal(elements[0])
@@ -232,19 +339,49 @@ class SharedSource:
         if refusal is not None:
             raise InvalidElementError(f"{element.ref}: {refusal}", ref=element.ref)
         key = self._key(element.ref)
-        body = ElementCollection([element]).to_json()
-        await self._store.set(key, self._codec.encode(key, time.time(), body, element.ref.kind))
+        await self._write(key, ElementCollection([element]).to_json(), element.ref.kind, element)
         await self._announce(element.ref.kind)
 
     async def unregister(self, ref: ElementRef) -> bool:
         """Remove the registration at ``ref`` for every worker; return whether there was one.
 
-        Raises :class:`~mcp_core.errors.CacheStoreError` when the store cannot be written.
+        Writes a signed tombstone in its place (never deletes it), so an old entry of it put
+        back in the store is older than the tombstone and refused. Raises
+        :class:`~mcp_core.errors.CacheStoreError` when the store cannot be written.
         """
-        removed = await self._store.delete(self._key(ref))
-        if removed:
-            await self._announce(ref.kind)
-        return removed
+        key = self._key(ref)
+        current = await self._current(key)
+        if current is None or current[2] is None:
+            return False
+        await self._write(key, ElementCollection([]).to_json(), ref.kind, None)
+        await self._announce(ref.kind)
+        return True
+
+    async def _current(self, key: str) -> _Held | None:
+        """The newest authentic entry at ``key``: the store's or the one held, if newer."""
+        raw = await self._store.get(key)
+        found: _Held | None = None
+        if raw is not None:
+            try:
+                element, stored_at = self._read(key, raw, time.time())
+            except _Refused:
+                pass  # junk, or off the allow-list now: written over
+            else:
+                found = (stored_at, raw, element)
+        held = self._held.get(key)
+        if held is not None and (found is None or held[0] > found[0]):
+            return held
+        return found
+
+    async def _write(self, key: str, body: str, kind: ElementKind, element: Element | None) -> None:
+        """Write an entry dated after every entry known at ``key`` (its version goes up)."""
+        current = await self._current(key)
+        stored_at = time.time()
+        if current is not None:
+            stored_at = max(stored_at, current[0] + _VERSION_STEP)
+        raw = self._codec.encode(key, stored_at, body, kind)
+        await self._store.set(key, raw)
+        self._hold(key, (stored_at, raw, element))
 
     async def _announce(self, kinds: ElementKind) -> None:
         for applied in self._listeners.announce(kinds):
@@ -272,6 +409,10 @@ class SharedSource:
     def _key(self, ref: ElementRef) -> str:
         return self._prefix + hashlib.sha256(str(ref).encode()).hexdigest()[:32]
 
-    def _note(self, message: str) -> SourceDiagnostic:
-        _log.warning("%r: %s", self, message)
+    def _note(
+        self, message: str, reason: str = "entries that may not be served"
+    ) -> SourceDiagnostic:
+        # A diagnostic each time; a log line per reason at most once a minute (a flood of junk
+        # entries is not a flood of log lines).
+        self._refusals.refuse(reason, message)
         return SourceDiagnostic(source=repr(self), kind="skipped", message=message, at=time.time())

@@ -7,6 +7,8 @@ a diagnostic. A writer that cannot reach the store is told so; nothing is silent
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mcp_core.elements import (
@@ -178,3 +180,89 @@ def test_needs_a_secret_or_an_allow_list() -> None:
         SharedSource(MemoryStore())
     with pytest.raises(TypeError, match="ListingStore"):
         SharedSource(object(), secret=SECRET)  # type: ignore[arg-type]
+
+
+class TestRedisWriterWithoutTheSecret:
+    """Attacker: a Redis writer without the secret, who can copy, replay and delete entries.
+
+    Signatures held, freshness did not: before, a replayed old entry resurrected an unregistered
+    tool on every worker and rolled a replaced one back.
+    """
+
+    async def test_a_replayed_entry_does_not_resurrect_an_unregistered_tool(self) -> None:
+        """Unregister writes a tombstone; the old entry put back is older, refused, overwritten."""
+        store = MemoryStore()
+        writer = SharedSource(store, secret=SECRET)
+        reader = SharedSource(store, secret=SECRET)
+        await writer.register(tool("one"))
+        key = writer._key(ElementRef.tool("one"))
+        recorded = await store.get(key)
+        assert recorded is not None
+        assert [e.ref.key for e in await reader.provide()] == ["one"]
+        assert await writer.unregister(ElementRef.tool("one")) is True
+        assert list(await reader.provide()) == []
+        await store.set(key, recorded)  # the replay
+        served = [list(await source.provide()) for source in (reader, writer)]
+        looked_up = await lookup_in(reader, ElementRef.tool("one"))
+        assert served == [[], []]
+        assert looked_up is None
+        assert await store.get(key) != recorded  # the tombstone was written back
+        assert any(
+            "older than the one this worker holds" in d.message for d in reader.diagnostics()
+        )
+
+    async def test_a_replayed_entry_does_not_roll_a_replaced_one_back(self) -> None:
+        """Register twice; the first entry put back: every holder serves the second."""
+        store = MemoryStore()
+        writer = SharedSource(store, secret=SECRET)
+        reader = SharedSource(store, secret=SECRET)
+        await writer.register(tool("one", "greetings:First"))
+        key = writer._key(ElementRef.tool("one"))
+        first = await store.get(key)
+        assert first is not None
+        await reader.provide()
+        await writer.register(tool("one", "greetings:Second"))
+        await reader.provide()
+        await store.set(key, first)
+        served = await reader.provide()
+        looked_up = await lookup_in(writer, ElementRef.tool("one"))
+        assert served.get(ElementRef.tool("one")) == tool("one", "greetings:Second")
+        assert looked_up == tool("one", "greetings:Second")
+
+    async def test_a_deleted_entry_is_written_back_by_repair(self) -> None:
+        """DEL of an entry: repair() writes back the one held and says so (True)."""
+        store = MemoryStore()
+        writer = SharedSource(store, secret=SECRET)
+        await writer.register(tool("one"))
+        key = writer._key(ElementRef.tool("one"))
+        assert await writer.repair() is False
+        await store.delete(key)
+        assert await writer.repair() is True
+        joined = SharedSource(store, secret=SECRET)  # a worker that joins later
+        assert [e.ref.key for e in await joined.provide()] == ["one"]
+
+    async def test_versions_go_up_whatever_the_clock_says(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A writer whose clock is behind dates its entry after the newest one it finds."""
+        store = MemoryStore()
+        ahead, behind = SharedSource(store, secret=SECRET), SharedSource(store, secret=SECRET)
+        await ahead.register(tool("one", "greetings:First"))
+        real = time.time
+        monkeypatch.setattr(time, "time", lambda: real() - 30)
+        await behind.register(tool("one", "greetings:Second"))
+        monkeypatch.setattr(time, "time", real)
+        served = await ahead.provide()
+        assert served.get(ElementRef.tool("one")) == tool("one", "greetings:Second")
+
+    async def test_a_flood_of_junk_is_one_log_line(self, caplog: pytest.LogCaptureFixture) -> None:
+        """500 forged entries: 500 diagnostics, one warning line."""
+        store = MemoryStore()
+        shared = SharedSource(store, secret=SECRET)
+        for n in range(500):
+            await store.set(f"shared:shared:{n:032x}", b"junk")
+        with caplog.at_level("WARNING", "mcp_core.sources"):
+            await shared.provide()
+            await shared.provide()
+        assert len(shared.diagnostics()) == 500
+        assert len(caplog.records) == 1
