@@ -124,6 +124,12 @@ class CachedSource:
        expired entry is present, that stale collection is returned and a ``stale`` diagnostic is
        recorded; otherwise the error propagates.
 
+    Freshness: the entry this process last served or stored is *held* (its time, which the MAC
+    covers, and its collection); an authentic entry older than it (an old entry replayed, the
+    store rolled back) is refused with a ``skipped`` diagnostic, and the held one is served and
+    written back. :meth:`repair` does the same without providing, for a deployment to run
+    periodically (ADR 0068).
+
     A collection that could not be stored (the store failed) is served; until one is stored
     again, an entry stored before it counts as expired here, so this process never goes back to
     something older than what it served once the store answers again.
@@ -145,6 +151,7 @@ class CachedSource:
         "_codec",
         "_decoded",
         "_diagnostics",
+        "_held",
         "_key",
         "_known_kinds",
         "_newer_than",
@@ -196,6 +203,8 @@ class CachedSource:
         # When this process last served what its inner source provided but could not store it:
         # an entry stored before that is older than what was served, and never fresh again here.
         self._newer_than: float | None = None
+        # The newest authentic entry this process served or stored: its time, kinds, collection.
+        self._held: tuple[float, ElementKind | None, ElementCollection] | None = None
 
     def __repr__(self) -> str:
         options = "" if self._key is None else f", key={self._key!r}"
@@ -334,6 +343,15 @@ class CachedSource:
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None, None
+        held = self._held
+        if held is not None and entry.authentic and entry.stored_at < held[0]:
+            self._refuse(
+                notes,
+                key,
+                f"was stored at {entry.stored_at:.3f}, before the one this process holds "
+                f"({held[0]:.3f}): replayed or rolled back; the newer one is served and written back",
+            )
+            entry = await self._write_back(key, held)
         if entry.kinds is not None and entry.authentic:
             # Only an entry written by a holder of the key says what the inner source declares.
             self._known_kinds = entry.kinds
@@ -341,7 +359,55 @@ class CachedSource:
         if outdated or (self._ttl is not None and self._clock() - entry.stored_at >= self._ttl):
             return entry, None  # trusted or not, it is weighed only if it is ever served stale
         collection = self._trusted(entry, key, notes)
+        if collection is not None and entry.authentic:
+            self._hold(entry, collection)
         return (entry if collection is not None else None), collection
+
+    def _hold(self, entry: Entry, collection: ElementCollection) -> None:
+        if self._held is None or entry.stored_at >= self._held[0]:
+            self._held = (entry.stored_at, entry.kinds, collection)
+
+    async def _write_back(
+        self, key: str, held: tuple[float, ElementKind | None, ElementCollection]
+    ) -> Entry:
+        """Write the held entry back at ``key`` (a store failure is only logged); it, decoded."""
+        stored_at, kinds, collection = held
+        raw = self._codec.encode(key, stored_at, collection.to_json(), kinds)
+        try:
+            await self._store.set(key, raw, ttl=None if self._serve_stale else self._ttl)
+        except CacheStoreError as exc:
+            _log.warning("%r: cannot write the newer entry back (%s)", self, exc)
+        self._decoded = (raw[raw.index(b"\n") + 1 :], collection)
+        return self._codec.decode(key, raw, now=self._clock())
+
+    async def repair(self) -> bool:
+        """Write back the entry held if the store holds an older authentic one; whether it did.
+
+        Whoever can write the store can put back an old entry it copied (a replay), which a
+        process that never held the newer one would serve; a deployment calls this
+        periodically, and announces the source again when it returns True. Raises
+        :class:`~mcp_core.errors.CacheStoreError` when the store cannot be read.
+        """
+        held = self._held
+        if held is None:
+            return False
+        key = self.cache_key
+        raw = await self._store.get(key)
+        if raw is None:
+            return False
+        try:
+            entry = self._codec.decode(key, raw, now=self._clock())
+        except CollectionFormatError:
+            return False  # corrupt: whoever reads it refuses it and provides again
+        if not entry.authentic or entry.stored_at >= held[0]:
+            return False
+        self._refuse(
+            [],
+            key,
+            "is older than the one this process holds: replayed or rolled back; written back",
+        )
+        await self._write_back(key, held)
+        return True
 
     def _trusted(
         self, entry: Entry, key: str, notes: list[SourceDiagnostic]
@@ -424,7 +490,11 @@ class CachedSource:
             )
             kinds = None
         self._known_kinds = kinds
-        entry = self._codec.encode(key, self._clock(), text, kinds)
+        # Dated after the entry held, whatever this host's clock says: versions only go up.
+        stored_at = self._clock()
+        if self._held is not None:
+            stored_at = max(stored_at, self._held[0] + 0.001)
+        entry = self._codec.encode(key, stored_at, text, kinds)
         if len(entry) > self._codec.max_bytes:
             self._note(
                 notes,
@@ -440,6 +510,7 @@ class CachedSource:
             self._note(notes, "unavailable", f"cache store write failed ({exc}); served uncached")
         else:
             self._newer_than = None
+            self._held = (stored_at, kinds, collection)
 
     def _corrupt(self, notes: list[SourceDiagnostic], key: str, error: Exception) -> None:
         self._note(notes, "skipped", f"cache entry {key!r} is corrupt ({error}); treated as a miss")

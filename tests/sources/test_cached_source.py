@@ -547,3 +547,76 @@ class TestTrust:
         ):
             assert handler_targets_of(wrapper) == frozenset({"pkg.mod:f"})
         assert handler_targets_of(ConfiguredSource("a")) is None
+
+
+class EditedCatalogue:
+    """A catalogue file stand-in whose content the test edits (its configuration stays)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def kinds(self) -> ElementKind:
+        """Tools only."""
+        return ElementKind.TOOL
+
+    async def provide(self) -> ElementCollection:
+        """The tools it lists now."""
+        return collection(*self.names)
+
+    def cache_inputs(self) -> Mapping[str, object]:
+        """Always the same file."""
+        return {"path": "catalogue.json"}
+
+
+class TestRedisWriterWithoutTheSecret:
+    """Attacker: a Redis writer without the secret, who copies an entry and puts it back later.
+
+    Signatures held, freshness did not: before, a replayed old catalogue entry made every worker
+    (and every worker that joined later) serve a tool the new catalogue removed.
+    """
+
+    async def test_a_replayed_entry_is_refused_and_the_newer_written_back(self) -> None:
+        """Worker b held the new catalogue: it serves it, writes it back, and repair() says so."""
+        store, clock, catalogue = MemoryStore(), Clock(), EditedCatalogue("keep", "removed")
+        a, b = (CachedSource(catalogue, store, secret=b"s" * 32, clock=clock) for _ in range(2))
+        await a.provide()
+        await b.provide()
+        old = await store.get(a.cache_key)
+        assert old is not None
+        clock.now += 10
+        catalogue.names = ("keep",)
+        await a.clear()
+        await a.provide()
+        assert [e.ref.key for e in await b.provide()] == ["keep"]
+        await store.set(a.cache_key, old)  # the replay
+
+        joined = CachedSource(catalogue, store, secret=b"s" * 32, clock=clock)
+        fooled = [e.ref.key for e in await joined.provide()]  # it never held the newer one
+        assert await b.repair() is True
+        assert await b.repair() is False
+        healed = [
+            e.ref.key
+            for e in await CachedSource(catalogue, store, secret=b"s" * 32, clock=clock).provide()
+        ]
+        await store.set(a.cache_key, old)
+        served = [e.ref.key for e in await b.provide()]
+        assert fooled == ["keep", "removed"]
+        assert healed == ["keep"]
+        assert served == ["keep"]
+        assert any("replayed or rolled back" in d.message for d in b.diagnostics())
+        stored = await store.get(a.cache_key)
+        assert stored is not None
+        assert stored != old
+
+    async def test_a_writer_behind_in_time_still_writes_a_newer_entry(self) -> None:
+        """An entry is dated after the one held, so a host whose clock is behind is not refused."""
+        store, catalogue = MemoryStore(), EditedCatalogue("one")
+        ahead, behind = Clock(1_030.0), Clock(1_000.0)  # within CLOCK_SKEW
+        a = CachedSource(catalogue, store, secret=b"s" * 32, clock=ahead)
+        b = CachedSource(catalogue, store, secret=b"s" * 32, clock=behind)
+        await a.provide()
+        await b.provide()  # holds a's entry
+        catalogue.names = ("two",)
+        await b.clear()
+        await b.provide()
+        assert [e.ref.key for e in await a.provide()] == ["two"]
