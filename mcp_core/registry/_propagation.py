@@ -17,11 +17,19 @@ a :class:`~mcp_core.stores.ChangeBus` (ADR 0045):
   arriving after a newer catch-up, cost nothing). After an interruption the bus's catch-up
   names every source whose version moved meanwhile, and exactly those are provided again.
 
+- **Repair.** Every ``repair`` seconds (5 by default) the bus and every source that can
+  (``repair()``: ``SharedSource``, ``CachedSource``) write back what this worker holds where the
+  shared store holds something older or nothing (a replay, a rollback, a deletion by someone
+  without the secret); a source that wrote something back is announced again, so every worker
+  provides it from what was written back (ADR 0068).
+
 Sources are named by a key every worker computes alike from its configuration: a digest of the
 source's type and ``cache_inputs()`` (what ``CachedSource`` keys on), numbered when several
 sources of a registry share one. Workers of one deployment run the same application, so they
 agree; a change naming a key this worker does not know (another version of the application
-during a rolling upgrade) makes it provide every source again, with one warning.
+during a rolling upgrade) makes it provide every source again, with one warning, and at most
+once per ``full_reload_interval`` seconds (10 by default): a flood of such changes costs one
+full reload per interval, the last one deferred to the end of it.
 """
 
 from __future__ import annotations
@@ -46,12 +54,22 @@ from mcp_core.registry._registry import Registry
 from mcp_core.sources import ElementSource, describe_source, source_identity
 from mcp_core.stores import BackendHealth, Change, ChangeBus
 
-__all__ = ["DEFAULT_PUBLISH_BACKOFF", "ChangePropagation", "source_keys"]
+__all__ = [
+    "DEFAULT_FULL_RELOAD_INTERVAL",
+    "DEFAULT_PUBLISH_BACKOFF",
+    "DEFAULT_REPAIR_INTERVAL",
+    "ChangePropagation",
+    "source_keys",
+]
 
 _log = logging.getLogger("mcp_core.registry")
 
 DEFAULT_PUBLISH_BACKOFF: Final = Backoff(initial=0.5, maximum=10.0)
 """How often a publish that failed is tried again (and at once when the bus is back)."""
+DEFAULT_REPAIR_INTERVAL: Final = 5.0
+"""Seconds between two repairs of what the shared store holds (see the module documentation)."""
+DEFAULT_FULL_RELOAD_INTERVAL: Final = 10.0
+"""The least time between two reloads of every source for changes naming unknown sources."""
 
 # Set while this worker applies a change it received: what that changes is not published again.
 _APPLYING: Final[ContextVar[bool]] = ContextVar("mcp_core.applying_change", default=False)
@@ -95,7 +113,8 @@ class ChangePropagation:
     """Keeps ``registry`` in step with the other workers attached to ``bus`` (see the module doc).
 
     ``worker`` names this worker on the bus (its own changes come back to it and are skipped);
-    ``retry`` paces publishes that failed. Open :meth:`running` for as long as the worker serves.
+    ``retry`` paces publishes that failed; ``repair`` and ``full_reload_interval`` are in
+    seconds. Open :meth:`running` for as long as the worker serves.
     """
 
     __slots__ = (
@@ -104,12 +123,16 @@ class ChangePropagation:
         "_baselined",
         "_bus",
         "_first",
+        "_full_due",
+        "_full_interval",
+        "_full_reload_at",
         "_last_applied_at",
         "_last_error",
         "_outbox",
         "_publish_failures",
         "_reconnected",
         "_registry",
+        "_repair",
         "_retry",
         "_unknown_warned",
         "_wake",
@@ -123,6 +146,8 @@ class ChangePropagation:
         *,
         worker: str,
         retry: Backoff = DEFAULT_PUBLISH_BACKOFF,
+        repair: float = DEFAULT_REPAIR_INTERVAL,
+        full_reload_interval: float = DEFAULT_FULL_RELOAD_INTERVAL,
     ) -> None:
         if not isinstance(registry, Registry):
             raise TypeError(
@@ -130,8 +155,15 @@ class ChangePropagation:
             )
         if not isinstance(worker, str) or not worker:
             raise ValueError(f"worker must be a non-empty string, got {worker!r}")
+        for name, value in (("repair", repair), ("full_reload_interval", full_reload_interval)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         self._registry = registry
         self._bus = bus
+        self._repair = float(repair)
+        self._full_interval = float(full_reload_interval)
+        self._full_reload_at: float | None = None  # when every source was last provided again
+        self._full_due = False  # a full reload was asked for within the interval
         self._worker = worker
         self._retry = retry
         self._applied: dict[str, int] = {}
@@ -182,6 +214,7 @@ class ChangePropagation:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self._follow)
                 tasks.start_soon(self._publish_loop)
+                tasks.start_soon(self._maintain)
                 if connect_within is not None:
                     with anyio.move_on_after(connect_within):
                         await self._first.wait()
@@ -323,10 +356,27 @@ class ChangePropagation:
                 self._unknown_warned = True
                 _log.warning(
                     "a change names %d source(s) this worker does not have (do all workers run "
-                    "the same application?); providing every source again",
+                    "the same application?); providing every source again (at most once per "
+                    "%g s)",
                     len(unknown),
+                    self._full_interval,
                 )
-            sources = []
+            now = time.monotonic()
+            if (
+                self._full_reload_at is not None
+                and now - self._full_reload_at < self._full_interval
+            ):
+                self._full_due = True  # done at the end of the interval, once
+                if not sources:
+                    return
+            else:
+                self._full_reload_at = now
+                self._full_due = False
+                sources = []
+        await self._reload(sources)
+
+    async def _reload(self, sources: list[ElementSource]) -> None:
+        """Provide ``sources`` again (every source when empty), as a change received."""
         token = _APPLYING.set(True)
         try:
             await self._registry.reload(*sources)
@@ -346,3 +396,46 @@ class ChangePropagation:
         for key, version in versions.items():
             if version > self._applied.get(key, 0):
                 self._applied[key] = version
+
+    # -- repair -----------------------------------------------------------------------------
+
+    async def _maintain(self) -> None:
+        """Every ``repair`` seconds: repair the bus and the sources, run a deferred full reload."""
+        while True:
+            await anyio.sleep(self._repair)
+            await self.repair()
+            if self._full_due and (
+                self._full_reload_at is None
+                or time.monotonic() - self._full_reload_at >= self._full_interval
+            ):
+                self._full_due = False
+                self._full_reload_at = time.monotonic()
+                await self._reload([])
+
+    async def repair(self) -> frozenset[str]:
+        """Write back what this worker holds where the shared store lost it; the keys announced.
+
+        Calls ``repair()`` on the bus and on every source that has it; each source that wrote
+        something back is published again. Failures (the store is down) are logged, not raised.
+        """
+        repaired: set[str] = set()
+        targets: list[tuple[str | None, object]] = [(None, self._bus)]
+        targets += list(source_keys(self._registry).items())
+        for key, target in targets:
+            method = getattr(target, "repair", None)
+            if not callable(method):
+                continue
+            try:
+                wrote = await method()
+            except CacheStoreError as exc:
+                _log.info("cannot repair %r now (%s)", target, exc)
+                continue
+            except Exception:  # noqa: BLE001 -- one source's failure costs only its repair
+                _log.exception("repairing %r failed", target)
+                continue
+            if key is not None and wrote:
+                repaired.add(key)
+        if repaired:
+            self._outbox |= repaired
+            self._wake.set()
+        return frozenset(repaired)

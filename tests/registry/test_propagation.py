@@ -55,11 +55,18 @@ class Counted:
 class Worker:
     """A registry over a changing source and a steady one, and what it announced."""
 
-    def __init__(self, name: str, changing: Backend, steady: Backend, bus: MemoryChangeBus) -> None:
+    def __init__(
+        self,
+        name: str,
+        changing: Backend,
+        steady: Backend,
+        bus: MemoryChangeBus,
+        **options: float,
+    ) -> None:
         self.changing = Counted(changing, "changing")
         self.steady = Counted(steady, "steady")
         self.registry = Registry([(self.changing, 0), (self.steady, 0)])
-        self.propagation = ChangePropagation(self.registry, bus, worker=name)
+        self.propagation = ChangePropagation(self.registry, bus, worker=name, **options)
         self.events: list[ElementKind] = []
         self.registry.subscribe(self.events.append)
 
@@ -68,10 +75,13 @@ class Worker:
 
 
 @asynccontextmanager
-async def workers(bus: MemoryChangeBus) -> AsyncIterator[tuple[Worker, Worker, Backend]]:
+async def workers(
+    bus: MemoryChangeBus, **options: float
+) -> AsyncIterator[tuple[Worker, Worker, Backend]]:
     """Two loaded workers over one backend, propagating on ``bus``."""
     changing, steady = Backend("a"), Backend("s")
-    first, second = Worker("w1", changing, steady, bus), Worker("w2", changing, steady, bus)
+    first = Worker("w1", changing, steady, bus, **options)
+    second = Worker("w2", changing, steady, bus, **options)
     async with AsyncExitStack() as stack:
         for worker in (first, second):
             await stack.enter_async_context(worker.propagation.running(connect_within=WAIT))
@@ -173,3 +183,49 @@ def test_source_keys_agree_between_identical_registries() -> None:
 
 def _key(worker: Worker, source: Counted) -> set[str]:
     return {key for key, found in source_keys(worker.registry).items() if found is source}
+
+
+async def test_a_flood_of_unknown_sources_costs_one_reload_per_interval() -> None:
+    """A flood of changes naming unknown sources: one full reload now, one at the interval's end.
+
+    Attacker: a Redis writer without the secret (before the bus was signed, anyone could
+    publish), or a replayer of signed messages naming sources this worker lacks: 200 such
+    changes made every worker provide every source again 200 times.
+    """
+    bus = MemoryChangeBus()
+    async with workers(bus, repair=0.1, full_reload_interval=0.5) as (_, second, _):
+        for n in range(200):
+            bus._deliver(Change(versions={f"unknown{n}": 1}, origin="stranger"))
+        await until(lambda: second.steady.provides == 2)
+        await anyio.sleep(1.0)
+        provides = second.steady.provides
+    assert provides == 3  # the load, the first full reload, the one deferred to the interval's end
+
+
+class Repairable(Counted):
+    """A counted source with a repair() the test scripts."""
+
+    def __init__(self, backend: Backend, label: str) -> None:
+        super().__init__(backend, label)
+        self.broken = False
+
+    async def repair(self) -> bool:
+        wrote, self.broken = self.broken, False
+        return wrote
+
+
+async def test_a_repaired_source_is_announced_again() -> None:
+    """A source whose repair() wrote something back is published: the others provide it again."""
+    bus = MemoryChangeBus()
+    backend = Backend("a")
+    mine, theirs = Repairable(backend, "shared"), Repairable(backend, "shared")
+    first = Registry([(mine, 0)])
+    second = Registry([(theirs, 0)])
+    async with AsyncExitStack() as stack:
+        for name, registry in (("w1", first), ("w2", second)):
+            propagation = ChangePropagation(registry, bus, worker=name, repair=0.05)
+            await stack.enter_async_context(propagation.running(connect_within=WAIT))
+            await registry.load()
+        mine.broken = True
+        await until(lambda: theirs.provides == 2)
+    assert mine.provides == 1  # the worker that repaired serves what it holds
