@@ -61,12 +61,20 @@ class Worker:
         changing: Backend,
         steady: Backend,
         bus: MemoryChangeBus,
-        **options: float,
+        *,
+        repair: float = 5.0,
+        full_reload_interval: float = 10.0,
     ) -> None:
         self.changing = Counted(changing, "changing")
         self.steady = Counted(steady, "steady")
         self.registry = Registry([(self.changing, 0), (self.steady, 0)])
-        self.propagation = ChangePropagation(self.registry, bus, worker=name, **options)
+        self.propagation = ChangePropagation(
+            self.registry,
+            bus,
+            worker=name,
+            repair=repair,
+            full_reload_interval=full_reload_interval,
+        )
         self.events: list[ElementKind] = []
         self.registry.subscribe(self.events.append)
 
@@ -76,12 +84,16 @@ class Worker:
 
 @asynccontextmanager
 async def workers(
-    bus: MemoryChangeBus, **options: float
+    bus: MemoryChangeBus, *, repair: float = 5.0, full_reload_interval: float = 10.0
 ) -> AsyncIterator[tuple[Worker, Worker, Backend]]:
     """Two loaded workers over one backend, propagating on ``bus``."""
     changing, steady = Backend("a"), Backend("s")
-    first = Worker("w1", changing, steady, bus, **options)
-    second = Worker("w2", changing, steady, bus, **options)
+    first, second = (
+        Worker(
+            name, changing, steady, bus, repair=repair, full_reload_interval=full_reload_interval
+        )
+        for name in ("w1", "w2")
+    )
     async with AsyncExitStack() as stack:
         for worker in (first, second):
             await stack.enter_async_context(worker.propagation.running(connect_within=WAIT))
