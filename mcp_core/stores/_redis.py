@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # redis is optional: only type checkers import it here
     from redis.asyncio import Redis
 
 __all__ = [
+    "DEFAULT_MAX_LISTED_VALUE_BYTES",
     "DEFAULT_MAX_LISTING_BYTES",
     "DEFAULT_MAX_LISTING_ENTRIES",
     "DEFAULT_MAX_VALUE_BYTES",
@@ -49,6 +50,9 @@ DEFAULT_REDIS_CONNECT_TIMEOUT: Final = 1.0
 """Seconds opening a connection to Redis may take."""
 DEFAULT_MAX_VALUE_BYTES: Final = 128 * 1024 * 1024
 """The largest value a RedisStore reads; a larger one is ignored, as junk is."""
+DEFAULT_MAX_LISTED_VALUE_BYTES: Final = 1024 * 1024
+"""The largest value one ``entries()`` listing reads (an entry of a ``SharedSource`` is one
+element); a larger one is left out, as junk is."""
 DEFAULT_MAX_LISTING_ENTRIES: Final = 10_000
 """The most entries one ``entries()`` listing reads."""
 DEFAULT_MAX_LISTING_BYTES: Final = 64 * 1024 * 1024
@@ -104,9 +108,10 @@ class RedisStore:
     Redis is known to be down: :meth:`health` says so. A failure is the server not answering
     (refused, reset, timed out); an error Redis itself returns leaves the breaker closed.
 
-    Bounded reads: a value larger than ``max_value_bytes``, or a key holding something other
-    than a string (a hash, a list), is never transferred: ``get`` answers None, ``entries``
-    leaves it out, and the refusal is logged (at most once a minute per reason). A listing
+    Bounded reads: a value larger than ``max_value_bytes`` (in a listing,
+    ``max_listed_value_bytes``), or a key holding something other than a string (a hash, a
+    list), is never transferred: ``get`` answers None, ``entries`` leaves it out, and the
+    refusal is logged (at most once a minute per reason). A listing
     (``entries``) that would hold more than ``max_listing_entries`` entries or
     ``max_listing_bytes`` bytes raises :class:`~mcp_core.errors.CacheStoreError` instead of
     reading on, so junk written under a prefix costs a bounded read, never a worker's memory.
@@ -119,6 +124,7 @@ class RedisStore:
         "_connection_errors",
         "_error",
         "_label",
+        "_max_listed_value_bytes",
         "_max_listing_bytes",
         "_max_listing_entries",
         "_max_value_bytes",
@@ -137,6 +143,7 @@ class RedisStore:
         connect_timeout: float = DEFAULT_REDIS_CONNECT_TIMEOUT,
         breaker: CircuitBreaker | None = None,
         max_value_bytes: int = DEFAULT_MAX_VALUE_BYTES,
+        max_listed_value_bytes: int = DEFAULT_MAX_LISTED_VALUE_BYTES,
         max_listing_entries: int = DEFAULT_MAX_LISTING_ENTRIES,
         max_listing_bytes: int = DEFAULT_MAX_LISTING_BYTES,
     ) -> None:
@@ -161,12 +168,14 @@ class RedisStore:
                 )
         for name, bound in (
             ("max_value_bytes", max_value_bytes),
+            ("max_listed_value_bytes", max_listed_value_bytes),
             ("max_listing_entries", max_listing_entries),
             ("max_listing_bytes", max_listing_bytes),
         ):
             if isinstance(bound, bool) or not isinstance(bound, int) or bound < 1:
                 raise ValueError(f"RedisStore {name} must be a positive int, got {bound!r}")
         self._max_value_bytes = max_value_bytes
+        self._max_listed_value_bytes = min(max_listed_value_bytes, max_value_bytes)
         self._max_listing_entries = max_listing_entries
         self._max_listing_bytes = max_listing_bytes
         self._namespace = namespace
@@ -283,21 +292,25 @@ class RedisStore:
         found = await self.call("read", lambda client: self._bounded(client, [full]), key=key)
         return self._bytes(self._kept(key, found[0]), key)
 
-    async def _bounded(self, client: Redis, keys: list[bytes | str]) -> list[object]:
+    async def _bounded(
+        self, client: Redis, keys: list[bytes | str], limit: int | None = None
+    ) -> list[object]:
         """Each key's value, or its size (-1: not a string) when it is not one to read."""
-        found = await client.eval(_BOUNDED_GET, len(keys), *keys, self._max_value_bytes)
+        bound = self._max_value_bytes if limit is None else limit
+        found = await client.eval(_BOUNDED_GET, len(keys), *keys, bound)
         return list(found)
 
-    def _kept(self, key: str, found: object) -> object:
+    def _kept(self, key: str, found: object, limit: int | None = None) -> object:
         """A value ``_bounded`` read, or None (a refusal logged) for one it did not."""
         if not isinstance(found, int):
             return found
         if found < 0:
             self._refusals.refuse("keys that hold no plain value (junk)", repr(key)[:120])
         else:
+            setting = "max_value_bytes" if limit is None else "max_listed_value_bytes"
             self._refusals.refuse(
-                "values larger than max_value_bytes",
-                f"{key!r} holds {found} bytes, more than {self._max_value_bytes}",
+                f"values larger than {setting}",
+                f"{key!r} holds {found} bytes, more than {limit or self._max_value_bytes}",
             )
         return None
 
@@ -369,9 +382,11 @@ class RedisStore:
             total = 0
             for start in range(0, len(keys), _SCAN_BATCH):
                 batch = keys[start : start + _SCAN_BATCH]
-                for name, read in zip(batch, await self._bounded(client, batch), strict=True):
+                limit = self._max_listed_value_bytes
+                reads = await self._bounded(client, batch, limit)
+                for name, read in zip(batch, reads, strict=True):
                     text = name.decode() if isinstance(name, bytes) else str(name)
-                    value = self._kept(text[head:], read)
+                    value = self._kept(text[head:], read, limit)
                     if isinstance(value, bytes):
                         total += len(value)
                         if total > self._max_listing_bytes:

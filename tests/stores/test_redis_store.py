@@ -218,7 +218,8 @@ class TestRedisWriterWithoutTheSecret:
         async with RedisStore(
             REDIS_URL,
             namespace=namespace,
-            max_value_bytes=100,
+            max_value_bytes=1000,
+            max_listed_value_bytes=100,
             max_listing_entries=20,
             max_listing_bytes=1000,
         ) as store:
