@@ -229,7 +229,9 @@ class ChangePropagation:
         """The bus's health, ``down`` while publishes fail, with the changes waiting (if any)."""
         health = self._bus.health()
         waiting = len(self._outbox)
-        detail = f"{waiting} change(s) waiting to be published" if waiting else None
+        details = [f"{waiting} change(s) waiting to be published"] if waiting else []
+        details += [health.detail] if health.detail else []
+        detail = "; ".join(details) or None
         if self._publish_failures and health.state == "ok":
             return BackendHealth(
                 backend=health.backend,

@@ -55,13 +55,16 @@ DEFAULT_MAX_LISTED_VALUE_BYTES: Final = 1024 * 1024
 element); a larger one is left out, as junk is."""
 DEFAULT_MAX_LISTING_ENTRIES: Final = 10_000
 """The most entries one ``entries()`` listing reads."""
-DEFAULT_MAX_LISTING_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_LISTING_BYTES: Final = 32 * 1024 * 1024
 """The most bytes one ``entries()`` listing reads."""
 
-# A value, if the key holds a string no larger than ARGV[1]; else its size, or -1 for a key of
-# another type: sizes are learnt on the server, before anything crosses the network.
+# Each key's value, if it holds a string no larger than ARGV[1] and the values read so far leave
+# room in ARGV[2] bytes; else its size (too large), -1 (not a string) or -2 (no room left: ask
+# again). Sizes are learnt on the server, before anything crosses the network; the first value
+# that fits ARGV[1] is always read, so every call makes progress.
 _BOUNDED_GET: Final = """
 local found = {}
+local limit, budget, used = tonumber(ARGV[1]), tonumber(ARGV[2]), 0
 for i, key in ipairs(KEYS) do
   local kind = redis.call('TYPE', key)['ok']
   if kind == 'none' then
@@ -70,11 +73,35 @@ for i, key in ipairs(KEYS) do
     found[i] = -1
   else
     local size = redis.call('STRLEN', key)
-    if size > tonumber(ARGV[1]) then found[i] = size else found[i] = redis.call('GET', key) end
+    if size > limit then
+      found[i] = size
+    elseif used > 0 and used + size > budget then
+      found[i] = -2
+    else
+      used = used + size
+      found[i] = redis.call('GET', key)
+    end
   end
 end
 return found
 """
+# Each key's size: false (absent), -1 (not a string) or its length. Nothing else is sent back.
+_SIZES: Final = """
+local found = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'none' then
+    found[i] = false
+  elseif kind ~= 'string' then
+    found[i] = -1
+  else
+    found[i] = redis.call('STRLEN', key)
+  end
+end
+return found
+"""
+_LATER: Final = -2
+_READ_BUDGET: Final = 4 * 1024 * 1024  # bytes one call of _BOUNDED_GET returns, about
 
 _SCAN_BATCH: Final = 500
 _CLEANUP_TIMEOUT: Final = 5.0
@@ -295,10 +322,24 @@ class RedisStore:
     async def _bounded(
         self, client: Redis, keys: list[bytes | str], limit: int | None = None
     ) -> list[object]:
-        """Each key's value, or its size (-1: not a string) when it is not one to read."""
+        """Each key's value, or its size (-1: not a string) when it is not one to read.
+
+        Values come back a few MiB per call: no reply holds more than that and one value.
+        """
         bound = self._max_value_bytes if limit is None else limit
-        found = await client.eval(_BOUNDED_GET, len(keys), *keys, bound)
-        return list(found)
+        found: list[object] = [None] * len(keys)
+        pending = list(range(len(keys)))
+        while pending:
+            batch = [keys[i] for i in pending]
+            reads = await client.eval(_BOUNDED_GET, len(batch), *batch, bound, _READ_BUDGET)
+            later = []
+            for index, read in zip(pending, reads, strict=True):
+                if read == _LATER:
+                    later.append(index)
+                else:
+                    found[index] = read
+            pending = later
+        return found
 
     def _kept(self, key: str, found: object, limit: int | None = None) -> object:
         """A value ``_bounded`` read, or None (a refusal logged) for one it did not."""
@@ -378,25 +419,51 @@ class RedisStore:
                 keys.append(k)
                 if len(keys) > self._max_listing_entries:
                     raise self._too_large(prefix, f"more than {self._max_listing_entries} entries")
-            found: dict[str, bytes] = {}
-            total = 0
-            for start in range(0, len(keys), _SCAN_BATCH):
-                batch = keys[start : start + _SCAN_BATCH]
-                limit = self._max_listed_value_bytes
-                reads = await self._bounded(client, batch, limit)
-                for name, read in zip(batch, reads, strict=True):
-                    text = name.decode() if isinstance(name, bytes) else str(name)
-                    value = self._kept(text[head:], read, limit)
-                    if isinstance(value, bytes):
-                        total += len(value)
-                        if total > self._max_listing_bytes:
-                            raise self._too_large(
-                                prefix, f"more than {self._max_listing_bytes} bytes"
-                            )
-                        found[text[head:]] = value
-            return found
+            # Sizes first: a listing too large is refused before any value crosses the network.
+            wanted = await self._sized(client, keys, head)
+            if sum(wanted.values()) > self._max_listing_bytes:
+                raise self._too_large(
+                    prefix, f"{sum(wanted.values())} bytes, more than {self._max_listing_bytes}"
+                )
+            return await self._read_listed(client, list(wanted), head, prefix)
 
         return await self.call("read keys", read_matching, key=prefix)
+
+    async def _sized(
+        self, client: Redis, keys: list[bytes | str], head: int
+    ) -> dict[bytes | str, int]:
+        """The keys a listing reads, with their sizes; the others (junk) left out, logged."""
+        limit = self._max_listed_value_bytes
+        wanted: dict[bytes | str, int] = {}
+        for start in range(0, len(keys), _SCAN_BATCH):
+            batch = keys[start : start + _SCAN_BATCH]
+            sizes = await client.eval(_SIZES, len(batch), *batch)
+            for name, size in zip(batch, sizes, strict=True):
+                if isinstance(size, int) and 0 <= size <= limit:
+                    wanted[name] = size
+                elif size is not None:
+                    self._kept(_text(name)[head:], size, limit)
+        return wanted
+
+    async def _read_listed(
+        self, client: Redis, keys: list[bytes | str], head: int, prefix: str
+    ) -> dict[str, bytes]:
+        limit = self._max_listed_value_bytes
+        found: dict[str, bytes] = {}
+        total = 0
+        for start in range(0, len(keys), _SCAN_BATCH):
+            batch = keys[start : start + _SCAN_BATCH]
+            reads = await self._bounded(client, batch, limit)
+            for name, read in zip(batch, reads, strict=True):
+                key = _text(name)[head:]
+                value = self._kept(key, read, limit)
+                if not isinstance(value, bytes):
+                    continue
+                total += len(value)
+                if total > self._max_listing_bytes:  # grown since it was measured
+                    raise self._too_large(prefix, f"more than {self._max_listing_bytes} bytes")
+                found[key] = value
+        return found
 
     def _too_large(self, prefix: str, what: str) -> CacheStoreError:
         return CacheStoreError(
@@ -478,6 +545,10 @@ class RedisStore:
         traceback: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _text(name: bytes | str) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 def _redacted(url: str) -> str:

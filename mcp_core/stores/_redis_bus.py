@@ -473,7 +473,10 @@ class RedisChangeBus:
             return None
         try:
             origin, versions, mac = _fields_of(data)
-        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        except KeyError as exc:
+            self._refusals.refuse("messages that are not changes", f"no {exc} field")
+            return None
+        except (ValueError, TypeError, RecursionError) as exc:
             self._refusals.refuse("messages that are not changes", str(exc)[:200])
             return None
         if not hmac.compare_digest(mac, self._mac(self._signed(origin, versions))):
