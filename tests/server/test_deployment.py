@@ -6,6 +6,7 @@ routing is tested over real HTTP (uvicorn on loopback).
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -176,6 +177,37 @@ class TestRedisWriterWithoutTheSecret:
             with anyio.fail_after(5), pytest.raises(DeploymentError, match="secret is not the one"):
                 async with worker("w2", store, bus, b"t" * 32).serving(Registry()):
                     pass
+
+
+class TestHealthShowsNoCredentials:
+    """Attacker: anyone who can reach /healthz (unauthenticated, forwarded by the balancer)."""
+
+    @pytest.mark.parametrize(
+        "url",
+        [
+            "redis://127.0.0.1:{port}/0?password=hunter2",
+            "redis://default:hunter2@127.0.0.1:{port}/0",
+        ],
+    )
+    async def test_the_redis_url_is_redacted(self, url: str) -> None:
+        """A worker whose Redis is down: /healthz names it, without the password."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]  # nothing listens there
+        deployment = Deployment.redis(
+            url.format(port=port), worker="w1", secret=SECRET, timeout=0.5, connect_timeout=0.5
+        )
+        app = App("guarded", deployment=deployment)
+
+        @app.tool
+        def ping() -> str:
+            return "pong"
+
+        with serve(app.asgi()) as mcp_url:
+            async with httpx2.AsyncClient(timeout=30) as http:
+                answer = await http.get(mcp_url.removesuffix("/mcp") + "/healthz")
+        assert "127.0.0.1" in answer.text
+        assert "hunter2" not in answer.text
 
 
 @asynccontextmanager
