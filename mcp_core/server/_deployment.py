@@ -89,7 +89,9 @@ ENVIRONMENT: Final = {
 # A worker's registration lives this long unless renewed; it is renewed three times as often.
 _REGISTRATION_TTL: Final = 6.0
 _HEARTBEAT: Final = _REGISTRATION_TTL / 3
-_FINGERPRINT_KEY: Final = "deployment:fingerprint"
+# Not the "deployment:fingerprint" of earlier versions, which their workers, during a rolling
+# upgrade, still compare with a plain digest.
+_FINGERPRINT_KEY: Final = "deployment:signed-fingerprint"
 _MAX_RECORD: Final = 4096  # bytes of a fingerprint or registration record read back
 
 

@@ -1,8 +1,10 @@
 """RedisChangeBus: the change bus of a deployment, on Redis pub/sub and one hash of versions.
 
-Publishing records each source's new version in the hash ``{namespace}:changes:versions`` and
-publishes ``{"origin": ..., "versions": {...}, "mac": ...}`` on ``{namespace}:changes``, both in
-one Lua script, so a message never precedes what it points at. A subscription listens on that
+Publishing records each source's new version in the hash
+``{namespace}:changes:signed-versions`` and publishes ``{"origin": ..., "versions": {...},
+"mac": ...}`` on ``{namespace}:changes``, both in one Lua script, so a message never precedes
+what it points at (the hash is not the unsigned bus's ``changes:versions``, whose counters
+workers of an earlier version still raise during a rolling upgrade). A subscription listens on that
 channel on a connection of its own, and reads the hash whenever it (re)connects: that read is its
 catch-up. Pub/sub delivers at most once, to whoever is listening at that moment; the versions
 make that enough, since whatever a subscriber missed while cut off shows up as a higher version
@@ -159,7 +161,7 @@ class RedisChangeBus:
         self._heartbeat = float(heartbeat)
         self._repair = float(repair)
         self._channel = store.key("changes")
-        self._versions_key = store.key("changes:versions")
+        self._versions_key = store.key("changes:signed-versions")
         self._held: dict[str, int] = {}  # the newest authentic version known of each key
         self._refusals = Refusals(_log, f"change bus on {store!r}")
         self._connected = 0  # open subscriptions currently connected

@@ -112,14 +112,14 @@ async def test_a_forged_publish_does_not_stop_propagation(
         await first.call_tool("add_greeting", {"name": "warmup", "template": "{name}"})
         await first.call_tool("reload_catalogue", {})
         await until(lambda: has(second, "warmup"))
-        fields = attacker.hkeys(_key(cluster, "changes:versions"))
+        fields = attacker.hkeys(_key(cluster, "changes:signed-versions"))
         keys = [key.decode() if isinstance(key, bytes) else key for key in fields]
         assert keys  # every source key the workers use, as anyone can read them
         for key in keys:
             forged = {"origin": "attacker", "versions": {key: ABSURD}}
             attacker.publish(_key(cluster, "changes"), json.dumps(forged))
             attacker.publish(_key(cluster, "changes"), json.dumps({**forged, "mac": "0" * 32}))
-            attacker.hset(_key(cluster, "changes:versions"), key, str(ABSURD))
+            attacker.hset(_key(cluster, "changes:signed-versions"), key, str(ABSURD))
         await anyio.sleep(1)  # the forged messages are delivered (and refused) by now
 
         registered = await first.call_tool("add_greeting", {"name": "after", "template": "{name}"})
@@ -212,7 +212,7 @@ async def test_an_overwritten_fingerprint_keeps_the_deployment_ready(
     cluster: Cluster, attacker: redis.Redis
 ) -> None:
     """One SET of the fingerprint: workers stay ready behind HAProxy; a restarted one starts."""
-    fingerprint = _key(cluster, "deployment:fingerprint")
+    fingerprint = _key(cluster, "deployment:signed-fingerprint")
     attacker.set(fingerprint, b"0" * 64)
     await anyio.sleep(3)  # more than a heartbeat: the workers have looked at it
     states = [health(cluster.health_url(worker)) for worker in ("w1", "w2")]

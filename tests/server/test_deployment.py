@@ -140,12 +140,12 @@ class TestRedisWriterWithoutTheSecret:
         store, bus = MemoryStore(), MemoryChangeBus()
         first = worker("w1", store, bus)
         async with first.serving(Registry()):
-            recorded = await store.get("deployment:fingerprint")
+            recorded = await store.get("deployment:signed-fingerprint")
             for junk in (b"0" * 64, b"{}", b"x" * 10_000_000):
-                await store.set("deployment:fingerprint", junk)
+                await store.set("deployment:signed-fingerprint", junk)
                 await anyio.sleep(0.35)
                 assert all(b.state != "misconfigured" for b in first.health())
-            rewritten = await store.get("deployment:fingerprint")
+            rewritten = await store.get("deployment:signed-fingerprint")
         assert recorded is not None
         assert rewritten is not None
         assert rewritten not in (b"0" * 64, b"{}")
@@ -154,12 +154,12 @@ class TestRedisWriterWithoutTheSecret:
     async def test_a_restarted_worker_starts_over_a_forged_fingerprint(self) -> None:
         """No live worker keeps it: a worker restarted over junk warns, writes it back, starts."""
         store, bus = MemoryStore(), MemoryChangeBus()
-        await store.set("deployment:fingerprint", b"written without the secret")
+        await store.set("deployment:signed-fingerprint", b"written without the secret")
         restarted = worker("w1", store, bus)
         with anyio.fail_after(5):  # a guard: the wait is one lease
             async with restarted.serving(Registry()):
                 assert all(b.state == "ok" for b in restarted.health())
-        assert restarted._verified_fingerprint(await store.get("deployment:fingerprint"))
+        assert restarted._verified_fingerprint(await store.get("deployment:signed-fingerprint"))
 
     async def test_a_junk_registration_does_not_hold_an_id(self) -> None:
         """A registration under w1's id not signed with the secret: w1 starts, and overwrites it."""

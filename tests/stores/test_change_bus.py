@@ -340,8 +340,10 @@ class TestRedisWriterWithoutTheSecret:
         async with self._bus() as bus:
             store = bus._store
             published = await bus.publish(["src"], origin="w")
-            await store.client.hset(store.key("changes:versions"), "src", b"999999999999999:00")
-            await store.client.hset(store.key("changes:versions"), "junk" * 200, b"1")
+            await store.client.hset(
+                store.key("changes:signed-versions"), "src", b"999999999999999:00"
+            )
+            await store.client.hset(store.key("changes:signed-versions"), "junk" * 200, b"1")
             async with bus.subscribe() as changes:
                 caught = await anext(changes)
             assert dict(caught.versions) == {}  # nothing authentic left for src
@@ -374,7 +376,7 @@ class TestRedisWriterWithoutTheSecret:
                 await anext(changes)
                 other = RedisChangeBus(store, secret=BUS_SECRET)
                 field = other._field("src", 10**12 + 5)
-                await store.client.hset(store.key("changes:versions"), "src", field)
+                await store.client.hset(store.key("changes:signed-versions"), "src", field)
                 with anyio.fail_after(10):
                     healed = await anext(changes)
         assert healed.catch_up
