@@ -1,0 +1,90 @@
+"""What the seed consumers need of the core, each shown with the official client in both eras.
+
+A plugin manager registering every plugin from one factory, handlers returning parts of their own
+definitions, per-URI access checks, health probes on a lazy server, and handlers that ask the
+client on 2026-07-28 (issue: the seed consumers, every need shown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from mcp_core import App, ClientGateway
+from mcp_core.elements import Element, ElementKind, Tool
+from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def mode(request: pytest.FixtureRequest) -> str:
+    """The official client's default mode (2026-07-28) and its legacy mode (2025-11-25)."""
+    value: str = request.param
+    return value
+
+
+class EchoPlugin:
+    """A plugin that is its own handler; its name comes from configuration (it may be invalid)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def element(self) -> Element:
+        """The plugin as an element (raises for an invalid name, as Tool construction does)."""
+        definition = Tool(name=self.name, input_schema={"type": "object"})
+        return Element(definition=definition, handler=self)
+
+    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> str:
+        """Say which plugin answered."""
+        return f"{self.name} ran"
+
+
+CONFIGURED = ("alpha", "bad name", "omega")
+"""The plugin manager's configuration: one plugin has a name no client accepts."""
+
+
+def plugin_builders() -> list[object]:
+    """One factory registering every plugin: each plugin's builder, called by the source alone."""
+    return [EchoPlugin(name).element for name in CONFIGURED]
+
+
+def plugin_elements() -> Iterator[Element]:
+    """The same factory written as a generator building each element itself."""
+    for name in CONFIGURED:
+        yield EchoPlugin(name).element()
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [lambda s: s, ValidatedSource, IsolatedSource],
+    ids=["bare", "validated", "isolated"],
+)
+async def test_one_bad_plugin_in_one_factory_costs_only_itself(mode: str, wrap: Any) -> None:
+    """Each element the factory yields is admitted alone, whatever wrapper it comes through."""
+    app = App("plugins")
+    app.add_source(wrap(LazySource(plugin_builders, kinds=ElementKind.TOOL)))
+    async with Client(app.server.lowlevel, mode=mode) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        result = await client.call_tool("omega", {})
+    assert names == ["alpha", "omega"]
+    assert not result.is_error
+    [skipped] = [d for d in app.registry.diagnostics() if d.kind == "skipped"]
+    assert "'bad name'" in skipped.message
+    assert "item 1" in skipped.message
+
+
+async def test_a_generator_factory_keeps_what_it_built_and_says_how_to_keep_the_rest(
+    mode: str,
+) -> None:
+    """A generator that fails building an element keeps the earlier ones and names the fix."""
+    app = App("plugins")
+    app.add_source(ValidatedSource(LazySource(plugin_elements, kinds=ElementKind.TOOL)))
+    async with Client(app.server.lowlevel, mode=mode) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert names == ["alpha"]
+    [skipped] = [d for d in app.registry.diagnostics() if d.kind == "skipped"]
+    assert "yield each plugin's builder" in skipped.message
