@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
 
 from mcp_core import App, ClientGateway
 from mcp_core.elements import Element, ElementKind, Tool
 from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
+from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -88,3 +90,30 @@ async def test_a_generator_factory_keeps_what_it_built_and_says_how_to_keep_the_
     assert names == ["alpha"]
     [skipped] = [d for d in app.registry.diagnostics() if d.kind == "skipped"]
     assert "yield each plugin's builder" in skipped.message
+
+
+async def test_health_probes_never_load_a_lazy_server(mode: str) -> None:
+    """``GET /healthz`` on a ``preload=False`` server: ready, unloaded, and nothing built."""
+    built: list[str] = []
+
+    def plugins() -> list[Element]:
+        built.append("all")
+        return [EchoPlugin("alpha").element()]
+
+    app = App("lazy", preload=False)
+    app.add_source(LazySource(plugins, kinds=ElementKind.TOOL))
+    with serve(app.server.streamable_http_app()) as url:
+        health = url.removesuffix("/mcp") + "/healthz"
+        async with httpx2.AsyncClient() as http:
+            probes = [await http.get(health) for _ in range(3)]
+            assert built == []  # no probe started the load
+            async with Client(url, mode=mode) as client:
+                names = [tool.name for tool in (await client.list_tools()).tools]
+            after = await http.get(health)
+    assert {probe.status_code for probe in probes} == {200}
+    first = probes[0].json()
+    assert (first["status"], first["ready"], first["loaded"]) == ("unloaded", True, False)
+    assert {source["state"] for source in first["sources"]} == {"pending"}
+    assert names == ["alpha"]
+    assert built == ["all"]
+    assert (after.status_code, after.json()["status"], after.json()["loaded"]) == (200, "ok", True)
