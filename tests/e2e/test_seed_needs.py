@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from mcp_core import App, ClientGateway
-from mcp_core.elements import Element, ElementKind, Tool
+from mcp_core.elements import Element, ElementKind, Icon, Tool, ToolAnnotations
 from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
 from tests.e2e._http import serve
 
@@ -117,3 +117,46 @@ async def test_health_probes_never_load_a_lazy_server(mode: str) -> None:
     assert names == ["alpha"]
     assert built == ["all"]
     assert (after.status_code, after.json()["status"], after.json()["loaded"]) == (200, "ok", True)
+
+
+class DescribingPlugin:
+    """A plugin whose ``execute`` returns parts of its own definition (frozen JSON values)."""
+
+    definition = Tool(
+        name="describe",
+        input_schema={
+            "type": "object",
+            "properties": {"part": {"type": "string"}, "tags": {"type": "array"}},
+        },
+        meta={"vendor": {"id": 7, "features": ["a", {"b": None}]}},
+        annotations=ToolAnnotations(read_only_hint=True),
+        icons=[Icon(src="https://example.org/i.png", mime_type="image/png")],
+    )
+
+    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> object:
+        """The part of the definition asked for."""
+        part = arguments["part"]
+        if part == "all":
+            return {"definition": self.definition}
+        return {part: getattr(self.definition, part)}
+
+
+async def test_what_a_definition_holds_serializes_back_out_unchanged(mode: str) -> None:
+    """``meta``, the schema, annotations, icons and the definition itself come back as given."""
+    plugin = DescribingPlugin()
+    app = App("describing")
+    app.add_source(LazySource(lambda: [Element(definition=plugin.definition, handler=plugin)]))
+    wire = plugin.definition.to_wire()
+    async with Client(app.server.lowlevel, mode=mode) as client:
+        results = {
+            part: await client.call_tool("describe", {"part": part})
+            for part in ("meta", "input_schema", "annotations", "icons", "all")
+        }
+    for result in results.values():
+        assert not result.is_error, result
+    structured = {part: result.structured_content for part, result in results.items()}
+    assert structured["meta"] == {"meta": wire["_meta"]}
+    assert structured["input_schema"] == {"input_schema": wire["inputSchema"]}
+    assert structured["annotations"] == {"annotations": {"readOnlyHint": True}}
+    assert structured["icons"] == {"icons": wire["icons"]}
+    assert structured["all"] == {"definition": wire}
