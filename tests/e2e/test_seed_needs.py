@@ -11,12 +11,23 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import httpx2
+import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from mcp_core import App, ClientGateway
-from mcp_core.elements import Element, ElementKind, Icon, Tool, ToolAnnotations
+from mcp_core.elements import (
+    Element,
+    ElementKind,
+    Icon,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+)
 from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
+from mcp_core.visibility import SessionInfo, handler_access
 from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -160,3 +171,90 @@ async def test_what_a_definition_holds_serializes_back_out_unchanged(mode: str) 
     assert structured["annotations"] == {"annotations": {"readOnlyHint": True}}
     assert structured["icons"] == {"icons": wire["icons"]}
     assert structured["all"] == {"definition": wire}
+
+
+class NodeProvider:
+    """A resource template plugin with its own access check, asked with the concrete URI."""
+
+    checked: list[str]
+
+    def __init__(self) -> None:
+        self.checked = []
+
+    def check_access(self, uri: str, session: SessionInfo) -> bool:
+        """A user reads only the node named after them."""
+        self.checked.append(uri)
+        return uri == f"node://{session.attributes.get('client_name')}"
+
+    async def read(self, uri: str, variables: Mapping[str, str], gateway: ClientGateway) -> str:
+        """The node."""
+        return f"node {variables['id']}"
+
+    def ids(self, value: str) -> list[str]:
+        """Every node id (the ``id`` variable's completion)."""
+        return ["ann", "bob"]
+
+
+class ReportProvider:
+    """A fixed resource plugin whose access check wants the URI too (administrators only)."""
+
+    async def check_access(self, uri: str, session: SessionInfo) -> bool:
+        """Only ann, and only this report."""
+        return uri == "report://daily" and session.attributes.get("client_name") == "ann"
+
+    async def read(self, uri: str, gateway: ClientGateway) -> str:
+        """The report."""
+        return "all is well"
+
+
+def access_app(nodes: NodeProvider) -> App:
+    """Nodes by id and a daily report, each checked by its plugin's check_access(uri, user)."""
+    app = App("access")
+    template = ResourceTemplate(uri_template="node://{id}", name="node", mime_type="text/plain")
+    report = Resource(uri="report://daily", name="daily", mime_type="text/plain")
+    app.add_source(
+        LazySource(
+            lambda: [
+                Element(definition=template, handler=nodes, completions={"id": nodes.ids}),
+                Element(definition=report, handler=ReportProvider()),
+            ]
+        )
+    )
+    app.visibility = handler_access(app.registry)
+    return app
+
+
+async def test_a_plugins_access_check_gets_the_concrete_uri(mode: str) -> None:
+    """Reads, subscriptions and completions ask check_access(uri, user) with the URI asked for."""
+    nodes = NodeProvider()
+    app = access_app(nodes)
+    bob = types.Implementation(name="bob", version="1")
+    async with Client(app.server.lowlevel, mode=mode, client_info=bob) as client:
+        templates = (await client.list_resource_templates()).resource_templates
+        resources = (await client.list_resources()).resources
+        mine = await client.read_resource("node://bob")
+        with pytest.raises(MCPError) as theirs:
+            await client.read_resource("node://ann")
+        with pytest.raises(MCPError):
+            await client.read_resource("report://daily")
+        own = types.ResourceTemplateReference(uri="node://bob")
+        completed = await client.complete(own, {"name": "id", "value": ""})
+        with pytest.raises(MCPError) as other_completion:
+            await client.complete(
+                types.ResourceTemplateReference(uri="node://ann"), {"name": "id", "value": ""}
+            )
+        if mode == "legacy":
+            await client.subscribe_resource("node://bob")
+            with pytest.raises(MCPError) as subscription:
+                await client.subscribe_resource("node://ann")
+            assert subscription.value.error.code == -32002
+    assert [t.uri_template for t in templates] == ["node://{id}"]
+    assert resources == []  # the report's own check hides it from bob's list
+    assert isinstance(mine.contents[0], types.TextResourceContents)
+    assert mine.contents[0].text == "node bob"
+    assert theirs.value.error.message == "Resource not found"
+    assert completed.completion.values == ["ann", "bob"]
+    assert other_completion.value.error.code == -32602
+    # Every check saw a concrete URI, never the template.
+    assert "node://{id}" not in nodes.checked
+    assert {"node://bob", "node://ann"} <= set(nodes.checked)
