@@ -28,6 +28,7 @@ from mcp_core.elements import (
 )
 from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
 from mcp_core.visibility import SessionInfo, handler_access
+from tests.clients import Inbox
 from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -258,3 +259,41 @@ async def test_a_plugins_access_check_gets_the_concrete_uri(mode: str) -> None:
     # Every check saw a concrete URI, never the template.
     assert "node://{id}" not in nodes.checked
     assert {"node://bob", "node://ann"} <= set(nodes.checked)
+
+
+class ExportPlugin:
+    """A plugin that reports progress and logs around two questions to the client."""
+
+    async def execute(self, arguments: Mapping[str, Any], gateway: ClientGateway) -> str:
+        """Log, report, ask; twice; then finish."""
+        await gateway.log("info", "starting the export")
+        await gateway.progress(1, 3)
+        name = await gateway.elicit("Your name?", {"type": "object", "properties": {}})
+        await gateway.log("info", "got a name")
+        await gateway.progress(2, 3)
+        summary = await gateway.sample(
+            [{"role": "user", "content": {"type": "text", "text": "summarize"}}], max_tokens=5
+        )
+        await gateway.progress(3, 3)
+        await gateway.log("info", "done")
+        return f"{name['action']} {summary['content']['text']}"
+
+
+async def test_a_rerun_handler_sends_each_notification_once(mode: str) -> None:
+    """2026-07-28 re-runs the handler per round; the client still hears each log/progress once."""
+    definition = Tool(name="export", input_schema={"type": "object"})
+    app = App("export")
+    app.add_source(LazySource(lambda: [Element(definition=definition, handler=ExportPlugin())]))
+    inbox = Inbox()
+    reports: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(progress)
+
+    async with inbox.client(app.server.lowlevel, mode=mode, log_level="debug") as client:
+        result = await client.call_tool("export", {}, progress_callback=on_progress)
+    assert not result.is_error, result
+    assert inbox.logs == ["starting the export", "got a name", "done"]
+    assert reports == [1, 2, 3]
+    assert inbox.asked == ["Your name?"]
+    assert inbox.sampled == ["summarize"]
