@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -381,13 +382,23 @@ class App:
     def discover(
         self,
         *packages: str,
+        paths: Sequence[str | os.PathLike[str]] = (),
+        root: str | os.PathLike[str] | None = None,
         include: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
     ) -> None:
-        """Serve the decorated functions found by importing ``packages`` (at ``Priority.DISCOVERY``)."""
+        """Serve the decorated functions found in ``packages`` and under ``paths`` (at ``Priority.DISCOVERY``).
+
+        ``paths`` are folders or ``.py`` files, their modules named relative to ``root`` (the
+        current directory by default); ``include``/``exclude`` are patterns on module names, and
+        on file paths for ``paths`` (see :class:`~mcp_core.sources.DiscoverySource`).
+        """
         from mcp_core.sources import DiscoverySource  # noqa: PLC0415 -- lands with the sources layer
 
         options: dict[str, Any] = {}
+        if paths:
+            options["paths"] = paths
+            options["root"] = root
         if include is not None:
             options["include"] = include
         if exclude is not None:

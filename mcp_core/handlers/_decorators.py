@@ -45,6 +45,7 @@ from mcp_core.handlers._derive import (
     check_options,
     derive,
 )
+from mcp_core.handlers._functions import published_name
 
 __all__ = [
     "MARKS_ATTRIBUTE",
@@ -79,7 +80,7 @@ class ElementMark:
             return str(self.options["uri"])
         if self.kind is ElementKind.RESOURCE_TEMPLATE:
             return str(self.options["uri_template"])
-        return str(self.options.get("name") or getattr(fn, "__name__", type(fn).__name__))
+        return str(self.options.get("name") or published_name(fn))
 
     def ref(self, fn: Callable[..., Any]) -> ElementRef:
         """The element's ref, known without deriving anything."""
@@ -355,6 +356,7 @@ def tool(
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+    input_schema: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]: ...
 def tool(fn: F | None = None, /, **options: Unpack[ToolOptions]) -> F | Callable[[F], F]:
     """Mark a function as a tool (see :func:`~mcp_core.handlers.tool_from_function`)."""

@@ -15,12 +15,13 @@ What may be given, besides a plain function:
 - a module-level class with ``__call__``: the element is published from ``__call__`` (name: the
   class's, description: ``__call__``'s docstring or the class's), and the handler is
   ``HandlerRef("module:Class")``, instantiated the same way;
-- a lambda or a ``functools.partial`` has no name of its own: pass ``name=...``.
+- a lambda or a ``functools.partial`` has no name of its own: a partial is named after the
+  function it wraps, a lambda ``<module>.lambda_<line>`` (see
+  :func:`~mcp_core.handlers._functions.published_name`); pass ``name=...`` to choose.
 """
 
 from __future__ import annotations
 
-import functools
 import inspect
 import mimetypes
 import sys
@@ -86,6 +87,7 @@ class ToolOptions(TypedDict, total=False):
     meta: Mapping[str, Any] | None
     tags: Iterable[str]
     output_schema: Mapping[str, Any] | EllipsisType | None
+    input_schema: Mapping[str, Any] | None
 
 
 class ResourceOptions(TypedDict, total=False):
@@ -141,12 +143,15 @@ def tool_from_function(
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     output_schema: Mapping[str, Any] | EllipsisType | None = ...,
+    input_schema: Mapping[str, Any] | None = None,
 ) -> Element:
-    """A tool whose input schema comes from ``fn``'s parameters.
+    """A tool whose input schema comes from ``fn``'s parameters, unless ``input_schema`` is given.
 
-    ``output_schema`` defaults to one derived from the return annotation (see
-    :meth:`FunctionShape.output_schema`: ``str``, ``None`` and content values publish none); pass
-    ``None`` to publish none, or a schema to publish that one.
+    ``input_schema`` publishes that schema instead of the derived one: arguments are validated
+    against it, then bound to ``fn``'s parameters by name (so ``fn`` takes what it allows, e.g.
+    with ``**arguments``). ``output_schema`` defaults to one derived from the return annotation
+    (see :meth:`FunctionShape.output_schema`: ``str``, ``None`` and content values publish none);
+    pass ``None`` to publish none, or a schema to publish that one.
 
     Raises:
         InvalidElementError: the signature cannot be published (``*args``, an unresolvable
@@ -161,6 +166,7 @@ def tool_from_function(
         meta=meta,
         tags=tags,
         output_schema=output_schema,
+        input_schema=input_schema,
     )
     return _tool(*_handler_and_shape(fn, options))
 
@@ -274,9 +280,10 @@ def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) ->
     output_schema = options.get("output_schema", ...)
     description = options.get("description")
     tags = options.get("tags")
+    input_schema = options.get("input_schema")
     definition = Tool(
         name=options.get("name") or _name(options, shape),
-        input_schema=shape.input_schema(),
+        input_schema=shape.input_schema() if input_schema is None else input_schema,
         title=options.get("title"),
         description=description if description is not None else shape.description,
         output_schema=shape.output_schema()
@@ -362,16 +369,7 @@ _AnyOptions = ToolOptions | ResourceOptions | ResourceTemplateOptions | PromptOp
 
 
 def _name(options: _AnyOptions, shape: FunctionShape) -> str:
-    name = options.get("name")
-    if name:
-        return name
-    if shape.name in ("<lambda>", functools.partial.__name__):
-        what = "a lambda" if shape.name == "<lambda>" else "a functools.partial"
-        raise InvalidElementError(
-            f"{shape.where} is {what}, which has no name to publish; pass name='...' (or "
-            "define the handler with def)"
-        )
-    return shape.name
+    return options.get("name") or shape.name
 
 
 def _handler_and_shape(fn: Callable[..., Any], options: Any) -> tuple[Any, FunctionShape, Any]:
@@ -392,11 +390,6 @@ def _handler_and_shape(fn: Callable[..., Any], options: Any) -> tuple[Any, Funct
         return _reference(fn, "class"), shape, {**options, **defaulted}
     if _is_unbound_method(fn):
         return _reference(fn, "method"), shape_of(fn, drop_first=True), options
-    if isinstance(fn, functools.partial) and not options.get("name"):
-        # shape_of names it after its type; refuse that name with the fix.
-        raise InvalidElementError(
-            f"functools.partial({describe(fn)}) has no name of its own to publish; pass name='...'"
-        )
     return fn, shape_of(fn), options
 
 

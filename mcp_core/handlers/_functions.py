@@ -202,7 +202,7 @@ class FunctionShape:
     def _for(self, fn: Callable[..., Any]) -> FunctionShape:
         """This shape (analysis and schemas shared) for ``fn``, a function with the same signature."""
         shape = object.__new__(FunctionShape)
-        shape.name = getattr(fn, "__name__", None) or type(fn).__name__
+        shape.name = published_name(fn)
         shape._where = None
         shape._target = fn
         shape.description = self.description
@@ -539,6 +539,26 @@ _ANALYSED: dict[tuple[object, ...], tuple[FunctionShape, object]] = {}
 _ANALYSED_MAX: Final = 16_384  # when full, it starts over: that only costs analysing again
 
 
+def published_name(fn: object) -> str:
+    """The name an element declared from ``fn`` gets unless it is given one.
+
+    A function's ``__name__``; a class's or callable object's type name; a ``functools.partial``
+    the name of the function it wraps; and a lambda, which has no name of its own,
+    ``<module>.lambda_<line>``: the module it is written in and the line it starts on (e.g.
+    ``myapp.tools.lambda_12``), the same in every run. Two lambdas starting on one line get one
+    name, so the second is reported as a duplicate: give one of them ``name=``.
+    """
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    if name != "<lambda>":
+        return str(name)
+    code = getattr(fn, "__code__", None)
+    line = code.co_firstlineno if code is not None else 0
+    module = getattr(fn, "__module__", None) or "lambda"
+    return f"{module}.lambda_{line}"[-128:].lstrip(".")
+
+
 def describe(fn: Callable[..., Any]) -> str:
     """``module:qualname`` of a callable, for messages."""
     target = _underlying(fn)
@@ -756,7 +776,7 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
                 "ordinary or keyword-only parameter"
             )
     return FunctionShape(
-        name=getattr(fn, "__name__", None) or type(fn).__name__,
+        name=published_name(fn),
         where=where,
         description=docs.description,
         params=tuple(params),

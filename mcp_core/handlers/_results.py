@@ -1,5 +1,10 @@
 """Result normalisation: what handlers return, turned into MCP 2025-11-25 wire shapes.
 
+Values a definition holds come back out unchanged: a frozen JSON object (a definition's ``meta``,
+``input_schema``, ``output_schema``) is its plain JSON, a frozen array a list, and a definition
+value itself (``Tool``, ``Prompt``, ``Icon``, ``ToolAnnotations``...) its MCP wire form, so a
+plugin may return parts of its own definition.
+
 Tools
     A :class:`ToolResult` passes through. Otherwise content values, ``str`` (text), JSON scalars
     (their JSON text), ``None`` (no content) and lists mixing them become content blocks. Objects
@@ -32,11 +37,25 @@ import dataclasses
 import json
 import mimetypes
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import pydantic
 import pydantic_core
+from pydantic_core import core_schema
 
+from mcp_core.elements import (
+    Annotations,
+    FrozenDict,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+    ToolExecution,
+    thaw,
+)
 from mcp_core.handlers._content import (
     CONTENT_TYPES,
     Audio,
@@ -58,9 +77,48 @@ __all__ = [
 ]
 
 
+def _wire_form(value: Any) -> Any:
+    return value.to_wire()
+
+
+# Definition values are frozen dataclasses whose fields are not their wire shape (snake_case,
+# private caches): wherever pydantic serializes one, it uses the definition's own wire form.
+_WIRE_SERIALIZER: Final = pydantic_core.SchemaSerializer(
+    core_schema.any_schema(
+        serialization=core_schema.plain_serializer_function_ser_schema(_wire_form)
+    )
+)
+_DEFINITION_TYPES: Final[tuple[type, ...]] = (
+    Annotations,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+    ToolExecution,
+)
+for _definition_type in _DEFINITION_TYPES:
+    setattr(_definition_type, "__pydantic_serializer__", _WIRE_SERIALIZER)  # noqa: B010 -- pydantic's hook, set once here
+
+
+def _frozen(value: object) -> Any:
+    """The fallback of pydantic for types it does not know: frozen JSON objects are plain ones."""
+    if type(value) is FrozenDict:
+        return thaw(value)
+    raise pydantic_core.PydanticSerializationError(
+        f"Unable to serialize unknown type: {type(value)}"
+    )
+
+
 def to_json(value: object) -> Any:
-    """A JSON-compatible copy of ``value`` (dataclasses, models, enums, datetimes converted)."""
-    return pydantic_core.to_jsonable_python(value)
+    """A JSON-compatible copy of ``value`` (dataclasses, models, enums, datetimes converted).
+
+    Frozen JSON values and definitions (what a definition holds) serialize as plain JSON and as
+    their wire form.
+    """
+    return pydantic_core.to_jsonable_python(value, fallback=_frozen)
 
 
 def _json_text(data: object) -> str:

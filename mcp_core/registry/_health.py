@@ -31,10 +31,11 @@ SourceState: TypeAlias = Literal["pending", "ok", "degraded", "down"]
 - ``down``: its last ``provide()`` failed or timed out and it has nothing to serve.
 """
 
-RegistryStatus: TypeAlias = Literal["loading", "ok", "degraded", "misconfigured"]
-"""``loading`` until the first load completes; then ``ok`` when every source and every shared
-backend is ``ok``, else ``degraded``; ``misconfigured`` when a shared backend says this worker
-does not belong with the others (whatever else holds)."""
+RegistryStatus: TypeAlias = Literal["unloaded", "loading", "ok", "degraded", "misconfigured"]
+"""``loading`` until the first load completes (``unloaded`` instead when the catalogue is built
+on demand, by the first request that needs it, and has not been yet); then ``ok`` when every
+source and every shared backend is ``ok``, else ``degraded``; ``misconfigured`` when a shared
+backend says this worker does not belong with the others (whatever else holds)."""
 
 
 @final
@@ -85,6 +86,11 @@ class RegistryHealth:
     ``at`` is when the snapshot was taken. A worker of a deployment adds the shared backends it
     depends on (``backends``: its Redis store, its change bus, its registration) and its id
     (``worker``); a single process has neither.
+
+    ``on_demand``: nothing is loading the catalogue ahead of requests (a server built with
+    ``preload=False``): the first request that needs it builds it, so such a server is ready
+    before it has loaded, and says ``unloaded`` rather than ``loading``. Asking for health never
+    loads anything.
     """
 
     loaded: bool
@@ -92,6 +98,7 @@ class RegistryHealth:
     at: float
     backends: tuple[BackendHealth, ...] = ()
     worker: str | None = None
+    on_demand: bool = False
 
     @property
     def status(self) -> RegistryStatus:
@@ -99,7 +106,7 @@ class RegistryHealth:
         if any(b.state == "misconfigured" for b in self.backends):
             return "misconfigured"
         if not self.loaded:
-            return "loading"
+            return "unloaded" if self.on_demand else "loading"
         healthy = all(s.state == "ok" for s in self.sources) and all(
             b.state == "ok" for b in self.backends
         )
@@ -107,17 +114,18 @@ class RegistryHealth:
 
     @property
     def ready(self) -> bool:
-        """Whether the catalogue is built and served (degraded sources and backends included).
+        """Whether requests are served: the catalogue is built, or built on demand by them.
 
-        A misconfigured worker is never ready: it must not be routed to.
+        Degraded sources and backends count as served. A misconfigured worker is never ready: it must not be routed to.
         """
-        return self.loaded and self.status != "misconfigured"
+        return (self.loaded or self.on_demand) and self.status != "misconfigured"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form served by the health endpoint."""
         document: dict[str, Any] = {
             "status": self.status,
             "ready": self.ready,
+            "loaded": self.loaded,
             "at": self.at,
             "sources": [source.to_json() for source in self.sources],
         }

@@ -8,6 +8,7 @@ the next change.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import Counter
@@ -673,11 +674,19 @@ class Registry:
             return self._base.elements.get(ref)
         # Some source was never provided: ask the sources in precedence order, as the merge
         # would rank them, and stop at the first admissible element.
+        found: Element | None = None
         for entry in sorted(self._entries, key=_precedence):
             element = await self._element_of(entry, ref)
-            if element is not None and self._admits(entry, element):
-                return element
-        return None
+            if element is None or not self._admits(entry, element):
+                continue
+            if found is None:
+                found = element
+                if not _completes_less_than_it_could(found):
+                    return found
+            elif element.completions:
+                # As the merge does: the shadowed element's providers follow the winner.
+                found = _with_completions_of(found, element)
+        return found
 
     async def _element_of(self, entry: _Entry, ref: ElementRef) -> Element | None:
         """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
@@ -914,6 +923,8 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
                         ref,
                     )
                 )
+                if element.completions:
+                    by_ref[ref] = _with_completions_of(by_ref[ref], element)
                 continue
             invalid = _invalid(element, admit)
             if invalid is not None:
@@ -922,6 +933,43 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
             by_ref[ref] = element
             winner[ref] = entry
     return _Layer(_layer_collection(by_ref, winner, entries), tuple(diagnostics))
+
+
+def _completes_less_than_it_could(element: Element) -> bool:
+    """Whether a prompt or template has an argument without a completion provider."""
+    definition = element.definition
+    if isinstance(definition, ResourceTemplate):
+        count = len(definition.template.variables)
+    elif isinstance(definition, Prompt):
+        count = len(definition.arguments or ())
+    else:
+        return False
+    return len(element.completions or {}) < count
+
+
+def _with_completions_of(winner: Element, shadowed: Element) -> Element:
+    """``winner``, completing also what only the element it shadows completes.
+
+    Completion providers follow the winning element: overriding a template or prompt (manual
+    over discovered) keeps the providers of the shadowed one for every argument the winner has
+    and completes no other way.
+    """
+    own = winner.completions or {}
+    definition = winner.definition
+    if isinstance(definition, ResourceTemplate):
+        names = set(definition.template.variables)
+    elif isinstance(definition, Prompt):
+        names = {argument.name for argument in definition.arguments or ()}
+    else:
+        return winner
+    inherited = {
+        argument: provider
+        for argument, provider in (shadowed.completions or {}).items()
+        if argument in names and argument not in own
+    }
+    if not inherited:
+        return winner
+    return dataclasses.replace(winner, completions={**inherited, **own})
 
 
 def _layer_collection(

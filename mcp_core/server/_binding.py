@@ -426,11 +426,16 @@ class McpServer:
         """The registry's health now (see :meth:`mcp_core.registry.Registry.health`).
 
         A registry without ``health()`` is described by whether it has loaded, with no sources.
+        Unless the server is loading its registry ahead of requests (``preload``), the report
+        is ``on_demand``: ready, and ``unloaded`` until a request builds the catalogue. Nothing
+        here loads.
         """
         health = getattr(self._registry, "health", None)
         report = health() if callable(health) else None
         if not isinstance(report, RegistryHealth):
             report = RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
+        if not (self._preload or self._loading):
+            report = dataclasses.replace(report, on_demand=True)
         deployment = self._deployment
         if deployment is None:
             return report
@@ -812,7 +817,7 @@ class McpServer:
         store = _session_event_store(event_store)
         transport_security = transport_security_for(host, transport_security)
         routes = (
-            [health_route(health_path, self.health, self._warm, transport_security)]
+            [health_route(health_path, self.health, transport_security)]
             if health_path is not None
             else None
         )

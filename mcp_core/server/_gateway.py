@@ -108,7 +108,8 @@ class ServerGateway:
 
     Everything it sends is tied to the request: log messages and progress ride the request's own
     stream (on streamable HTTP, the POST's SSE response), and log messages are sent on
-    2026-07-28 only when the request opted in via ``_meta``.
+    2026-07-28 only when the request opted in via ``_meta``. On 2026-07-28 a log message or
+    progress report that an earlier round of the request already sent is not sent again.
 
     Questions to the client (``sample``, ``elicit``, ``elicit_url``, ``list_roots``) take the
     negotiated era's route with one code path for handlers: a standalone server-to-client request
@@ -161,6 +162,9 @@ class ServerGateway:
         if level not in self._levels:
             return
         _check_sendable({"data": data, "logger": logger}, "gateway.log()")
+        said = {"method": "notifications/message", "level": level, "data": data, "logger": logger}
+        if self._rounds is not None and self._rounds.replayed(said):
+            return  # an earlier round of this request sent it
         params = types.LoggingMessageNotificationParams(level=level, data=data, logger=logger)
         await self._ctx.session.send_notification(
             types.LoggingMessageNotification(params=params), related_request_id=self._ctx.request_id
@@ -173,6 +177,9 @@ class ServerGateway:
         _check_sendable(
             {"progress": progress, "total": total, "message": message}, "gateway.progress()"
         )
+        said = {"method": "notifications/progress", "progress": progress, "total": total}
+        if self._rounds is not None and self._rounds.replayed({**said, "message": message}):
+            return  # an earlier round of this request reported it
         await self._ctx.session.report_progress(progress, total, message)
 
     async def sample(

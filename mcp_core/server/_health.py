@@ -7,7 +7,9 @@
   ``down`` (the body says which): a broken source costs only its own elements, so a worker that
   serves everything else is worth routing to, and marking every worker unready because they
   share one broken backend would turn a partial outage into a total one;
-- ``503`` while the first load is still running (the request starts it when nothing has);
+- ``503`` while the first load started at startup (``preload``) is still running; a server that
+  loads on demand (``preload=False``) answers ``200`` with ``"status": "unloaded"`` and
+  ``"loaded": false`` until a request has built its catalogue: a probe never starts the load;
 - with ``?strict``: ``200`` only when every source is ``ok``, for deployments that would rather
   route around a worker whose catalogue is incomplete.
 
@@ -56,10 +58,9 @@ def transport_security_for(
 def health_route(
     path: str,
     snapshot: Callable[[], RegistryHealth],
-    warm: Callable[[], None],
     security: TransportSecuritySettings | None,
 ) -> Route:
-    """The ``GET``/``HEAD`` route at ``path``; ``warm()`` starts loading when nothing has."""
+    """The ``GET``/``HEAD`` route at ``path``, answering ``snapshot()``; it never loads anything."""
     guard = TransportSecurityMiddleware(security) if security is not None else None
 
     async def health(request: Request) -> Response:
@@ -68,8 +69,6 @@ def health_route(
             if refused is not None:
                 return refused
         report = snapshot()
-        if not report.loaded:
-            warm()
         healthy = report.status == "ok" if "strict" in request.query_params else report.ready
         return JSONResponse(
             report.to_json(),

@@ -20,7 +20,12 @@ One round, for one request:
 3. The first question without an answer is recorded (others asked concurrently in the same
    moment join it), the run is cancelled there, and the request answers with an
    ``InputRequiredResult`` carrying the new questions and a state holding every answer the run
-   used, who asked, and which questions are now open.
+   used, who asked, which questions are now open, and which notifications it sent.
+4. Notifications (log messages, progress) are keyed the same way, by a digest of what they say
+   and how many times the same was said before in the run: one an earlier round of the request
+   already sent is not sent again (:meth:`InputRounds.replayed`), so the client hears each once
+   however many times the handler re-runs. Up to :data:`MAX_REMEMBERED_NOTIFICATIONS` distinct
+   ones are remembered; beyond, they are sent again.
 
 The state is plaintext here; the SDK's boundary seals it (AES-GCM) bound to the method, the
 element, the arguments, the audience and the authenticated principal, with an expiry. Inside it,
@@ -45,11 +50,14 @@ from pydantic import BaseModel, ValidationError
 from mcp_core.server._errors import InvalidRequestStateError
 from mcp_core.visibility import SessionInfo
 
-__all__ = ["RESULT_TYPES", "InputRounds", "owner_of"]
+__all__ = ["MAX_REMEMBERED_NOTIFICATIONS", "RESULT_TYPES", "InputRounds", "owner_of"]
 
 _log = logging.getLogger("mcp_core.server")
 
 _STATE_VERSION: Final = 1
+
+MAX_REMEMBERED_NOTIFICATIONS: Final = 512
+"""How many distinct notifications a request's state remembers as sent (so as not to resend)."""
 
 RESULT_TYPES: Final[Mapping[str, type[BaseModel]]] = {
     "sampling/createMessage": types.CreateMessageResult,
@@ -89,10 +97,27 @@ def _answer_of(method: str, response: object, key: str) -> dict[str, Any]:
 class InputRounds:
     """One 2026-07-28 request's questions to the client: replayed answers and new questions."""
 
-    __slots__ = ("_answers", "_counts", "_owner", "_pending", "_scope", "_used")
+    __slots__ = (
+        "_answers",
+        "_counts",
+        "_notified",
+        "_owner",
+        "_pending",
+        "_scope",
+        "_sent",
+        "_used",
+    )
 
-    def __init__(self, *, owner: str, answers: Mapping[str, dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        owner: str,
+        answers: Mapping[str, dict[str, Any]] | None = None,
+        sent: Mapping[str, int] | None = None,
+    ) -> None:
         self._owner = owner
+        self._sent = dict(sent or {})
+        self._notified: dict[str, int] = {}
         self._answers = dict(answers or {})
         self._used: dict[str, dict[str, Any]] = {}
         self._pending: dict[str, dict[str, Any]] = {}
@@ -115,6 +140,7 @@ class InputRounds:
         """
         asked: Mapping[str, str] = {}
         answers: dict[str, dict[str, Any]] = {}
+        sent: Mapping[str, int] = {}
         if request_state is not None:
             state = _decode(request_state)
             if state is not None:
@@ -123,7 +149,7 @@ class InputRounds:
                         "requestState was issued to another caller; send the request again "
                         "without requestState and inputResponses"
                     )
-                asked, answers = state["asked"], state["answers"]
+                asked, answers, sent = state["asked"], state["answers"], state["sent"]
         for key, response in (input_responses or {}).items():
             method = asked.get(key)
             if method is None:
@@ -132,7 +158,20 @@ class InputRounds:
                 _log.info("ignoring inputResponses[%r]: no such question was asked", key)
                 continue
             answers[key] = _answer_of(method, response, key)
-        return cls(owner=owner, answers=answers)
+        return cls(owner=owner, answers=answers, sent=sent)
+
+    def replayed(self, notification: Mapping[str, Any]) -> bool:
+        """Whether an earlier round of this request already sent ``notification`` (wire shape).
+
+        Counted per run: the *k*-th identical notification of this run is a replay when earlier
+        rounds sent it at least *k* times. A replay is not to be sent again.
+        """
+        text = json.dumps(notification, sort_keys=True, separators=(",", ":"), default=repr)
+        digest = _digest(text.encode())
+        occurrence = self._notified.get(digest, 0)
+        if occurrence or len(self._notified) < MAX_REMEMBERED_NOTIFICATIONS:
+            self._notified[digest] = occurrence + 1
+        return occurrence < self._sent.get(digest, 0)
 
     async def ask(self, request: BaseModel) -> dict[str, Any]:
         """The client's answer to ``request`` (wire shape), or stop the run to ask for it."""
@@ -180,6 +219,7 @@ class InputRounds:
             "owner": self._owner,
             "asked": {key: request["method"] for key, request in self._pending.items()},
             "answers": self._used,
+            "sent": self._notified,
         }
         return {
             "resultType": "input_required",
@@ -206,4 +246,10 @@ def _decode(request_state: str) -> dict[str, Any] | None:
         or not isinstance(state.get("answers"), dict)
     ):
         return None
+    sent = state.get("sent", {})
+    state["sent"] = (
+        {key: count for key, count in sent.items() if isinstance(count, int)}
+        if isinstance(sent, dict)
+        else {}
+    )
     return state

@@ -6,12 +6,15 @@ import importlib
 import importlib.util
 import inspect
 import logging
+import os
 import pkgutil
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Any, Final, final
 
@@ -65,12 +68,21 @@ class _Scan:
 
 @final
 class DiscoverySource:
-    """Imports the modules of ``packages`` and provides the callables marked in them.
+    """Imports the modules of ``packages`` (or found under ``paths``) and provides the callables marked in them.
 
     - Modules: each package and every module below it (subpackages walked on the file system),
       in order of module name; ``include`` / ``exclude`` are :func:`fnmatch` patterns on full
       module names (a module is scanned when it matches some ``include`` and no ``exclude``;
       write ``"pkg.tests*"`` to skip a subpackage and everything in it).
+    - Paths (``paths=``): directories and ``.py`` files on the file system, the way a framework
+      scans its source folders. Every ``.py`` file under a directory (``__pycache__`` and hidden
+      folders aside) is a module named by its path relative to ``root`` (``tools/weather.py`` is
+      ``tools.weather``; ``root`` defaults to the current directory, and is put on ``sys.path``
+      when the scan imports them, so handlers resolve by that name). For these, ``include`` and
+      ``exclude`` match the file's path relative to ``root`` (``"tools/*.py"``), and a pattern
+      also matches every file below a folder it matches (``exclude=["vendor", "tests"]`` skips
+      those folders). A file outside ``root``, or whose name is no module name, is skipped with
+      a diagnostic.
     - Callables: module-level functions and callable objects defined in the module (not those it
       imports from elsewhere), and the functions, static and class methods defined in its
       top-level classes, carrying a mark of :func:`~mcp_core.handlers.tool`,
@@ -92,20 +104,39 @@ class DiscoverySource:
     ref names, ``provide()`` the rest, each once.
     """
 
-    __slots__ = ("_collection", "_exclude", "_include", "_lock", "_packages", "_scan")
+    __slots__ = (
+        "_collection",
+        "_exclude",
+        "_include",
+        "_lock",
+        "_packages",
+        "_paths",
+        "_root",
+        "_scan",
+    )
 
     def __init__(
         self,
-        packages: str | Iterable[str],
+        packages: str | Iterable[str] = (),
         *,
+        paths: Iterable[str | os.PathLike[str]] = (),
+        root: str | os.PathLike[str] | None = None,
         include: Iterable[str] = ("*",),
         exclude: Iterable[str] = (),
     ) -> None:
         names = (packages,) if isinstance(packages, str) else tuple(packages)
-        if not names or not all(isinstance(n, str) and n for n in names):
+        if isinstance(paths, str | os.PathLike):
+            paths = (paths,)
+        folders = tuple(sorted({Path(p) for p in paths}))
+        if not all(isinstance(n, str) and n for n in names) or not (names or folders):
             raise ValueError(
-                f"DiscoverySource needs package names such as 'myapp.tools', got {packages!r}"
+                f"DiscoverySource needs package names such as 'myapp.tools' or paths=[...], "
+                f"got {packages!r}"
             )
+        self._root: Final = Path(root if root is not None else Path.cwd()).resolve()
+        self._paths: Final = tuple(
+            (p if p.is_absolute() else self._root / p).resolve() for p in folders
+        )
         include, exclude = _patterns("include", include), _patterns("exclude", exclude)
         # Normalised (sorted, unique): equivalent configurations provide the same elements, and
         # so share a cache key.
@@ -119,6 +150,9 @@ class DiscoverySource:
     def __repr__(self) -> str:
         options = "" if self._include == ("*",) else f", include={list(self._include)!r}"
         options += f", exclude={list(self._exclude)!r}" if self._exclude else ""
+        if self._paths:
+            shown = [self._relative(p) or "." for p in self._paths]
+            options = f", paths={shown!r}{options}"
         return f"DiscoverySource({list(self._packages)!r}{options})"
 
     def kinds(self) -> ElementKind:
@@ -177,6 +211,11 @@ class DiscoverySource:
         """
         return {
             "packages": list(self._packages),
+            **(
+                {"paths": [str(p) for p in self._paths], "root": str(self._root)}
+                if self._paths
+                else {}
+            ),
             "include": list(self._include),
             "exclude": list(self._exclude),
             "pydantic": pydantic.VERSION,
@@ -202,15 +241,80 @@ class DiscoverySource:
             fnmatchcase(module, p) for p in self._exclude
         )
 
+    def _relative(self, path: Path) -> str | None:
+        """``path`` relative to the root, in POSIX form; None when it lies outside."""
+        try:
+            return PurePosixPath(path.relative_to(self._root)).as_posix().removeprefix(".")
+        except ValueError:
+            return None
+
+    def _path_selected(self, relative: str) -> bool:
+        """Whether the file at ``relative`` (to the root) is scanned: patterns match it or a folder above."""
+        parts = PurePosixPath(relative).parts
+        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+        def matches(patterns: tuple[str, ...]) -> bool:
+            return any(fnmatchcase(prefix, p) for p in patterns for prefix in prefixes)
+
+        return matches(self._include) and not matches(self._exclude)
+
+    def _path_modules(self, failures: list[ImportFailure]) -> set[str]:
+        """The module names of the selected files under ``paths``; the root goes on sys.path."""
+        names: set[str] = set()
+        for path in self._paths:
+            if not path.exists():
+                failures.append(
+                    ImportFailure(str(path), "FileNotFoundError: no such file or folder", "")
+                )
+                continue
+            files = [path] if path.is_file() else sorted(path.rglob("*.py"))
+            for file in files:
+                relative = self._relative(file)
+                if relative is None:
+                    failures.append(
+                        ImportFailure(
+                            str(file),
+                            f"ValueError: {file} lies outside root {self._root}; "
+                            "give DiscoverySource a root= above it",
+                            "",
+                        )
+                    )
+                    continue
+                parts = PurePosixPath(relative).with_suffix("").parts
+                if any(p == "__pycache__" or p.startswith(".") for p in parts):
+                    continue
+                if not self._path_selected(relative):
+                    continue
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                if not parts or not all(p.isidentifier() for p in parts):
+                    failures.append(
+                        ImportFailure(
+                            relative,
+                            f"ValueError: {relative} is not importable as a module name; "
+                            "rename it (letters, digits and '_') or exclude it",
+                            "",
+                        )
+                    )
+                    continue
+                names.add(".".join(parts))
+        if names and str(self._root) not in sys.path:
+            sys.path.insert(0, str(self._root))
+            _log.debug("DiscoverySource put %s on sys.path to import its paths", self._root)
+        return names
+
     def _run_scan(self) -> _Scan:
         scan = _Scan()
         names: set[str] = set()
         for package in self._packages:
             _walk(package, names, scan.failures)
+        from_paths = self._path_modules(scan.failures) if self._paths else set()
+        names |= from_paths
         failed_packages: list[str] = []
         seen: set[int] = set()
         for name in sorted(names):
-            if not self._selected(name) or any(name.startswith(f"{p}.") for p in failed_packages):
+            selected = name in from_paths or self._selected(name)
+            if not selected or any(name.startswith(f"{p}.") for p in failed_packages):
                 continue
             # Any import failure (SystemExit at module level too) costs only that module.
             try:
@@ -261,7 +365,8 @@ def _patterns(option: str, patterns: Iterable[str]) -> tuple[str, ...]:
     values = (patterns,) if isinstance(patterns, str) else tuple(patterns)
     if not all(isinstance(p, str) and p for p in values):
         raise ValueError(
-            f"DiscoverySource {option} takes fnmatch patterns on module names, got {patterns!r}"
+            f"DiscoverySource {option} takes fnmatch patterns on module names (or, for paths, on "
+            f"file paths), got {patterns!r}"
         )
     return tuple(sorted(set(values)))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, final
 
@@ -12,6 +12,7 @@ from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRe
 from mcp_core.handlers import ElementMark, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._function import FunctionSource
+from mcp_core.sources._items import admit_items, is_item_iterable
 
 __all__ = ["EntryPointSource"]
 
@@ -82,7 +83,7 @@ class EntryPointSource:
             )
         self._group = group
         self._kinds = kinds
-        self._loaded: dict[_Plugin, ElementCollection] = {}
+        self._loaded: dict[_Plugin, tuple[ElementCollection, tuple[SourceDiagnostic, ...]]] = {}
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
@@ -104,16 +105,18 @@ class EntryPointSource:
         elements: dict[ElementRef, Element] = {}
         owners: dict[ElementRef, _Plugin] = {}
         for plugin in self._installed():
-            collection = self._loaded.get(plugin)
-            if collection is None:
+            loaded = self._loaded.get(plugin)
+            if loaded is None:
                 try:
-                    collection = await _load(plugin)
+                    loaded = await self._load(plugin)
                 except Exception as exc:  # noqa: BLE001 -- a broken plugin costs only itself
                     message = f"{plugin.label} failed to load: {type(exc).__name__}: {exc}; {_FIX}"
                     _log.warning("%r: %s", self, message, exc_info=True)
                     diagnostics.append(self._diagnostic(message))
                     continue
-                self._loaded[plugin] = collection
+                self._loaded[plugin] = loaded
+            collection, skipped = loaded
+            diagnostics.extend(skipped)
             for element in collection:
                 first = owners.get(element.ref)
                 if first is not None:
@@ -153,34 +156,32 @@ class EntryPointSource:
     def _diagnostic(self, message: str, ref: ElementRef | None = None) -> SourceDiagnostic:
         return SourceDiagnostic(source=repr(self), kind="skipped", message=message, ref=ref)
 
+    async def _load(
+        self, plugin: _Plugin
+    ) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+        """Import the plugin and admit what it names, item by item (raising when it names nothing usable).
 
-async def _load(plugin: _Plugin) -> ElementCollection:
-    """Import the plugin and turn what it names into a collection (raising when it cannot)."""
-    target = plugin.entry.load()
-    if _is_marked(target):
-        return await FunctionSource(target).provide()
-    if callable(target) and not isinstance(target, Element):
-        target = target()
-    return _collected(target)
+        A factory returning several items (a plugin manager's) has each admitted alone: one item
+        that cannot be built is skipped with a diagnostic, the plugin's others are served.
+        """
+        target = plugin.entry.load()
+        if _is_marked(target):
+            return await FunctionSource(target).provide(), ()
+        if callable(target) and not isinstance(target, Element):
+            target = target()
+        if isinstance(target, Element):
+            return ElementCollection([target]), ()
+        if isinstance(target, ElementCollection):
+            return target, ()
+        if not is_item_iterable(target):
+            raise TypeError(
+                f"a plugin must be (or its factory must return) an Element, an ElementCollection "
+                f"or an iterable of Elements (or of builders returning one), or be a function "
+                f"marked with @tool/@prompt/@resource; got {type(target).__name__}"
+            )
+        admitted = await admit_items(target, source=repr(self), owner=plugin.label)
+        return admitted.collection, tuple(admitted.diagnostics)
 
 
 def _is_marked(target: object) -> bool:
     return callable(target) and any(isinstance(m, ElementMark) for m in marks_of(target))
-
-
-def _collected(value: object) -> ElementCollection:
-    if isinstance(value, Element):
-        return ElementCollection([value])
-    if isinstance(value, ElementCollection):
-        return value
-    if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
-        items = list(value)
-        strays = [item for item in items if not isinstance(item, Element)]
-        if not strays:
-            return ElementCollection(items)
-        value = strays[0]
-    raise TypeError(
-        f"a plugin must be (or its factory must return) an Element, an ElementCollection or "
-        f"an iterable of Elements, or be a function marked with @tool/@prompt/@resource; got "
-        f"{type(value).__name__}"
-    )

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias, final
 
 import anyio
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import SourceError
-from mcp_core.sources._diagnostics import callable_name
-from mcp_core.sources._static import as_collection
+from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
+from mcp_core.sources._items import admit_items, is_item_iterable
 
 __all__ = ["LazyFactory", "LazyLookup", "LazySource"]
 
-LazyResult: TypeAlias = ElementCollection | Iterable[Element]
+LazyResult: TypeAlias = ElementCollection | Iterable[object]
 LazyFactory: TypeAlias = Callable[[], LazyResult | Awaitable[LazyResult]]
-"""A sync or async callable returning an ElementCollection or an iterable of Elements."""
+"""A sync or async callable returning an ElementCollection, or an iterable of Elements and of
+builders (callables returning an Element), each admitted alone."""
 LazyLookup: TypeAlias = Callable[[ElementRef], Element | Awaitable[Element | None] | None]
 """A sync or async callable answering one ref: the element the factory would return there, or None."""
 
@@ -41,15 +42,21 @@ class LazySource:
     scanning a container) that is too costly or too early to run at import or construction time.
 
     - ``factory`` is a sync or async callable returning an :class:`ElementCollection` or an
-      iterable of :class:`Element`; a sync factory runs on the event loop (plugin registration is
-      rarely thread-safe), so make a slow one async.
+      iterable of items; a sync factory runs on the event loop (plugin registration is rarely
+      thread-safe), so make a slow one async.
+    - Each item is admitted alone: an :class:`Element`, or a *builder* (a callable taking no
+      arguments, e.g. a plugin's bound ``element`` method) that is called on its own. An item that
+      cannot be built (its builder raises: an invalid name, a constructor that fails), repeats an
+      earlier item's ref, lies outside the declared ``kinds`` or is not an element at all is
+      skipped with one ``skipped`` diagnostic (:meth:`diagnostics`); the others are served. A
+      generator that raises keeps what it yielded before (and says the rest was lost): yield
+      builders, not elements built in the generator's body, so one plugin's failure stays its own.
     - Single flight: concurrent first ``provide()`` calls share one factory call and its outcome.
     - A raising factory is not cached: the error reaches every caller that shared the call, and
       the next ``provide()`` calls the factory again. A cancelled call is retried the same way.
     - ``kinds()`` answers the declared ``kinds`` and never calls the factory. The default,
-      ``ElementKind.ALL``, over-advertises unless you declare what the factory registers; a
-      factory that returns an element outside the declared kinds is a configuration error
-      (:class:`~mcp_core.errors.SourceError`), never silently trimmed.
+      ``ElementKind.ALL``, over-advertises unless you declare what the factory registers; an
+      element outside the declared kinds is skipped with a diagnostic, never silently trimmed.
     - ``lookup(ref)`` (per-name resolution, see :class:`~mcp_core.sources.ElementLookup`): with a
       ``lookup`` callable, one ref is answered by it without calling the factory (the plugin
       manager instantiates one plugin); it must agree with what the factory returns (law
@@ -57,7 +64,7 @@ class LazySource:
       answers.
     """
 
-    __slots__ = ("_collection", "_factory", "_flight", "_kinds", "_lookup")
+    __slots__ = ("_collection", "_diagnostics", "_factory", "_flight", "_kinds", "_lookup")
 
     def __init__(
         self,
@@ -77,6 +84,7 @@ class LazySource:
         self._kinds = kinds
         self._collection: ElementCollection | None = None
         self._flight: _Flight | None = None
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
         kinds = "" if self._kinds == ElementKind.ALL else f", kinds={self._kinds.label or 'none'}"
@@ -110,7 +118,7 @@ class LazySource:
             result = self._factory()
             if inspect.isawaitable(result):
                 result = await result
-            collection = self._collection = self._checked(result)
+            collection = self._collection = await self._checked(result)
         except Exception as exc:
             flight.error = exc
             raise
@@ -142,16 +150,24 @@ class LazySource:
             )
         return found
 
-    def _checked(self, result: object) -> ElementCollection:
-        collection = as_collection(result, owner=f"{self!r}: the factory", iterables=True)
-        extra = collection.kinds & ~self._kinds
-        if extra:
-            raise SourceError(
-                f"{self!r}: the factory returned {extra.label} elements, outside the declared "
-                f"kinds={self._kinds.label or 'none'}; declare every kind it registers",
-                source=self,
+    def diagnostics(self) -> Sequence[SourceDiagnostic]:
+        """One ``skipped`` diagnostic per item of the factory's result that was left out."""
+        return self._diagnostics
+
+    async def _checked(self, result: object) -> ElementCollection:
+        if not isinstance(result, ElementCollection) and not is_item_iterable(result):
+            raise TypeError(
+                f"{self!r}: the factory must return an ElementCollection or an iterable of Elements "
+                f"(or of builders returning one), got {type(result).__name__}; "
+                "build one with ElementCollection(elements)"
             )
-        return collection
+        admitted = await admit_items(
+            result, source=repr(self), owner="the factory", kinds=self._kinds
+        )
+        self._diagnostics = tuple(admitted.diagnostics)
+        if isinstance(result, ElementCollection) and not admitted.diagnostics:
+            return result
+        return admitted.collection
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What the output depends on, as far as it is known: the factory and the kinds.

@@ -248,15 +248,17 @@ class PrefixedSource:
     Handlers, completions, tags and every other field are unchanged. The prefix is validated
     when the source is created: it must start with a letter and use only letters, digits, ``.``
     and ``-`` (a valid URI scheme and a valid tool-name head); ``separator`` must use tool-name
-    characters. A renamed tool name longer than the specification's 128 characters is reported
-    by ``provide()`` as :class:`~mcp_core.errors.InvalidElementError` naming the element.
+    characters. An element whose renamed name is invalid (a tool name longer than the
+    specification's 128 characters) is left out alone, with a ``skipped`` diagnostic naming it
+    (:meth:`diagnostics`); the others are served.
 
     Law (declared relation, checked by the kit in place of ``wrapper.transparent``):
     ``provide()`` returns exactly the inner source's elements, in order, each with
-    ``element.ref`` replaced by :meth:`rename` of it. ``kinds()`` is the inner source's.
+    ``element.ref`` replaced by :meth:`rename` of it (less those whose renamed form is invalid).
+    ``kinds()`` is the inner source's.
     """
 
-    __slots__ = ("_inner", "_prefix", "_separator")
+    __slots__ = ("_inner", "_diagnostics", "_prefix", "_separator")  # noqa: RUF023 -- the inner source comes first
 
     def __init__(self, inner: ElementSource, prefix: str, *, separator: str = "_") -> None:
         if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
@@ -272,6 +274,7 @@ class PrefixedSource:
         self._inner = inner
         self._prefix = prefix
         self._separator = separator
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
         separator = "" if self._separator == "_" else f", separator={self._separator!r}"
@@ -296,8 +299,8 @@ class PrefixedSource:
         await prefetch_kinds(self._inner)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The inner source's diagnostics (prefixing records none of its own)."""
-        return diagnostics_of(self._inner)
+        """The elements the last ``provide()`` could not rename, then the inner source's diagnostics."""
+        return self._diagnostics + diagnostics_of(self._inner)
 
     def handler_targets(self) -> frozenset[str] | None:
         """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
@@ -330,9 +333,21 @@ class PrefixedSource:
         return f"{self._head(kind)}{key}"
 
     async def provide(self) -> ElementCollection:
-        """The inner source's elements, renamed."""
+        """The inner source's elements, renamed (an element that cannot be renamed is skipped)."""
         collection = await self._inner.provide()
-        return ElementCollection(self._renamed(element) for element in collection)
+        renamed: list[Element] = []
+        notes: list[SourceDiagnostic] = []
+        for element in collection:
+            try:
+                renamed.append(self._renamed(element))
+            except InvalidElementError as exc:
+                notes.append(
+                    SourceDiagnostic(
+                        source=repr(self), kind="skipped", message=str(exc), ref=element.ref
+                    )
+                )
+        self._diagnostics = tuple(notes)
+        return ElementCollection(renamed)
 
     async def lookup(self, ref: ElementRef) -> Element | None:
         """The renamed inner element at ``ref``; a ref outside this prefix never reaches the inner.
@@ -343,7 +358,12 @@ class PrefixedSource:
         if inner_ref is None:
             return None
         element = await lookup_in(self._inner, inner_ref)
-        return self._renamed(element) if element is not None else None
+        if element is None:
+            return None
+        try:
+            return self._renamed(element)
+        except InvalidElementError:
+            return None  # provide() skips it, with the diagnostic
 
     def _renamed(self, element: Element) -> Element:
         try:

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, final
 
-from mcp_core.elements import Element, ElementRef
+from mcp_core.elements import Element, ElementKind, ElementRef
 from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, visible_at
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "all_of",
     "any_of",
     "by_tag",
+    "handler_access",
     "not_",
     "per_uri",
     "predicate",
@@ -240,3 +241,66 @@ class _RequiresScopes:
 def requires_scopes(required: Mapping[ElementRef, Iterable[str]]) -> ElementVisibility:
     """Each listed ref is visible only to sessions holding all of its scopes; others to everyone."""
     return _RequiresScopes({ref: frozenset(scopes) for ref, scopes in required.items()})
+
+
+async def _verdict(value: bool | Awaitable[bool]) -> bool:
+    if isinstance(value, Awaitable):
+        value = await value
+    return bool(value)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _HandlerAccess:
+    lookup: ElementLookup
+    method: str
+
+    async def _check(self, ref: ElementRef) -> Callable[..., bool | Awaitable[bool]] | None:
+        element = await self.lookup.get(ref)
+        check = getattr(element.handler, self.method, None) if element is not None else None
+        return check if callable(check) else None
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
+        if ref.kind is ElementKind.RESOURCE_TEMPLATE:
+            return True  # listed; each concrete URI is decided by is_uri_visible
+        check = await self._check(ref)
+        return True if check is None else await _verdict(check(ref.key, session))
+
+    async def is_uri_visible(
+        self,
+        ref: ElementRef,
+        uri: str,
+        variables: Mapping[str, str],  # noqa: ARG002 -- the protocol's signature
+        session: SessionInfo,
+    ) -> bool:
+        check = await self._check(ref)
+        return True if check is None else await _verdict(check(uri, session))
+
+
+def handler_access(lookup: ElementLookup, *, method: str = "check_access") -> ElementVisibility:
+    """Each element's handler decides who may use it: ``handler.check_access(target, session)``.
+
+    The plugin pattern: a plugin object is its element's handler and carries its own access
+    check, sync or async, taking what it is asked about and who asks. ``target`` is always
+    concrete:
+
+    - a resource: its URI (lists, reads, subscriptions, completions);
+    - a resource template: the concrete URI read, subscribed to or completed through it (lists
+      show the template; a URI it may not answer is, for that session, missing, and the next
+      template answers it);
+    - a tool or prompt: its name (lists, calls, gets, completions).
+
+    An element whose handler has no such method (a function, a reference not yet resolved) is
+    not this rule's to hide. ``lookup`` finds the element (the reference Registry, ``app.registry``);
+    ``method`` names the check::
+
+        class NodeProvider:  # a resource template's handler
+            async def read(self, uri, variables, gateway): ...
+            def check_access(self, uri: str, session: SessionInfo) -> bool:
+                return uri == f"node://{session.principal}"
+
+        app.visibility = handler_access(app.registry)
+    """
+    if not isinstance(method, str) or not method.isidentifier():
+        raise ValueError(f"handler_access method must name a method, got {method!r}")
+    return _HandlerAccess(lookup, method)

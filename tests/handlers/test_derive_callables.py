@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import pytest
@@ -226,24 +227,25 @@ class TestCallables:
         assert element.definition.name == "Doubler"
         assert element.handler is handler
 
-    def test_a_lambda_needs_a_name(self) -> None:
-        """A lambda's '<lambda>' is no name; the message says to pass one."""
-        with pytest.raises(InvalidElementError, match=r"lambda.*pass name="):
-            tool_from_function(lambda x: x)
-        with pytest.raises(InvalidElementError, match=r"lambda.*pass name="):
-            prompt_from_function(lambda: "hi")
+    def test_a_lambda_is_named_after_where_it_is_written(self) -> None:
+        """A lambda is ``<module>.lambda_<line>``, the same in every run; name= still wins."""
+        line = sys._getframe().f_lineno + 1
+        element = tool_from_function(lambda x: x)
+        assert element.definition.name == f"{__name__}.lambda_{line}"
+        line = sys._getframe().f_lineno + 1
+        assert prompt_from_function(lambda: "hi").definition.name == f"{__name__}.lambda_{line}"
         assert tool_from_function(lambda x: x, name="identity").definition.name == "identity"
 
-    def test_a_partial_needs_a_name(self) -> None:
-        """functools.partial has no name of its own."""
-        bound = functools.partial(Service(2).scale)
-        with pytest.raises(InvalidElementError, match=r"partial.*pass name="):
-            tool_from_function(bound)
+    def test_a_partial_is_named_after_what_it_wraps(self) -> None:
+        """functools.partial takes the name of the function it wraps (through nested partials)."""
+        bound = functools.partial(functools.partial(Service(2).scale))
+        assert tool_from_function(bound).definition.name == "scale"
         assert tool_from_function(bound, name="scaled").definition.name == "scaled"
 
-    def test_marking_a_lambda_fails_when_derived_with_the_same_message(self) -> None:
-        """@tool on a lambda defers the failure to derivation, which names the fix."""
+    def test_a_marked_lambda_has_its_name_before_and_after_derivation(self) -> None:
+        """@tool on a lambda: the mark's ref and the derived element agree on the name."""
         marked = tool(lambda x: x)
         mark = marks_of(marked)[0]
-        with pytest.raises(InvalidElementError, match="pass name="):
-            mark.derive(marked)  # type: ignore[union-attr]  # an ElementMark
+        derived = mark.derive(marked)  # type: ignore[union-attr]  # an ElementMark
+        assert derived.ref == mark.ref(marked)
+        assert derived.definition.name.startswith(f"{__name__}.lambda_")

@@ -126,25 +126,31 @@ class TestHealth:
         """A registry without health() is described by whether it loaded, with no sources."""
         inner = registry(tool_from_function(ok))
         server = McpServer(_NoHealth(inner))
-        assert (server.health().status, server.health().sources) == ("loading", ())
+        assert (server.health().status, server.health().sources) == ("unloaded", ())
         await inner.load()
         assert server.health().status == "ok"
 
-    def test_endpoint_loads_on_demand_and_answers_json(self) -> None:
-        """The first probe starts the load and answers 503; once loaded, 200 with the sources."""
+    def test_endpoint_never_loads_and_answers_json(self) -> None:
+        """A probe of a server loading on demand answers 200 ``unloaded`` and loads nothing."""
         inner = registry(tool_from_function(ok))
         app = McpServer(inner).streamable_http_app()
         with TestClient(app, base_url="http://127.0.0.1:8000") as http:
             first = http.get("/healthz")
+            again = http.get("/healthz")
+            loaded_by_probes = inner.loaded
             with anyio.from_thread.start_blocking_portal() as portal:
                 portal.call(inner.load)
             second = http.get("/healthz")
             strict = http.get("/healthz?strict")
             rebinding = http.get("/healthz", headers={"Host": "evil.example"})
-        assert first.status_code == 503
-        assert first.json()["status"] == "loading"
+        assert not loaded_by_probes
+        assert (first.status_code, again.status_code) == (200, 200)
+        assert first.json()["status"] == "unloaded"
+        assert (first.json()["ready"], first.json()["loaded"]) == (True, False)
+        assert first.json()["sources"][0]["state"] == "pending"
         assert second.status_code == 200
         assert second.headers["cache-control"] == "no-store"
+        assert (second.json()["status"], second.json()["loaded"]) == ("ok", True)
         assert second.json()["sources"][0]["state"] == "ok"
         assert strict.status_code == 200
         assert rebinding.status_code == 421

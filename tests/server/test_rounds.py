@@ -6,6 +6,7 @@ sees the ``InputRequiredResult`` itself and can send back whatever an attacker w
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +23,7 @@ from mcp_core.handlers import ClientGateway, tool_from_function
 from mcp_core.registry import Registry
 from mcp_core.server import McpServer, wire_error
 from mcp_core.server._errors import InvalidRequestStateError
+from mcp_core.server._rounds import MAX_REMEMBERED_NOTIFICATIONS, InputRounds
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo
 from tests.clients import Inbox
@@ -266,3 +268,34 @@ def test_wire_errors_of_the_rounds() -> None:
         ClientCapabilityError("no sampling", capability="sampling", required={"sampling": {}})
     )
     assert (missing.code, missing.data) == (-32021, {"requiredCapabilities": {"sampling": {}}})
+
+
+class TestReplayedNotifications:
+    """What a re-run handler already said in an earlier round is not said again."""
+
+    def test_the_kth_identical_notification_is_a_replay_only_if_sent_k_times(self) -> None:
+        """Counted per run: two identical logs sent before, a third is new."""
+        said = {"method": "notifications/message", "level": "info", "data": "tick"}
+        first = InputRounds(owner="o")
+        assert [first.replayed(said) for _ in range(2)] == [False, False]
+        state = json.loads(first.input_required()["requestState"])
+        second = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+        assert [second.replayed(said) for _ in range(3)] == [True, True, False]
+
+    def test_state_without_sent_notifications_replays_nothing(self) -> None:
+        """State minted before notifications were remembered still resumes: nothing is a replay."""
+        state = {"v": 1, "owner": "o", "asked": {}, "answers": {}}
+        rounds = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+        assert not rounds.replayed({"method": "notifications/progress", "progress": 1})
+
+    def test_what_is_remembered_is_bounded(self) -> None:
+        """Beyond MAX_REMEMBERED_NOTIFICATIONS distinct notifications, the rest are sent again."""
+        first = InputRounds(owner="o")
+        for index in range(MAX_REMEMBERED_NOTIFICATIONS + 5):
+            first.replayed({"method": "notifications/progress", "progress": index})
+        state = json.loads(first.input_required()["requestState"])
+        assert len(state["sent"]) == MAX_REMEMBERED_NOTIFICATIONS
+        second = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+        assert second.replayed({"method": "notifications/progress", "progress": 0})
+        last = MAX_REMEMBERED_NOTIFICATIONS + 4
+        assert not second.replayed({"method": "notifications/progress", "progress": last})

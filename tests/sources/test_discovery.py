@@ -272,3 +272,43 @@ class TestHandlerTargets:
         source = DiscoverySource(["discovery_pkg"])
         source.handler_targets()
         assert source._collection is None
+
+
+class TestDiscoveryFromPaths:
+    """Folders and files on disk, named relative to a root, with path patterns."""
+
+    def make(self, tmp_path: Path) -> Path:
+        root = tmp_path / "pathproj"
+        (root / "pathproj_tools").mkdir(parents=True)
+        (root / "pathproj_tools" / "ok.py").write_text(
+            "from mcp_core.handlers import tool\n\n@tool\ndef from_path() -> str:\n    return 'p'\n"
+        )
+        (root / "pathproj_tools" / "not-a-module.py").write_text("x = 1\n")
+        return root
+
+    async def test_files_are_modules_named_from_the_root(self, tmp_path: Path) -> None:
+        """A file under a folder is the module its relative path names; bad names are reported."""
+        root = self.make(tmp_path)
+        source = DiscoverySource(paths=["pathproj_tools"], root=root)
+        try:
+            collection = await source.provide()
+        finally:
+            sys.path.remove(str(root.resolve()))
+            sys.modules.pop("pathproj_tools.ok", None)
+        assert [element.ref.key for element in collection] == ["from_path"]
+        [diagnostic] = source.diagnostics()
+        assert "not-a-module.py is not importable as a module name" in diagnostic.message
+        assert source.cache_inputs()["root"] == str(root.resolve())
+        assert repr(source) == "DiscoverySource([], paths=['pathproj_tools'])"
+
+    def test_a_path_pattern_matches_folders_and_files(self, tmp_path: Path) -> None:
+        """exclude=['pathproj_tools'] skips the folder; '*.py' patterns match files."""
+        root = self.make(tmp_path)
+        excluded = DiscoverySource(paths=["."], root=root, exclude=["pathproj_tools"])
+        assert excluded.kinds() == ElementKind.NONE
+        assert excluded.diagnostics() == ()
+
+    def test_paths_or_packages_are_required(self) -> None:
+        """Neither packages nor paths: refused, naming both."""
+        with pytest.raises(ValueError, match="paths="):
+            DiscoverySource()

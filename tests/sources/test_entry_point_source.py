@@ -46,6 +46,22 @@ MODULES = {
             '''Add two numbers.'''
             return a + b
     """,
+    "plug_manager": """
+        from mcp_core.elements import Element, Tool
+
+        class Plugin:
+            def __init__(self, name):
+                self.name = name
+
+            def element(self):
+                return Element(definition=Tool(name=self.name, input_schema={"type": "object"}), handler=self)
+
+            async def execute(self, arguments, gateway):
+                return self.name
+
+        def register_all():
+            return [Plugin(name).element for name in ("first", "bad name", "last")]
+    """,
     "plug_missing_dependency": """
         import a_library_nobody_installed
     """,
@@ -128,6 +144,18 @@ async def test_a_plugin_that_fails_to_load_costs_only_itself(site: Path) -> None
     registry = Registry([(source, 0)])
     assert [tool.name for tool in await registry.tools()] == ["hello"]
     assert len(registry.diagnostics()) == 2
+
+
+async def test_one_factory_registering_many_plugins_admits_each_alone(site: Path) -> None:
+    """An entry point naming a plugin manager's factory: one builder failing costs only its plugin."""
+    install(site, "manager", {"all": "plug_manager:register_all"})
+    source = EntryPointSource(GROUP, kinds=ElementKind.TOOL)
+    collection = await source.provide()
+    assert [element.ref.key for element in collection] == ["first", "last"]
+    [diagnostic] = source.diagnostics()
+    assert diagnostic.kind == "skipped"
+    assert "entry point 'all' (plug_manager:register_all) of manager, item 1" in diagnostic.message
+    assert "'bad name'" in diagnostic.message
 
 
 async def test_a_clash_between_plugins_skips_the_later_element(site: Path) -> None:

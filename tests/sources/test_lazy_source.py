@@ -8,7 +8,6 @@ import anyio
 import pytest
 
 from mcp_core.elements import Element, ElementCollection, ElementKind
-from mcp_core.errors import DuplicateElementError, SourceError
 from mcp_core.sources import LazySource
 from tests.strategies import prompt_element, tool_element
 
@@ -147,21 +146,63 @@ class TestLazySource:
         collection = await LazySource(factory).provide()
         assert collection.refs == (tool_element("a").ref, prompt_element("p").ref)
 
-    async def test_duplicates_raise_and_are_retried(self) -> None:
-        """An iterable with a duplicate ref raises DuplicateElementError and is not cached."""
-        source = LazySource(lambda: [tool_element("a"), tool_element("a")])
-        with pytest.raises(DuplicateElementError):
-            await source.provide()
-        assert not source.called
+    async def test_duplicates_cost_only_the_repeat(self) -> None:
+        """A repeated ref keeps the first item's element and skips the repeat, naming both items."""
+        source = LazySource(lambda: [tool_element("a"), tool_element("a"), tool_element("b")])
+        collection = await source.provide()
+        assert collection.refs == (tool_element("a").ref, tool_element("b").ref)
+        [diagnostic] = source.diagnostics()
+        assert (diagnostic.kind, diagnostic.ref) == ("skipped", tool_element("a").ref)
+        assert (
+            "item 1 repeats tool 'a', which the factory, item 0 holds first" in diagnostic.message
+        )
 
-    async def test_undeclared_kinds_are_a_configuration_error(self) -> None:
-        """A factory returning prompts under kinds=TOOL raises SourceError naming the kind."""
-        source = LazySource(lambda: [prompt_element("p")], kinds=ElementKind.TOOL)
-        with pytest.raises(
-            SourceError, match="prompt elements, outside the declared kinds=tool"
-        ) as info:
-            await source.provide()
-        assert info.value.source is source
+    async def test_undeclared_kinds_cost_only_their_elements(self) -> None:
+        """A prompt under kinds=TOOL is skipped, naming the kind; the tools are served."""
+        source = LazySource(
+            lambda: [prompt_element("p"), tool_element("t")], kinds=ElementKind.TOOL
+        )
+        collection = await source.provide()
+        assert collection.refs == (tool_element("t").ref,)
+        [diagnostic] = source.diagnostics()
+        assert "prompt element, outside the declared kinds=tool" in diagnostic.message
+
+    async def test_each_builder_is_admitted_alone(self) -> None:
+        """One factory's builders: one that raises (a bad name) costs only itself; async ones too."""
+
+        async def later() -> Element:
+            return tool_element("async_one")
+
+        def bad() -> Element:
+            return tool_element("bad name")
+
+        def factory() -> list[object]:
+            return [lambda: tool_element("first"), bad, later, 42, tool_element("last")]
+
+        source = LazySource(factory, kinds=ElementKind.TOOL)
+        collection = await source.provide()
+        assert [ref.key for ref in collection.refs] == ["first", "async_one", "last"]
+        messages = [d.message for d in source.diagnostics()]
+        assert len(messages) == 2
+        assert "item 1" in messages[0]
+        assert "'bad name'" in messages[0]
+        assert "item 3 is a int, not an Element or a callable building one" in messages[1]
+
+    async def test_a_generator_that_raises_keeps_what_it_yielded(self) -> None:
+        """A generator failing mid-way keeps its earlier elements and says to yield builders."""
+
+        def factory() -> Iterator[Element]:
+            yield tool_element("a")
+            yield tool_element("bad name")
+            yield tool_element("never")  # pragma: no cover -- the line above raises
+
+        source = LazySource(factory)
+        collection = await source.provide()
+        assert collection.refs == (tool_element("a").ref,)
+        [diagnostic] = source.diagnostics()
+        assert "raised InvalidElementError" in diagnostic.message
+        assert "after 1 items" in diagnostic.message
+        assert "yield each plugin's builder" in diagnostic.message
 
     async def test_a_wrong_result_type_is_a_type_error(self) -> None:
         """A factory returning something else entirely raises TypeError saying what was expected."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind, ElementRef, HandlerRef, UriTemplate
-from mcp_core.errors import InvalidElementError
 from mcp_core.sources import PrefixedSource
 from tests.strategies import (
     CountingSource,
@@ -84,12 +83,17 @@ class TestPrefixedSource:
         with pytest.raises(ValueError, match="separator"):
             PrefixedSource(CountingSource(COLLECTION), "app", separator=separator)
 
-    async def test_too_long_names_name_the_element(self) -> None:
-        """A renamed tool past 128 characters fails naming the element and the fix."""
-        inner = CountingSource(ElementCollection([tool_element("t" * 125)]))
-        with pytest.raises(InvalidElementError, match="use a shorter prefix") as info:
-            await PrefixedSource(inner, "prefix").provide()
-        assert info.value.ref == ElementRef.tool("t" * 125)
+    async def test_too_long_names_cost_only_their_element(self) -> None:
+        """A renamed tool past 128 characters is skipped alone, naming the element and the fix."""
+        inner = CountingSource(ElementCollection([tool_element("t" * 125), tool_element("ok")]))
+        source = PrefixedSource(inner, "prefix")
+        provided = await source.provide()
+        assert [element.ref for element in provided] == [ElementRef.tool("prefix_ok")]
+        [diagnostic] = source.diagnostics()
+        assert diagnostic.kind == "skipped"
+        assert diagnostic.ref == ElementRef.tool("t" * 125)
+        assert "use a shorter prefix" in diagnostic.message
+        assert await source.lookup(ElementRef.tool("prefix_" + "t" * 125)) is None
 
     def test_kinds_are_the_inners(self) -> None:
         """kinds() delegates without providing."""

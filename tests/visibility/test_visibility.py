@@ -6,10 +6,18 @@ from collections.abc import Mapping
 
 import anyio
 import anyio.lowlevel
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core.elements import Element, ElementCollection, ElementRef, HandlerRef, Tool
+from mcp_core.elements import (
+    Element,
+    ElementCollection,
+    ElementRef,
+    HandlerRef,
+    ResourceTemplate,
+    Tool,
+)
 from mcp_core.registry import Registry
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import (
@@ -20,6 +28,7 @@ from mcp_core.visibility import (
     all_of,
     any_of,
     by_tag,
+    handler_access,
     not_,
     per_uri,
     predicate,
@@ -245,3 +254,66 @@ class TestUriVisibility:
         assert at(all_of(*rules), node) == all(decisions)
         assert at(any_of(*rules), node) == any(decisions)
         assert at(not_(rules[0]), node) == (not verdict(rules[0], TEMPLATE))
+
+
+class _Plugin:
+    """A handler with its own access check: only the target named like the session's principal."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def check_access(self, target: str, session: SessionInfo) -> bool:
+        self.asked.append(target)
+        return target.endswith(session.principal or "-")
+
+
+class _Lookup:
+    """The elements by ref (what ``Registry.get`` answers)."""
+
+    def __init__(self, collection: ElementCollection) -> None:
+        self.collection = collection
+
+    async def get(self, ref: ElementRef) -> Element | None:
+        return self.collection.get(ref)
+
+
+class TestHandlerAccess:
+    """handler_access: each handler's check_access(target, session), with a concrete target."""
+
+    def plugins(self) -> tuple[_Lookup, _Plugin]:
+        plugin = _Plugin()
+        node = ResourceTemplate(uri_template="node://{id}", name="node")
+        schema = {"type": "object"}
+        collection = ElementCollection(
+            [
+                Element(definition=node, handler=plugin),
+                Element(definition=Tool(name="tool_1", input_schema=schema), handler=plugin),
+                Element(definition=Tool(name="plain", input_schema=schema), handler=len),
+            ]
+        )
+        return _Lookup(collection), plugin
+
+    def test_templates_listed_uris_decided_by_the_plugin(self) -> None:
+        """The template stays listed; each concrete URI is the plugin's decision."""
+        registry, plugin = self.plugins()
+        rule = handler_access(registry)
+        user_1 = SessionInfo(principal="1")
+        assert verdict(rule, TEMPLATE, user_1)
+        assert at(rule, "1", user_1)
+        assert not at(rule, "2", user_1)
+        assert plugin.asked == ["node://1", "node://2"]
+
+    def test_tools_by_name_and_handlers_without_a_check(self) -> None:
+        """A tool's check gets its name; a handler without check_access is not hidden."""
+        registry, plugin = self.plugins()
+        rule = handler_access(registry)
+        assert verdict(rule, ElementRef.tool("tool_1"), SessionInfo(principal="1"))
+        assert not verdict(rule, ElementRef.tool("tool_1"), SessionInfo(principal="2"))
+        assert verdict(rule, ElementRef.tool("plain"), SessionInfo(principal="2"))
+        assert plugin.asked == ["tool_1", "tool_1"]
+
+    def test_method_must_be_a_name(self) -> None:
+        """A method that is not an identifier is refused at once."""
+        registry, _ = self.plugins()
+        with pytest.raises(ValueError, match="must name a method"):
+            handler_access(registry, method="check access")
