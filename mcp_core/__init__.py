@@ -25,7 +25,14 @@ if TYPE_CHECKING:
         ResourceTemplate,
         Tool,
     )
-    from mcp_core.errors import McpCoreError, SourceUnavailableError, ToolError
+    from mcp_core.errors import (
+        McpCoreError,
+        PromptError,
+        ResourceError,
+        ResourceNotFoundError,
+        SourceUnavailableError,
+        ToolError,
+    )
     from mcp_core.handlers import (
         Audio,
         ClientGateway,
@@ -63,7 +70,17 @@ _EXPORTS: dict[str, str] = {
         ),
         "mcp_core.elements",
     ),
-    **dict.fromkeys(("McpCoreError", "SourceUnavailableError", "ToolError"), "mcp_core.errors"),
+    **dict.fromkeys(
+        (
+            "McpCoreError",
+            "PromptError",
+            "ResourceError",
+            "ResourceNotFoundError",
+            "SourceUnavailableError",
+            "ToolError",
+        ),
+        "mcp_core.errors",
+    ),
     **dict.fromkeys(
         (
             "Audio",
@@ -108,10 +125,13 @@ __all__ = [
     "Priority",
     "Prompt",
     "PromptArgument",
+    "PromptError",
     "Registry",
     "RequestedUri",
     "Resource",
+    "ResourceError",
     "ResourceLink",
+    "ResourceNotFoundError",
     "ResourceTemplate",
     "SessionInfo",
     "SourceUnavailableError",

@@ -15,7 +15,11 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── CacheStoreError                           a cache store could not be read or written
     ├── HandlerResolutionError (LookupError)      a HandlerRef names nothing that can be resolved
     ├── ArgumentValidationError (ValueError)      call arguments do not match the input schema
-    ├── ToolError                                 a tool failure whose message is meant for the model
+    ├── HandlerError                              a handler's failure whose message is meant for the client
+    │   ├── ToolError                             from a tool: an ``isError`` result with the message
+    │   ├── ResourceError                         from a read: JSON-RPC -32603 with the message
+    │   │   └── ResourceNotFoundError (LookupError)   no such resource: -32002 with the URI
+    │   └── PromptError                           from a prompt: JSON-RPC -32603 with the message
     ├── HandlerTimeoutError (TimeoutError)        a handler ran past its time limit
     ├── ClientCapabilityError                     the client did not declare what a handler asks of it
     ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
@@ -43,6 +47,7 @@ __all__ = [
     "DeploymentError",
     "DuplicateElementError",
     "ElementNotFoundError",
+    "HandlerError",
     "HandlerKindError",
     "HandlerResolutionError",
     "HandlerTimeoutError",
@@ -51,6 +56,9 @@ __all__ = [
     "ListenError",
     "McpCoreError",
     "NotSerializableError",
+    "PromptError",
+    "ResourceError",
+    "ResourceNotFoundError",
     "SourceError",
     "SourceUnavailableError",
     "ToolError",
@@ -189,11 +197,56 @@ class ArgumentValidationError(McpCoreError, ValueError):
         self.errors = tuple((clip_input(pointer), clip_input(text)) for pointer, text in errors)
 
 
-class ToolError(McpCoreError):
+class HandlerError(McpCoreError):
+    """A handler's failure raised on purpose: its message is meant for the client.
+
+    Raise the subclass of the handler's kind (:class:`ToolError`, :class:`ResourceError`,
+    :class:`ResourceNotFoundError`, :class:`PromptError`); any of them is understood from any
+    handler, answered in the shape of the request being served (a tool's is an ``isError``
+    result, a read's or a prompt's a JSON-RPC error). The SDK's and fastmcp's own
+    ``ToolError``, ``ResourceError``, ``PromptError`` and not-found errors are understood the same
+    way. Any other exception from a handler is a crash: the client gets a generic message and
+    the server logs the traceback.
+    """
+
+
+class ToolError(HandlerError):
     """Raised by a tool to report a failure to the model: the message becomes the ``isError`` text.
 
     Any other exception from a tool becomes a generic error result; its text is only logged.
     """
+
+
+class ResourceError(HandlerError):
+    """Raised by a resource or template handler: the client gets JSON-RPC -32603 with the message.
+
+    ``.uri`` is the URI being read; the server fills it in when the handler leaves it out, and
+    sends it as the error's ``data`` (``{"uri": ...}``).
+    """
+
+    def __init__(self, message: str = "", *, uri: str | None = None) -> None:
+        super().__init__(message)
+        self.uri = uri
+
+
+class ResourceNotFoundError(ResourceError, LookupError):
+    """Raised by a resource or template handler: what ``.uri`` names does not exist.
+
+    The client gets the protocol's "resource not found" answer: JSON-RPC -32002 with the URI in
+    ``data`` (-32602 on protocol 2026-07-28, which retired -32002), and the message (``"Resource
+    not found"`` when it is empty). Typically a template whose variables name no record.
+    """
+
+
+class PromptError(HandlerError):
+    """Raised by a prompt handler: the client gets JSON-RPC -32603 with the message.
+
+    ``.name`` is the prompt's name; the server fills it in when the handler leaves it out.
+    """
+
+    def __init__(self, message: str = "", *, name: str | None = None) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 class ClientCapabilityError(McpCoreError):

@@ -17,24 +17,17 @@ from typing import Any, final
 import mcp_types as types
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import (
-    ResourceError,
-    ResourceNotFoundError,
-    UnexpectedToolError,
-)
-from mcp.server.mcpserver.exceptions import ToolError as SdkToolError
-from mcp.shared.exceptions import MCPError
 
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
-from mcp_core.elements import ElementCollection, ElementKind, ElementRef
-from mcp_core.errors import ElementNotFoundError, SourceUnavailableError, ToolError
+from mcp_core.elements import ElementCollection, ElementKind
+from mcp_core.errors import SourceUnavailableError
 from mcp_core.handlers import (
     ClientGateway,
     EmbeddedResource,
     ToolResult,
     tool_result_from_wire,
 )
-from mcp_core.server import INTERNAL_ERROR, GatewayContext, sdk_context
+from mcp_core.server import GatewayContext, sdk_context
 
 __all__ = ["MCPServerSource"]
 
@@ -157,17 +150,15 @@ async def _call(
 ) -> ToolResult:
     """``MCPServer.call_tool``."""
     server = source.server
-    try:
-        result = await server.call_tool(name, dict(arguments), source.context(gateway))
-        if isinstance(result, types.InputRequiredResult):
-            # Its resolvers want input in the 2026-07-28 way: answer them through the gateway
-            # instead, which works in every era (the resolvers run again, as the SDK allows).
-            context = source.context(gateway, handshake_era=True)
-            result = await server.call_tool(name, dict(arguments), context)
-    except UnexpectedToolError:
-        raise  # a crash: mcp-core logs it and answers with a generic error
-    except SdkToolError as exc:  # the message is meant for the model, as in MCPServer
-        raise ToolError(str(exc)) from exc
+    # The SDK's ToolError is a failure on purpose: the invoker makes its message the tool's
+    # error result, as MCPServer does; UnexpectedToolError is a crash, logged and answered with a
+    # generic error (mcp_core.handlers.on_purpose).
+    result = await server.call_tool(name, dict(arguments), source.context(gateway))
+    if isinstance(result, types.InputRequiredResult):
+        # Its resolvers want input in the 2026-07-28 way: answer them through the gateway
+        # instead, which works in every era (the resolvers run again, as the SDK allows).
+        context = source.context(gateway, handshake_era=True)
+        result = await server.call_tool(name, dict(arguments), context)
     if not isinstance(result, types.CallToolResult):
         raise TypeError(f"MCPServer.call_tool returned {type(result).__name__}")
     return tool_result_from_wire(wire_of(result))
@@ -177,16 +168,10 @@ async def _read(
     source: MCPServerSource, original: str, requested: str, gateway: ClientGateway
 ) -> list[EmbeddedResource]:
     """``MCPServer.read_resource``."""
-    try:
-        contents = await source.server.read_resource(original, source.context(gateway))
-    except ResourceNotFoundError as exc:
-        raise ElementNotFoundError(
-            str(exc), ref=ElementRef(ElementKind.RESOURCE, requested)
-        ) from exc
-    except ResourceError as exc:
-        if type(exc) is not ResourceError and not isinstance(exc, ResourceNotFoundError):
-            raise  # UnexpectedResourceError: a crash, logged, answered "Internal error"
-        raise MCPError(INTERNAL_ERROR, str(exc), {"uri": requested}) from exc
+    # The SDK's ResourceError and ResourceNotFoundError are failures on purpose, which the
+    # invoker answers as MCPServer would (the message and the URI, -32603 or not found);
+    # UnexpectedResourceError is a crash (mcp_core.handlers.on_purpose).
+    contents = await source.server.read_resource(original, source.context(gateway))
     if isinstance(contents, types.InputRequiredResult):
         raise TypeError("the resource asked for client input, which mcp-core does not relay yet")
     return [_embedded(item, requested) for item in contents]

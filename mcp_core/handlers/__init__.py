@@ -14,7 +14,9 @@
   types injected instead of published (the server layer registers the official SDK's
   ``Context``).
 - :class:`Invoker`: what the server calls to run an element; :func:`escapes` says which
-  exceptions a call may not contain, :func:`unencodable` whether a result can be sent.
+  exceptions a call may not contain, :func:`on_purpose` which ones a handler raised on purpose
+  (:func:`from_user_frame` logs the others from the user's frame), :func:`unencodable` whether a
+  result can be sent.
 - :class:`Admission` and :class:`ElementLimits`: what an element must satisfy to enter a
   catalogue (valid schemas, bounded nesting and size), checked once per element.
 
@@ -23,7 +25,7 @@ Test doubles live in :mod:`mcp_core.handlers.testing`.
 
 from mcp_core.handlers._admission import DEFAULT_LIMITS, Admission, ElementLimits
 from mcp_core.handlers._completion import MAX_COMPLETIONS
-from mcp_core.handlers._containment import escapes
+from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on_purpose
 from mcp_core.handlers._content import (
     Audio,
     Content,
@@ -96,6 +98,7 @@ __all__ = [
     "ElementLimits",
     "ElementMark",
     "EmbeddedResource",
+    "Failure",
     "HandlerTimeout",
     "Image",
     "Injection",
@@ -116,10 +119,12 @@ __all__ = [
     "completion",
     "content_from_wire",
     "escapes",
+    "from_user_frame",
     "marks_of",
     "normalize_prompt_messages",
     "normalize_resource_contents",
     "normalize_tool_result",
+    "on_purpose",
     "prompt",
     "prompt_from_function",
     "reference_to",

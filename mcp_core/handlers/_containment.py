@@ -15,16 +15,24 @@ to everything around it:
 - ``GeneratorExit``: a generator being closed.
 
 An exception group escapes when any of its members does.
+
+Of the failures that are contained, some are raised on purpose (:func:`on_purpose`): their
+message is meant for the client. Every other one is a crash, logged with its traceback from the
+user's first frame on (:func:`from_user_frame`) and answered with a generic message.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
+from types import TracebackType
 from typing import Final
 
 import anyio
 
-__all__ = ["escapes"]
+from mcp_core.errors import HandlerError, ResourceNotFoundError
+
+__all__ = ["Failure", "escapes", "from_user_frame", "on_purpose"]
 
 _ESCAPING: Final = (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)
 
@@ -50,3 +58,85 @@ def escapes(exc: BaseException) -> bool:
     except Exception:  # noqa: BLE001 -- no event loop in this thread: asyncio's class was checked above
         return False
     return isinstance(exc, cancelled)
+
+
+class Failure(enum.Enum):
+    """What a handler meant by an exception it raised on purpose (see :func:`on_purpose`)."""
+
+    NOT_FOUND = "not found"
+    """What the request names does not exist (a resource's ``-32002``)."""
+    MESSAGE = "message"
+    """A failure whose message is meant for the client."""
+
+
+# The SDK's and fastmcp's errors, known by module and class name: neither is imported here (the
+# handlers layer does not import the SDK; fastmcp is optional). The first class of an exception's
+# MRO found here decides; None marks the SDK's own wrappers around a crash.
+_FOREIGN: Final[dict[tuple[str, str], Failure | None]] = {
+    ("mcp.server.mcpserver.exceptions", "UnexpectedResourceError"): None,
+    ("mcp.server.mcpserver.exceptions", "UnexpectedToolError"): None,
+    ("mcp.server.mcpserver.exceptions", "ResourceNotFoundError"): Failure.NOT_FOUND,
+    ("mcp.server.mcpserver.exceptions", "ResourceError"): Failure.MESSAGE,
+    ("mcp.server.mcpserver.exceptions", "ToolError"): Failure.MESSAGE,
+    ("fastmcp.exceptions", "NotFoundError"): Failure.NOT_FOUND,
+    ("fastmcp.exceptions", "ResourceError"): Failure.MESSAGE,
+    ("fastmcp.exceptions", "PromptError"): Failure.MESSAGE,
+    ("fastmcp.exceptions", "ToolError"): Failure.MESSAGE,
+}
+
+
+def on_purpose(exc: BaseException) -> Failure | None:
+    """What a handler meant by raising ``exc``, or None when ``exc`` is a crash.
+
+    mcp-core's :class:`~mcp_core.errors.HandlerError` family, and the official SDK's and
+    fastmcp's ``ToolError``, ``ResourceError``, ``PromptError`` and not-found errors (recognised by
+    module and class name, so neither library is imported) are raised on purpose; anything else
+    is not.
+    """
+    if isinstance(exc, ResourceNotFoundError):
+        return Failure.NOT_FOUND
+    if isinstance(exc, HandlerError):
+        return Failure.MESSAGE
+    for cls in type(exc).__mro__:
+        key = (cls.__module__, cls.__qualname__)
+        if key in _FOREIGN:
+            return _FOREIGN[key]
+    return None
+
+
+# Whose frames stand between the server and a handler: the invoker, the event loop, worker
+# threads, the SDK (around an adopted server's functions).
+_PLUMBING: Final = (
+    "mcp_core",
+    "anyio",
+    "asyncio",
+    "concurrent",
+    "contextlib",
+    "functools",
+    "sniffio",
+    "threading",
+    "mcp",
+)
+
+
+def _plumbing(traceback: TracebackType) -> bool:
+    module = traceback.tb_frame.f_globals.get("__name__", "")
+    return isinstance(module, str) and any(
+        module == package or module.startswith(f"{package}.") for package in _PLUMBING
+    )
+
+
+def from_user_frame(
+    exc: BaseException,
+) -> tuple[type[BaseException], BaseException, TracebackType | None]:
+    """``exc`` as ``exc_info`` for logging, its traceback starting at the user's first frame.
+
+    The frames that lead from the server to a handler (mcp-core's, anyio's and asyncio's, a
+    worker thread's, the SDK's around an adopted function) say nothing about the crash; they are
+    left out, so the log shows the handler's line first. A traceback with no frame of the user's
+    (a failure inside mcp-core) is kept whole. ``exc`` itself is not changed.
+    """
+    first = exc.__traceback__
+    while first is not None and _plumbing(first):
+        first = first.tb_next
+    return type(exc), exc, first if first is not None else exc.__traceback__

@@ -37,10 +37,12 @@ from mcp_core.errors import (
     HandlerResolutionError,
     HandlerTimeoutError,
     InvalidElementError,
-    ToolError,
+    PromptError,
+    ResourceError,
+    ResourceNotFoundError,
 )
 from mcp_core.handlers._completion import CompletionCall, adapt_completion, completion_result
-from mcp_core.handlers._containment import escapes
+from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on_purpose
 from mcp_core.handlers._encodable import unencodable
 from mcp_core.handlers._functions import (
     EMPTY,
@@ -263,12 +265,13 @@ class Invoker:
         """Call a tool; returns a ``CallToolResult`` in wire shape.
 
         ``{"content": [...], "structuredContent"?: {...}, "isError"?: true}``. A
-        :class:`~mcp_core.errors.ToolError` becomes an error result carrying its message; any
-        other exception from the tool (``SystemExit`` and other ``BaseException`` subclasses
-        included; cancellation propagates) becomes an error result with a generic message and is
-        logged (logger ``mcp_core.handlers``), never sent. Structured content is checked against
-        the output schema; a mismatch is handled like an exception. A result that cannot be sent
-        as JSON, or a tool that runs out of time, is an error result saying so.
+        :class:`~mcp_core.errors.ToolError` (any error :func:`on_purpose` recognises) becomes an
+        error result carrying its message; any other exception from the tool (``SystemExit`` and
+        other ``BaseException`` subclasses included; cancellation propagates) becomes an error
+        result with a generic message and is logged (logger ``mcp_core.handlers``), never sent.
+        Structured content is checked against the output schema; a mismatch is handled like an
+        exception. A result that cannot be sent as JSON, or a tool that runs out of time, is an
+        error result saying so.
 
         Raises:
             ArgumentValidationError: the arguments (after the handler's argument filter) do not
@@ -298,15 +301,15 @@ class Invoker:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except (ArgumentValidationError, ClientCapabilityError):
             raise
-        except ToolError as exc:
-            return _error_result(str(exc) or type(exc).__name__)
         except HandlerTimeoutError as exc:
             _log.warning("%s", exc)
             return _error_result(f"Error executing tool {definition.name}: {exc.reason}")
         except BaseException as exc:
             if escapes(exc):
                 raise
-            _log.error("tool %r raised", definition.name, exc_info=exc)
+            if on_purpose(exc) is not None:  # a ToolError (or the like): its message is the text
+                return _error_result(str(exc) or type(exc).__name__)
+            _log.error("tool %r raised", definition.name, exc_info=from_user_frame(exc))
             return _generic_error(definition.name)
         return _tool_result(plan, definition, value)
 
@@ -315,9 +318,12 @@ class Invoker:
     ) -> dict[str, Any]:
         """Read a resource or a templated resource; returns ``{"contents": [...]}``.
 
-        Exceptions propagate for the server to map; a template variable that does not convert to
-        its parameter's type raises :class:`~mcp_core.errors.ArgumentValidationError`; a result
-        that cannot be sent as JSON raises ``ValueError``; running out of time raises
+        Exceptions propagate for the server to map; one the handler raised on purpose
+        (:func:`on_purpose`) becomes a :class:`~mcp_core.errors.ResourceNotFoundError` or
+        :class:`~mcp_core.errors.ResourceError` carrying ``uri`` and its message. A template
+        variable that does not convert to its parameter's type raises
+        :class:`~mcp_core.errors.ArgumentValidationError`; a result that cannot be sent as JSON
+        raises ``ValueError``; running out of time raises
         :class:`~mcp_core.errors.HandlerTimeoutError`.
         """
         templated = element.kind is ElementKind.RESOURCE_TEMPLATE
@@ -338,7 +344,16 @@ class Invoker:
                 gateway=gateway,
                 uri=uri,
             )
-        value = await self._run(element, plan, call_args, call_kwargs, gateway)
+        try:
+            value = await self._run(element, plan, call_args, call_kwargs, gateway)
+        except Exception as exc:
+            failure = on_purpose(exc)
+            if failure is None:
+                raise
+            error = _read_error(exc, failure, uri)
+            if error is exc:
+                raise
+            raise error from exc
         mime_type = getattr(element.definition, "mime_type", None)
         return _sendable(
             element,
@@ -353,6 +368,8 @@ class Invoker:
         Raises:
             ArgumentValidationError: a required prompt argument is missing, or an argument does
                 not convert to its parameter's type.
+            PromptError: the handler failed on purpose (any error :func:`on_purpose`
+                recognises); the message is meant for the client.
             ValueError: the rendered messages cannot be sent as JSON.
             HandlerTimeoutError: the handler ran out of time.
         """
@@ -377,7 +394,15 @@ class Invoker:
             call_args, call_kwargs = _bind(
                 plan.shape, args, element.ref, from_text=True, gateway=gateway
             )
-        value = await self._run(element, plan, call_args, call_kwargs, gateway)
+        try:
+            value = await self._run(element, plan, call_args, call_kwargs, gateway)
+        except Exception as exc:
+            if on_purpose(exc) is None:
+                raise
+            if isinstance(exc, PromptError):
+                exc.name = exc.name or definition.name
+                raise
+            raise PromptError(str(exc), name=definition.name) from exc
         result: dict[str, Any] = {"messages": normalize_prompt_messages(value)}
         if definition.description is not None:
             result["description"] = definition.description
@@ -631,6 +656,15 @@ def _tool_result(plan: _Plan, definition: Tool, value: object) -> dict[str, Any]
             f"Error executing tool {definition.name}: its result cannot be sent as JSON ({problem})"
         )
     return result
+
+
+def _read_error(exc: Exception, failure: Failure, uri: str) -> ResourceError:
+    """``exc``, raised on purpose by a read of ``uri``, as mcp-core's error for it."""
+    if isinstance(exc, ResourceError):  # mcp-core's own: kept, with the URI filled in
+        exc.uri = exc.uri or uri
+        return exc
+    kind = ResourceNotFoundError if failure is Failure.NOT_FOUND else ResourceError
+    return kind(str(exc), uri=uri)
 
 
 def _error_result(text: str) -> dict[str, Any]:

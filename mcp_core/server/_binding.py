@@ -52,7 +52,7 @@ from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.handlers import Invoker, escapes
+from mcp_core.handlers import Invoker, escapes, from_user_frame
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
 from mcp_core.server._deployment import Deployment
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
@@ -122,7 +122,11 @@ def _wire(exc: BaseException) -> MCPError:
     if error.expected:
         _log.info("request refused: %s", exc)
     else:
-        _log.error("request failed; the client is told only %r", error.message, exc_info=exc)
+        _log.error(
+            "request failed; the client is told only %r",
+            error.message,
+            exc_info=from_user_frame(exc),
+        )
     return MCPError(error.code, error.message, error.data)
 
 

@@ -1,8 +1,10 @@
 """How a request handler's failure looks on the wire (MCP 2025-11-25), decided in one table.
 
 The request handlers raise the project's own errors (``ElementNotFoundError``,
-``ArgumentValidationError``, :class:`InvalidCursorError`); :func:`wire_error` turns any exception
-into the JSON-RPC error a client sees. Anything not listed becomes a bare ``Internal error``: the
+``ArgumentValidationError``, :class:`InvalidCursorError`), and handlers the ones they raise on
+purpose (``ResourceNotFoundError``, ``ResourceError``, ``PromptError``: the invoker turns the
+SDK's and fastmcp's into these); :func:`wire_error` turns any exception into the JSON-RPC error a
+client sees. Anything not listed becomes a bare ``Internal error``: the
 exception's text may hold paths, SQL or secrets, so it is logged on the server and never sent.
 """
 
@@ -16,8 +18,12 @@ from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
     ElementNotFoundError,
+    HandlerError,
     HandlerTimeoutError,
     McpCoreError,
+    PromptError,
+    ResourceError,
+    ResourceNotFoundError,
     SourceUnavailableError,
     clip_input,
 )
@@ -60,6 +66,8 @@ class WireError:
     message: str
     data: Any = None
     retryable: bool = False
+    on_purpose: bool = False
+    """Raised on purpose by a handler (a ``ResourceError``...): its message is for the client."""
 
     def __post_init__(self) -> None:
         # Messages may quote what the client sent; JSON parsers accept escaped lone surrogates
@@ -74,7 +82,7 @@ class WireError:
 
         Expected errors are worth no traceback in the server log.
         """
-        return self.code != INTERNAL_ERROR or self.retryable
+        return self.code != INTERNAL_ERROR or self.retryable or self.on_purpose
 
 
 _NOT_FOUND_NOUN: Final = {
@@ -96,6 +104,13 @@ def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return 
         if kind is ElementKind.RESOURCE:
             return WireError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": key})
         return WireError(INVALID_PARAMS, f"Unknown {_NOT_FOUND_NOUN[kind]}: {key}")
+    if isinstance(exc, ResourceNotFoundError):
+        # A handler says the URI it was asked for names nothing: the same code as a URI no
+        # element answers to, with the handler's message when it gave one.
+        data = {"uri": clip_input(exc.uri or "")}
+        return WireError(RESOURCE_NOT_FOUND, str(exc) or "Resource not found", data)
+    if isinstance(exc, HandlerError):
+        return _on_purpose(exc)
     if isinstance(exc, ArgumentValidationError):
         # The message describes the client's own arguments against the published schema.
         errors = [{"path": path, "message": message} for path, message in exc.errors]
@@ -115,6 +130,18 @@ def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return 
     if isinstance(exc, HandlerTimeoutError):
         return WireError(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
     return WireError(INTERNAL_ERROR, "Internal error")
+
+
+def _on_purpose(exc: HandlerError) -> WireError:
+    """A handler's failure raised on purpose: ``-32603`` with its message (a read's: and URI)."""
+    message = str(exc)
+    data: dict[str, str] | None = None
+    if isinstance(exc, ResourceError) and exc.uri is not None:
+        data = {"uri": clip_input(exc.uri)}
+        message = message or f"Error reading resource {clip_input(exc.uri)}"
+    elif isinstance(exc, PromptError) and exc.name is not None:
+        message = message or f"Error rendering prompt {exc.name}"
+    return WireError(INTERNAL_ERROR, message or type(exc).__name__, data, on_purpose=True)
 
 
 def clip_json(value: Any, *, depth: int = 8) -> Any:

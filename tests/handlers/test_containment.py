@@ -1,13 +1,27 @@
-"""Crash containment: which exceptions a call may contain, and which must escape."""
+"""Crash containment: which exceptions escape, which are on purpose, how crashes are logged."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import traceback
+from collections.abc import Callable
 
 import anyio
+import fastmcp.exceptions as fastmcp
+import mcp.server.mcpserver.exceptions as sdk
 import pytest
 
-from mcp_core.handlers import escapes
+from mcp_core.errors import PromptError, ResourceError, ResourceNotFoundError, ToolError
+from mcp_core.handlers import (
+    Failure,
+    Invoker,
+    escapes,
+    from_user_frame,
+    on_purpose,
+    tool_from_function,
+)
+from mcp_core.handlers.testing import RecordingGateway
 
 
 class Custom(BaseException):
@@ -41,3 +55,92 @@ class TestEscapes:
     async def test_the_running_librarys_cancellation_escapes(self) -> None:
         """Inside an event loop, the async library's own cancellation class escapes."""
         assert escapes(anyio.get_cancelled_exc_class()())
+
+
+class TestOnPurpose:
+    """mcp-core's, the SDK's and fastmcp's errors raised on purpose; anything else is a crash."""
+
+    @pytest.mark.parametrize(
+        ("exc", "failure"),
+        [
+            (ToolError("x"), Failure.MESSAGE),
+            (ResourceError("x"), Failure.MESSAGE),
+            (PromptError("x"), Failure.MESSAGE),
+            (ResourceNotFoundError("x"), Failure.NOT_FOUND),
+            (sdk.ToolError("x"), Failure.MESSAGE),
+            (sdk.ResourceError("x"), Failure.MESSAGE),
+            (sdk.ResourceNotFoundError("x"), Failure.NOT_FOUND),
+            (fastmcp.ToolError("x"), Failure.MESSAGE),
+            (fastmcp.ResourceError("x"), Failure.MESSAGE),
+            (fastmcp.PromptError("x"), Failure.MESSAGE),
+            (fastmcp.NotFoundError("x"), Failure.NOT_FOUND),
+            (fastmcp.ResourceSecurityError("x"), Failure.NOT_FOUND),
+        ],
+    )
+    def test_errors_raised_on_purpose(self, exc: Exception, failure: Failure) -> None:
+        """Each family's tool, resource and prompt errors, and their not-found errors."""
+        assert on_purpose(exc) is failure
+
+    @pytest.mark.parametrize(
+        "exc",
+        [
+            KeyError("x"),
+            ValueError("x"),
+            SystemExit(1),
+            sdk.UnexpectedResourceError("x"),  # the SDK's wrapper around a crash
+            sdk.UnexpectedToolError("x"),
+            fastmcp.ValidationError("x"),
+        ],
+    )
+    def test_anything_else_is_a_crash(self, exc: BaseException) -> None:
+        """Builtins, the SDK's wrappers around a crash, errors of no handler kind."""
+        assert on_purpose(exc) is None
+
+
+def _lookup(key: str) -> str:
+    """A user's helper two frames below the handler: the crash happens here."""
+    return {"a": "b"}[key]
+
+
+def sync_tool(key: str) -> str:
+    """A sync tool (run in a worker thread) that crashes in a helper."""
+    return _lookup(key)
+
+
+async def async_tool(key: str) -> str:
+    """An async tool that crashes in a helper."""
+    return _lookup(key)
+
+
+class TestFromUserFrame:
+    """A crash is logged from the user's first frame: the invoker's and anyio's are left out."""
+
+    @pytest.mark.parametrize("handler", [sync_tool, async_tool])
+    async def test_the_first_frame_logged_is_the_handlers(
+        self,
+        handler: Callable[[str], object],
+        invoker: Invoker,
+        gateway: RecordingGateway,
+        caplog: pytest.LogCaptureFixture,
+    ) -> None:
+        """A tool's crash: the logged traceback opens at the tool, then its helper."""
+        with caplog.at_level(logging.ERROR, logger="mcp_core.handlers"):
+            result = await invoker.call_tool(tool_from_function(handler), {"key": "x"}, gateway)
+        assert result["isError"]
+        (record,) = caplog.records
+        assert record.exc_info is not None
+        frames = traceback.extract_tb(record.exc_info[2])
+        assert [frame.name for frame in frames] == [handler.__name__, "_lookup"]
+        assert isinstance(record.exc_info[1], KeyError)
+
+    def test_a_traceback_without_user_frames_is_kept_whole(self) -> None:
+        """A failure inside mcp-core (no frame of the user's) keeps every frame."""
+        with pytest.raises(ValueError, match="cache_size") as raised:
+            Invoker(cache_size=0)
+        caught = raised.value
+        assert caught.__traceback__ is not None
+        caught.with_traceback(caught.__traceback__.tb_next)  # from Invoker.__init__ down only
+        _, value, tb = from_user_frame(caught)
+        assert value is caught
+        assert tb is caught.__traceback__
+        assert traceback.extract_tb(tb)[-1].name == "__init__"

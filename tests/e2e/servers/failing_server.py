@@ -1,0 +1,91 @@
+"""Handlers that fail, on purpose and not: one of each way, for tests/e2e/test_handler_failures.py.
+
+Notes are the only data: ``note://{id}`` reads one (``ResourceNotFoundError`` for an unknown id),
+``notes://locked`` always refuses with a ``ResourceError``, ``summary`` is a prompt that refuses
+an empty topic with a ``PromptError``. The official SDK's and fastmcp's errors are raised the
+same way, and ``crash://...`` and ``crashing`` fail by accident (a ``KeyError``).
+"""
+
+from __future__ import annotations
+
+from fastmcp.exceptions import NotFoundError as FastmcpNotFoundError
+from fastmcp.exceptions import PromptError as FastmcpPromptError
+from fastmcp.exceptions import ResourceError as FastmcpResourceError
+from mcp.server.mcpserver.exceptions import ResourceError as SdkResourceError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError as SdkResourceNotFoundError
+
+from mcp_core import App, PromptError, ResourceError, ResourceNotFoundError, ToolError
+
+NOTES = {"1": "buy milk"}
+
+app = App("failing", version="1")
+
+
+@app.resource_template("note://{id}", mime_type="text/plain")
+def note(id: str) -> str:  # noqa: A002 -- the template variable
+    """One note by id."""
+    if id not in NOTES:
+        raise ResourceNotFoundError(f"there is no note {id}")
+    return NOTES[id]
+
+
+@app.resource("notes://locked", mime_type="text/plain")
+def locked() -> str:
+    """A resource that is never readable."""
+    raise ResourceError("the notes are locked; unlock them first")
+
+
+@app.resource_template("sdk://{what}", mime_type="text/plain")
+def sdk(what: str) -> str:
+    """Fails with the official SDK's errors: ``missing`` (not found) or anything (an error)."""
+    if what == "missing":
+        raise SdkResourceNotFoundError(f"sdk: no {what}")
+    raise SdkResourceError(f"sdk: {what} is refused")
+
+
+@app.resource_template("fastmcp://{what}", mime_type="text/plain")
+def fastmcp(what: str) -> str:
+    """Fails with fastmcp's errors: ``missing`` (not found) or anything (an error)."""
+    if what == "missing":
+        raise FastmcpNotFoundError(f"fastmcp: no {what}")
+    raise FastmcpResourceError(f"fastmcp: {what} is refused")
+
+
+@app.resource_template("crash://{key}", mime_type="text/plain")
+def crash(key: str) -> str:
+    """Fails by accident: a KeyError whose text must not reach the client."""
+    return {"a": "b"}[key]
+
+
+@app.resource_template("tool-error://{what}", mime_type="text/plain")
+def tool_error(what: str) -> str:
+    """A read that raises a ToolError: its message still reaches the client."""
+    raise ToolError(f"{what}: no such thing")
+
+
+@app.prompt
+def summary(topic: str) -> str:
+    """Summarise the notes on a topic; an empty topic is refused."""
+    if not topic.strip():
+        raise PromptError("give a topic to summarise, e.g. 'groceries'")
+    return f"Summarise the notes about {topic}."
+
+
+@app.prompt
+def fastmcp_summary(topic: str) -> str:
+    """Refuses every topic with fastmcp's PromptError."""
+    raise FastmcpPromptError(f"fastmcp: no summary of {topic}")
+
+
+@app.prompt
+async def crashing(topic: str) -> str:
+    """Fails by accident: a KeyError whose text must not reach the client."""
+    return {"a": "b"}[topic]
+
+
+@app.tool
+def take(id: str) -> str:  # noqa: A002 -- the note's id
+    """Take a note out; a read's ResourceNotFoundError in a tool is the tool's error result."""
+    if id not in NOTES:
+        raise ResourceNotFoundError(f"there is no note {id}")
+    return NOTES[id]
