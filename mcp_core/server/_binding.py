@@ -12,7 +12,15 @@ import dataclasses
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import (
     AbstractAsyncContextManager,
     asynccontextmanager,
@@ -47,6 +55,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
@@ -55,6 +64,14 @@ from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
 from mcp_core.server._deployment import Deployment
+from mcp_core.server._edge import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CLIENT_BODY_BYTES,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    HttpEdge,
+    SessionSlots,
+)
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
@@ -79,8 +96,10 @@ from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
     from mcp.server.auth.settings import AuthSettings
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
 __all__ = ["McpServer", "ServableRegistry"]
 
@@ -782,6 +801,11 @@ class McpServer:
         auth: AuthSettings | None = None,
         health_path: str | None = DEFAULT_HEALTH_PATH,
         preload: bool = False,
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+        max_client_body_bytes: int | None = DEFAULT_MAX_CLIENT_BODY_BYTES,
+        trusted_proxies: Sequence[str] = (),
+        health_auth: bool = False,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -792,7 +816,15 @@ class McpServer:
         own SSE streams, reconnecting after ``retry_interval`` ms. Memory bounds: a request body
         over ``max_request_body_size`` bytes is refused with 413; a session with no request in
         flight for ``session_idle_timeout`` seconds is closed (None: never); at most
-        ``max_sessions`` sessions are open at once (503 beyond; None: no limit).
+        ``max_sessions`` sessions are open at once.
+
+        What one client may hold (ADR 0070; a client is its bearer token's principal, else its
+        address, taken from ``X-Forwarded-For`` only when the peer is one of ``trusted_proxies``):
+        at most ``max_sessions_per_client`` sessions; a new session beyond that limit, or beyond
+        ``max_sessions``, first reclaims the least recently used idle session (of that client,
+        or of anyone), and only when all are busy is refused (429 or 503, with Retry-After). A
+        request body must arrive within ``body_timeout`` seconds (408 beyond), and the bodies
+        one client has in flight may hold ``max_client_body_bytes`` (429 beyond). None: no limit.
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
 
@@ -805,14 +837,29 @@ class McpServer:
         always SSE.
 
         ``health_path`` serves the registry's health as JSON for load balancers and probes
-        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy).
+        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy);
+        ``health_auth`` puts it behind the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
         """
         store = _session_event_store(event_store)
         transport_security = transport_security_for(host, transport_security)
+        if health_auth and token_verifier is None:
+            raise ValueError(
+                "health_auth=True puts the health endpoint behind bearer authentication; give "
+                "token_verifier= (and auth=) too"
+            )
+        slots = (
+            None
+            if stateless
+            else SessionSlots(per_client=max_sessions_per_client, total=max_sessions)
+        )
         routes = (
-            [health_route(health_path, self.health, self._warm, transport_security)]
+            [
+                health_route(
+                    health_path, self.health, self._warm, transport_security, auth=health_auth
+                )
+            ]
             if health_path is not None
             else None
         )
@@ -835,8 +882,23 @@ class McpServer:
             custom_starlette_routes=routes,
         )
         deferred = json_response is None
-        if (store is not None or deferred) and not stateless:
-            bind_sessions(self.lowlevel.session_manager, store, deferred=deferred)
+        manager = self.lowlevel.session_manager
+        if slots is not None:
+            bind_sessions(manager, store, deferred=deferred, slots=slots)
+            slots.reclaim = lambda session_id: _end_session(manager, session_id)
+        _guard_endpoint(
+            app,
+            path,
+            lambda endpoint: HttpEdge(
+                endpoint,
+                slots=slots,
+                body_timeout=body_timeout,
+                max_client_body_bytes=max_client_body_bytes,
+                max_request_body_size=max_request_body_size,
+                trusted_proxies=trusted_proxies,
+                requires_auth=token_verifier is not None,
+            ),
+        )
         deployment = self._deployment
         if deployment is not None and not stateless:
             # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
@@ -871,16 +933,24 @@ class McpServer:
         """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`.
 
         The socket is bound first (a :class:`~mcp_core.errors.ListenError` says why it cannot
-        be); ``ready`` then gets the URL served (with the real port when ``port`` is 0) once
-        requests are accepted. Cancelling drains open requests and streams, then returns. The
-        registry starts loading at startup unless the server was built with ``preload=False``
-        (or ``preload=False`` is given here): then it loads on the first request that needs it.
+        be); a connection must deliver each request's headers within ``header_timeout`` seconds
+        (an option; 10 by default, None: no limit) or is answered 408 and closed. ``ready`` then
+        gets the URL served (with the real port when ``port`` is 0) once requests are accepted.
+        Cancelling drains open requests and streams, then returns. The registry starts loading
+        at startup unless the server was built with ``preload=False`` (or ``preload=False`` is
+        given here): then it loads on the first request that needs it.
         """
         options.setdefault("preload", self._preload_when_run)
+        header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
-        await serve_asgi(app, sock, ready=None if ready is None else lambda: ready(url))
+        await serve_asgi(
+            app,
+            sock,
+            ready=None if ready is None else lambda: ready(url),
+            header_timeout=header_timeout,
+        )
 
     def run(
         self,
@@ -926,6 +996,22 @@ def _deployed(
             f"{type(registry).__name__} is not one"
         )
     return deployment.cursor_secret, deployment.request_state_security
+
+
+def _guard_endpoint(app: Starlette, path: str, guard: Callable[[ASGIApp], ASGIApp]) -> None:
+    """Wrap the MCP endpoint's ASGI app at ``path`` (inside authentication) in ``guard``."""
+    for route in app.routes:
+        if isinstance(route, Route) and route.path == path:
+            route.app = guard(route.app)
+            return
+    raise RuntimeError(f"the SDK's app has no route at {path!r}; cannot guard the endpoint")
+
+
+async def _end_session(manager: StreamableHTTPSessionManager, session_id: str) -> None:
+    """End one session as the SDK does when it ends (its id answers 404 from now on)."""
+    transport = manager._server_instances.get(session_id)  # noqa: SLF001 -- the table bind_sessions owns
+    if transport is not None:
+        await manager._discard_session(session_id, transport)  # noqa: SLF001 -- the SDK's own ending
 
 
 def _session_event_store(
