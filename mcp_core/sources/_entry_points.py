@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.metadata
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, final
+from typing import Any, Final, TypeGuard, final
+
+import anyio.to_thread
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import ElementMark, marks_of
+from mcp_core.handlers import ElementMark, escapes, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._function import FunctionSource
 
@@ -20,6 +25,9 @@ _log = logging.getLogger("mcp_core.sources")
 _FIX: Final = (
     "fix or uninstall the distribution that declares it; the other plugins are served meanwhile"
 )
+
+DEFAULT_IMPORT_TIMEOUT: Final = 10.0
+"""Seconds one plugin's import may take before it is skipped (it goes on in the background)."""
 
 
 @final
@@ -61,9 +69,15 @@ class EntryPointSource:
       name, then distribution; each is imported and, for a factory, called, once: a loaded plugin
       is kept, so ``provide()`` is idempotent and the plugin's objects live as long as the source.
     - Isolation: a plugin that fails to load — its import raises (a missing dependency, a syntax
-      error), its factory raises, or it names something that is not a plugin — costs only itself:
-      it contributes nothing, a ``skipped`` diagnostic names the entry point, its distribution
-      and the error, and the next ``provide()`` tries it again. An element whose ref another
+      error, ``sys.exit()``: any exception but cancellation, ``KeyboardInterrupt`` and
+      ``GeneratorExit``), its factory raises, or it names something that is not a plugin — costs
+      only itself: it contributes nothing, a ``skipped`` diagnostic names the entry point, its
+      distribution and the error, and the next ``provide()`` tries it again.
+    - Time (ADR 0072): each plugin is imported in a thread of its own and waited for at most
+      ``import_timeout`` seconds (None: no limit). A plugin whose import takes longer (it
+      blocks on the network, a lock, a prompt) is skipped with a diagnostic and the others are
+      served; its import goes on in the background (a thread cannot be stopped), and a later
+      ``provide()`` serves the plugin once it has finished, without importing it twice. An element whose ref another
       plugin (earlier in that order) already provides is skipped the same way, naming both.
     - ``kinds()`` answers the declared ``kinds`` without loading anything. The default,
       ``ElementKind.ALL``, over-advertises unless you declare what the group's plugins provide; a
@@ -73,16 +87,34 @@ class EntryPointSource:
       plugins by a rule of your own.
     """
 
-    __slots__ = ("_diagnostics", "_group", "_kinds", "_loaded")
+    __slots__ = ("_diagnostics", "_group", "_importing", "_kinds", "_loaded", "_timeout")
 
-    def __init__(self, group: str, *, kinds: ElementKind = ElementKind.ALL) -> None:
+    def __init__(
+        self,
+        group: str,
+        *,
+        kinds: ElementKind = ElementKind.ALL,
+        import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT,
+    ) -> None:
         if not isinstance(group, str) or not group.strip():
             raise ValueError(
                 f"EntryPointSource needs an entry-point group name like 'myapp.mcp', got {group!r}"
             )
+        if import_timeout is not None and not (
+            isinstance(import_timeout, int | float)
+            and math.isfinite(import_timeout)
+            and import_timeout > 0
+        ):
+            raise ValueError(
+                f"import_timeout must be a positive number of seconds or None, got "
+                f"{import_timeout!r}"
+            )
         self._group = group
         self._kinds = kinds
+        self._timeout = import_timeout
         self._loaded: dict[_Plugin, ElementCollection] = {}
+        # Imports still running in the background, from an earlier provide() that gave up.
+        self._importing: dict[_Plugin, concurrent.futures.Future[object]] = {}
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
@@ -107,8 +139,19 @@ class EntryPointSource:
             collection = self._loaded.get(plugin)
             if collection is None:
                 try:
-                    collection = await _load(plugin)
-                except Exception as exc:  # noqa: BLE001 -- a broken plugin costs only itself
+                    collection = await self._load(plugin)
+                except TimeoutError:
+                    message = (
+                        f"{plugin.label} did not finish importing within {self._timeout:g} s and "
+                        "is skipped; its import goes on in the background and a later load "
+                        f"serves it if it finishes. Make the plugin's import quick: {_FIX}"
+                    )
+                    _log.warning("%r: %s", self, message)
+                    diagnostics.append(self._diagnostic(message))
+                    continue
+                except BaseException as exc:
+                    if escapes(exc):
+                        raise
                     message = f"{plugin.label} failed to load: {type(exc).__name__}: {exc}; {_FIX}"
                     _log.warning("%r: %s", self, message, exc_info=True)
                     diagnostics.append(self._diagnostic(message))
@@ -153,10 +196,45 @@ class EntryPointSource:
     def _diagnostic(self, message: str, ref: ElementRef | None = None) -> SourceDiagnostic:
         return SourceDiagnostic(source=repr(self), kind="skipped", message=message, ref=ref)
 
+    async def _load(self, plugin: _Plugin) -> ElementCollection:
+        """Import the plugin (bounded in time) and turn what it names into a collection.
 
-async def _load(plugin: _Plugin) -> ElementCollection:
-    """Import the plugin and turn what it names into a collection (raising when it cannot)."""
-    target = plugin.entry.load()
+        Raises what the import or the plugin raised, or TimeoutError when the import is still
+        running after the timeout.
+        """
+        future = self._importing.get(plugin)
+        if future is None:
+            future = self._importing[plugin] = _import_in_background(plugin)
+        timeout = self._timeout
+        try:
+            target = await anyio.to_thread.run_sync(
+                lambda: future.result(math.inf if timeout is None else timeout),
+                abandon_on_cancel=True,
+            )
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError from None
+        finally:
+            if future.done():
+                del self._importing[plugin]  # done, one way or the other: retried from scratch
+        return await _collection_of(target)
+
+
+def _import_in_background(plugin: _Plugin) -> concurrent.futures.Future[object]:
+    """Start importing ``plugin`` in a daemon thread (one a blocked import cannot keep alive)."""
+    future: concurrent.futures.Future[object] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(plugin.entry.load())
+        except BaseException as exc:  # noqa: BLE001 -- handed to the waiting provide(), which contains it
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=f"import {plugin.value}"[:60], daemon=True).start()
+    return future
+
+
+async def _collection_of(target: object) -> ElementCollection:
+    """What an imported plugin names, as a collection (raising when it is not a plugin)."""
     if _is_marked(target):
         return await FunctionSource(target).provide()
     if callable(target) and not isinstance(target, Element):
@@ -164,7 +242,7 @@ async def _load(plugin: _Plugin) -> ElementCollection:
     return _collected(target)
 
 
-def _is_marked(target: object) -> bool:
+def _is_marked(target: object) -> TypeGuard[Callable[..., Any]]:
     return callable(target) and any(isinstance(m, ElementMark) for m in marks_of(target))
 
 
