@@ -87,7 +87,7 @@ from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
-from mcp_core.server._rounds import InputRounds, owner_of
+from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, RoundLedger, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
@@ -319,7 +319,9 @@ class McpServer:
     - ``request_state_security``: how the ``requestState`` of 2026-07-28 multi-round-trip
       requests (a handler asking the client) is sealed: by default with a key made for this
       process (fine for stdio and one HTTP worker); give every worker of one deployment the same
-      ``RequestStateSecurity(keys=[secret])``.
+      ``RequestStateSecurity(keys=[secret])``. Each state is good for one retry (a replayed
+      round is refused; with a ``deployment``, on every worker), and one request may ask the
+      client ``max_input_rounds`` rounds at most (None: no limit).
     - ``preload``: whether :meth:`run_stdio` and :meth:`run_http` (so ``mcp-core run`` and
       ``app.run``) load the registry at startup, logging its problems at once. Turn it off for a
       registry meant to answer per name (lazy plugins, a large generated catalogue): then only
@@ -339,8 +341,10 @@ class McpServer:
         "_hook",
         "_hubs",
         "_invoker",
+        "_ledger",
         "_lifespan_factory",
         "_loading",
+        "_max_rounds",
         "_notifies",
         "_preload",
         "_preload_when_run",
@@ -367,7 +371,15 @@ class McpServer:
         request_state_security: RequestStateSecurity | None = None,
         preload: bool = True,
         deployment: Deployment | None = None,
+        max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
     ) -> None:
+        if max_input_rounds is not None and (
+            isinstance(max_input_rounds, bool) or max_input_rounds < 1
+        ):
+            raise ValueError(
+                f"max_input_rounds must be a positive number of rounds or None, got "
+                f"{max_input_rounds!r}"
+            )
         if deployment is not None:
             cursor_secret, request_state_security = _deployed(
                 deployment, registry, cursor_secret, request_state_security
@@ -413,6 +425,11 @@ class McpServer:
         # handler sees it (see mcp_core.server._rounds).
         security = request_state_security or RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))
+        # Each state is good for one retry, on every worker (ADR 0073).
+        self._max_rounds = max_input_rounds
+        self._ledger = RoundLedger(
+            deployment.store if deployment is not None else None, ttl=security.ttl
+        )
 
     def __repr__(self) -> str:
         return f"McpServer({self.lowlevel.name!r}, {self._registry!r})"
@@ -656,15 +673,17 @@ class McpServer:
         info, state = self._session(ctx)
 
         async def rounds() -> dict[str, Any]:
-            asking = InputRounds.resume(
+            asking = await InputRounds.resume(
                 owner=owner_of(info),
                 request_state=params.request_state,
                 input_responses=params.input_responses,
+                ledger=self._ledger,
+                max_rounds=self._max_rounds,
             )
             gateway = ServerGateway(
                 ctx, info, log_level=state.log_level if state else None, rounds=asking
             )
-            return await asking.run(lambda: work(gateway))
+            return await asking.run(lambda: work(gateway), self._ledger)
 
         return await self._answer(rounds())
 

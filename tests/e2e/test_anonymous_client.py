@@ -24,12 +24,15 @@ import httpx2
 import pytest
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from mcp.shared.exceptions import MCPError
 from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from mcp_core.app import App
 from mcp_core.server._serving import listen, serve_asgi
+from tests.clients import Inbox
 from tests.e2e._http import INITIALIZE, RawSession
+from tests.server.test_rounds import PAID, YES, asked, call, paying_server, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -381,3 +384,32 @@ def test_bad_limits_are_named() -> None:
     for name, value in bad:
         with pytest.raises(ValueError, match=name):
             small_app().asgi(**{name: value})
+
+
+class TestReplayedRounds:
+    """A 2026-07-28 request state is good for one retry, over the real HTTP transport."""
+
+    async def test_replaying_the_final_round_pays_once(self) -> None:
+        """Attacker replays the final round of a paid call 8 times: refused each time, paid once."""
+        PAID.clear()
+        with served(paying_server().streamable_http_app()) as (url, _):
+            async with Inbox(form={"ok": True}).client(url) as client:
+                first = asked(await call(client, "pay", {"amount": 5}))
+                [key] = first.input_requests or {}
+                done = await call(
+                    client, "pay", {"amount": 5}, responses={key: YES}, state=first.request_state
+                )
+                refusals = []
+                for _ in range(8):
+                    with pytest.raises(MCPError) as refused:
+                        await call(
+                            client,
+                            "pay",
+                            {"amount": 5},
+                            responses={key: YES},
+                            state=first.request_state,
+                        )
+                    refusals.append(refused.value.code)
+        assert text_of(done) == "paid 5"
+        assert refusals == [-32602] * 8
+        assert PAID == ["paid 5"]
