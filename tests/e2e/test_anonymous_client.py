@@ -31,7 +31,7 @@ from starlette.types import ASGIApp
 from mcp_core.app import App
 from mcp_core.server._serving import listen, serve_asgi
 from tests.clients import Inbox
-from tests.e2e._http import INITIALIZE, RawSession
+from tests.e2e._http import INITIALIZE, ForwardedSession, RawSession
 from tests.server.test_rounds import PAID, YES, asked, call, paying_server, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -88,18 +88,6 @@ async def session_of(url: str, http: httpx2.AsyncClient, client: str) -> RawSess
     session = ForwardedSession(url, http, forwarded=client)
     await session.open()
     return session
-
-
-class ForwardedSession(RawSession):
-    """A raw session whose requests arrive through the trusted proxy for one client."""
-
-    def __init__(self, url: str, http: httpx2.AsyncClient, *, forwarded: str) -> None:
-        super().__init__(url, http)
-        self._forwarded = forwarded
-
-    def headers(self, **extra: str) -> dict[str, str]:
-        """The session's headers, plus the proxy's ``X-Forwarded-For``."""
-        return {**super().headers(**extra), **from_client(self._forwarded)}
 
 
 async def initialize(url: str, http: httpx2.AsyncClient, client: str) -> httpx2.Response:
