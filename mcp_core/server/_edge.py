@@ -16,9 +16,9 @@ every session slot and keep them busy, or start many request bodies and never fi
   ``Retry-After``. A reclaimed session's id then answers ``404``, so its client starts anew, as
   the protocol says.
 - **Bodies** (:class:`HttpEdge`): a request body must arrive within ``body_timeout`` seconds
-  (``408`` and the connection closed beyond) and the bodies one client has in flight at once
-  may hold at most ``max_client_body_bytes`` (``429`` beyond). What a stalled body pinned is
-  released when its deadline passes.
+  (``408`` and the connection closed beyond) and the bodies of one client's requests in flight
+  (being received or served) may hold at most ``max_client_body_bytes`` (``429`` beyond). What
+  a stalled body pinned is released when its deadline passes.
 - **Headers** (:func:`header_deadline`): a connection must deliver a request's complete headers
   within ``header_timeout`` seconds of opening (or of its previous answer); otherwise it is
   answered ``408`` and closed. That guard lives in the HTTP protocol itself (uvicorn offers no
@@ -438,11 +438,12 @@ class HttpEdge:
 
 
 def _replaying(messages: list[Message], receive: Receive) -> Receive:
-    pending = list(reversed(messages))
+    """``receive`` giving ``messages`` first, each let go once given (they are taken over)."""
+    messages.reverse()
 
     async def replay() -> Message:
-        if pending:
-            return pending.pop()
+        if messages:
+            return messages.pop()
         return await receive()
 
     return replay
