@@ -55,7 +55,9 @@ def haproxy_config(port: int, workers: Mapping[str, int]) -> str:
     A handshake-era session lives on the worker that opened it, and its id says which
     (``w1.<random>``): requests carrying it go to that worker; a session whose worker is down
     is answered 404 (the client opens a new one); everything else (``initialize``, 2026-07-28
-    requests, which any worker serves) is balanced round robin across healthy workers.
+    requests, which any worker serves) is balanced round robin across healthy workers. Each
+    request carries ``X-Forwarded-For`` (``option forwardfor``), which the workers believe from
+    127.0.0.1 (``--trusted-proxy``), so one client's sessions count against its own limit.
     """
     lines = [
         "global",
@@ -66,7 +68,9 @@ def haproxy_config(port: int, workers: Mapping[str, int]) -> str:
         "    timeout client 1h",  # SSE streams stay open
         "    timeout server 1h",
         "    timeout http-keep-alive 30s",
+        "    timeout http-request 10s",  # a client's request headers, as the workers bound them
         "    option http-keep-alive",
+        "    option forwardfor",  # X-Forwarded-For: the workers' per-client limits see clients
         "frontend mcp",
         f"    bind 127.0.0.1:{port}",
         "    default_backend workers",
@@ -215,6 +219,8 @@ class Cluster:
             *("--port", str(port), "--worker-id", worker, "--redis", self.redis_url),
             *("--secret-file", str(self.root / "secret"), "--namespace", self.namespace),
             *("--log-level", "INFO"),
+            # HAProxy (on this host) says who each client is: per-client limits need it.
+            *("--trusted-proxy", "127.0.0.1"),
         ]
         started = time.monotonic()
         process = self._spawn(worker, command, {**self.env, **(env or {})})

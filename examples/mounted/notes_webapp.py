@@ -12,7 +12,10 @@ The "add MCP to my web app" case (``docs/examples/mounted.md``):
   each user's tools see their own notes; a visitor who is not signed in gets 401;
 - an MCP session belongs to the user who opened it, and the endpoint accepts only the hosts and
   origins the application is served at (``NOTES_HOSTS``), so neither a leaked session id, a
-  cross-site request nor DNS rebinding borrows a signed-in browser's rights.
+  cross-site request nor DNS rebinding borrows a signed-in browser's rights;
+- sign-ins live on the server: the cookie carries only a random sign-in id, and signing out
+  forgets it, so a cookie captured before ``POST /logout`` opens nothing after it (a signed
+  cookie that held the user name itself would stay valid until it expired).
 
 Demo users: ``alice`` / ``wonderland`` (administrator) and ``bob`` / ``builder``. Sign in with
 ``POST /login`` (a JSON body ``{"username", "password"}``) and send the session cookie to ``/mcp``.
@@ -63,18 +66,22 @@ ACCOUNTS: Final = {
     "bob": Account(password="builder", roles=frozenset()),  # noqa: S106 -- demo account
 }
 NOTES: dict[str, list[str]] = {"alice": ["buy milk"], "bob": ["fix the fence"]}
+# Who each live sign-in id belongs to; signing out removes it (a real application keeps these in
+# its session store, e.g. a database table or Redis, shared by its processes).
+SIGN_INS: dict[str, str] = {}
 
 # The host names the application answers to; the MCP endpoint refuses any other Host or Origin.
 HOSTS: Final = os.environ.get("NOTES_HOSTS", "127.0.0.1:*,localhost:*").split(",")
 
 
 class SessionUsers(AuthenticationBackend):
-    """The application's authentication: the user named in the signed session cookie."""
+    """The application's authentication: the live sign-in named in the signed session cookie."""
 
     async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, BaseUser] | None:
         """The signed-in user and their roles (as scopes), or None for a visitor."""
-        username = conn.session.get("user")
-        if not isinstance(username, str) or username not in ACCOUNTS:
+        sign_in = conn.session.get("sign_in")
+        username = SIGN_INS.get(sign_in) if isinstance(sign_in, str) else None
+        if username is None or username not in ACCOUNTS:
             return None
         account = ACCOUNTS[username]
         return AuthCredentials(["authenticated", *sorted(account.roles)]), SimpleUser(username)
@@ -144,20 +151,29 @@ class Login(BaseModel):
 
 @web.post("/login")
 async def login(form: Login, request: Request) -> dict[str, str]:
-    """Sign in: the session cookie then names the user."""
+    """Sign in: the session cookie then names a new sign-in of the user."""
     account = ACCOUNTS.get(form.username)
     if account is None or not hmac.compare_digest(account.password, form.password):
         raise HTTPException(status_code=401, detail="wrong username or password")
-    request.session.clear()
-    request.session["user"] = form.username
+    _forget(request)
+    sign_in = secrets.token_urlsafe(32)
+    SIGN_INS[sign_in] = form.username
+    request.session["sign_in"] = sign_in
     return {"user": form.username}
 
 
 @web.post("/logout")
 async def logout(request: Request) -> dict[str, bool]:
-    """Sign out."""
-    request.session.clear()
+    """Sign out: the sign-in is forgotten, so no copy of the cookie opens anything any more."""
+    _forget(request)
     return {"signed_out": True}
+
+
+def _forget(request: Request) -> None:
+    sign_in = request.session.get("sign_in")
+    if isinstance(sign_in, str):
+        SIGN_INS.pop(sign_in, None)
+    request.session.clear()
 
 
 @web.get("/notes")

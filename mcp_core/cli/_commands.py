@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import json
 import logging
 import os
@@ -62,6 +63,22 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="HTTP: how a request is answered: JSON unless it needs a stream (auto, the default), "
         "always JSON (no server-to-client requests during a call), or always SSE",
+    )
+    run.add_argument(
+        "--trusted-proxy",
+        metavar="ADDRESS",
+        type=_ip_address,
+        action="append",
+        default=[],
+        help="HTTP: a proxy address whose X-Forwarded-For names the client (e.g. the HAProxy "
+        "in front, with `option forwardfor`); repeat for several. Clients are told apart by "
+        "bearer token, else by address, for the per-client limits",
+    )
+    run.add_argument(
+        "--max-sessions-per-client",
+        type=_positive_int,
+        metavar="N",
+        help="HTTP: sessions one client may hold at once (default: the server's own, 100)",
     )
     run.add_argument(
         "--page-size",
@@ -128,6 +145,15 @@ def _positive_int(text: str) -> int:
     return number
 
 
+def _ip_address(text: str) -> str:
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected the IP address the proxy connects from (e.g. 127.0.0.1), got {text!r}"
+        ) from None
+
+
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
     args = _parser().parse_args(argv)
@@ -181,7 +207,12 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
     try:
-        options = {"json_response": _RESPONSES[args.responses]} if args.transport == "http" else {}
+        options: dict[str, Any] = {}
+        if args.transport == "http":
+            options["json_response"] = _RESPONSES[args.responses]
+            options["trusted_proxies"] = args.trusted_proxy
+            if args.max_sessions_per_client is not None:
+                options["max_sessions_per_client"] = args.max_sessions_per_client
         stopped = server.run(
             args.transport, host=args.host, port=args.port, path=args.path, **options
         )

@@ -42,6 +42,11 @@ Version 2 stores each distinct tool schema once, in the document's ``"schemas"``
 definition's ``"inputSchema"`` and ``"outputSchema"`` are indexes into it (a schema written
 inline is read too, so a version-1 record is a valid version-2 record). Version 1 wrote every
 schema inline in every definition.
+
+Sharing amplifies: a small document can name one large schema from many tools, and every list
+page then carries it for each. A reader of a document it does not trust bounds that with
+``max_expanded_bytes`` (ADR 0072): the document's size with every indexed schema counted where
+it is used.
 """
 
 # The definition fields that version 2 stores in the document's schema table.
@@ -224,13 +229,15 @@ class ElementCollection:
         text: str | bytes,
         *,
         max_bytes: int | None = None,
+        max_expanded_bytes: int | None = None,
         on_invalid: Callable[[CollectionFormatError], object] | None = None,
     ) -> ElementCollection:
         """Rebuild a collection from :meth:`to_json` output.
 
         Decoding is bounded, so a hostile document fails like any corrupt one: it may be at most
-        ``max_bytes`` long (None: any length) and its JSON values may nest at most
-        :data:`~mcp_core.elements.MAX_JSON_DEPTH` levels.
+        ``max_bytes`` long (None: any length), expand to at most ``max_expanded_bytes`` with
+        its shared schemas written out where they are used (None: any size), and its JSON
+        values may nest at most :data:`~mcp_core.elements.MAX_JSON_DEPTH` levels.
 
         With ``on_invalid``, one bad element record costs only itself: a record that does not
         validate, or that repeats a ref read before it (the first is kept), is handed to
@@ -238,11 +245,15 @@ class ElementCollection:
         left out. The document as a whole must still be a valid collection.
 
         Raises:
-            CollectionFormatError: the text is not JSON, too long or too deeply nested, not a
-                collection document, of a newer format version, or (without ``on_invalid``)
-                holds an element that does not validate (its index is named).
+            CollectionFormatError: the text is not JSON, too long (or expanding too far) or too
+                deeply nested, not a collection document, of a newer format version, or
+                (without ``on_invalid``) holds an element that does not validate (its index is
+                named).
         """
-        return CollectionDocument.parse(text, max_bytes=max_bytes).collection(on_invalid)
+        document = CollectionDocument.parse(
+            text, max_bytes=max_bytes, max_expanded_bytes=max_expanded_bytes
+        )
+        return document.collection(on_invalid)
 
 
 @final
@@ -264,14 +275,20 @@ class CollectionDocument:
         self._index: dict[ElementRef, list[int]] | None = None
 
     @classmethod
-    def parse(cls, text: str | bytes, *, max_bytes: int | None = None) -> CollectionDocument:
+    def parse(
+        cls,
+        text: str | bytes,
+        *,
+        max_bytes: int | None = None,
+        max_expanded_bytes: int | None = None,
+    ) -> CollectionDocument:
         """Parse and check a document's header; elements are built later, when asked for.
 
         Bounded as :meth:`ElementCollection.from_json` is.
 
         Raises:
-            CollectionFormatError: the text is not JSON, too long or too deeply nested, not a
-                collection document, or of a newer format version.
+            CollectionFormatError: the text is not JSON, too long (or expanding too far) or too
+                deeply nested, not a collection document, or of a newer format version.
         """
         if max_bytes is not None and len(text) > max_bytes:
             raise CollectionFormatError(
@@ -304,10 +321,7 @@ class CollectionDocument:
             raise CollectionFormatError('collection document has no "elements" list')
         if version == 1:
             return cls(records, _Schemas(None))
-        table = document.get("schemas", [])
-        if not isinstance(table, list):
-            raise CollectionFormatError('collection document\'s "schemas" is not a list')
-        return cls(records, _Schemas(table))
+        return cls(records, _Schemas(_table_of(document, records, len(text), max_expanded_bytes)))
 
     def __len__(self) -> int:
         return len(self._records)
@@ -371,6 +385,43 @@ class CollectionDocument:
                     index.setdefault(ref, []).append(position)
             self._index = index
         return index
+
+
+def _table_of(
+    document: dict[str, Any], records: list[Any], size: int, limit: int | None
+) -> list[Any]:
+    """A version-2 document's schema table, its expansion checked against ``limit``."""
+    table = document.get("schemas", [])
+    if not isinstance(table, list):
+        raise CollectionFormatError('collection document\'s "schemas" is not a list')
+    if limit is not None:
+        _check_expansion(size, records, table, limit)
+    return table
+
+
+def _check_expansion(size: int, records: list[Any], table: list[Any], limit: int) -> None:
+    """CollectionFormatError when the records' indexed schemas, written out, exceed ``limit``."""
+    sizes: dict[int, int] = {}
+    expanded = size
+    for record in records:
+        definition = record.get("definition") if isinstance(record, dict) else None
+        if not isinstance(definition, dict):
+            continue
+        for field in _SCHEMA_FIELDS:
+            index = definition.get(field)
+            if type(index) is not int or not 0 <= index < len(table):
+                continue  # inline (counted in the text already) or invalid (costs its element)
+            schema_size = sizes.get(index)
+            if schema_size is None:
+                schema_size = sizes[index] = len(json.dumps(table[index], ensure_ascii=False))
+            expanded += schema_size
+        if expanded > limit:
+            raise CollectionFormatError(
+                f"collection document of {size} bytes expands to more than the "
+                f"{limit} bytes allowed once its shared schemas are written out where they are "
+                "used; it is hostile or corrupt (a trusted writer's entry is read without this "
+                "bound: configure the secret)"
+            )
 
 
 def _too_deep() -> CollectionFormatError:

@@ -12,7 +12,15 @@ import dataclasses
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import (
     AbstractAsyncContextManager,
     asynccontextmanager,
@@ -47,6 +55,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
@@ -55,6 +64,14 @@ from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes, from_user_frame
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
 from mcp_core.server._deployment import Deployment
+from mcp_core.server._edge import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CLIENT_BODY_BYTES,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    HttpEdge,
+    SessionSlots,
+)
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import (
@@ -70,7 +87,7 @@ from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
-from mcp_core.server._rounds import InputRounds, owner_of
+from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, RoundLedger, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
@@ -79,8 +96,10 @@ from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
     from mcp.server.auth.settings import AuthSettings
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
 __all__ = ["McpServer", "ServableRegistry"]
 
@@ -304,7 +323,9 @@ class McpServer:
     - ``request_state_security``: how the ``requestState`` of 2026-07-28 multi-round-trip
       requests (a handler asking the client) is sealed: by default with a key made for this
       process (fine for stdio and one HTTP worker); give every worker of one deployment the same
-      ``RequestStateSecurity(keys=[secret])``.
+      ``RequestStateSecurity(keys=[secret])``. Each state is good for one retry (a replayed
+      round is refused; with a ``deployment``, on every worker), and one request may ask the
+      client ``max_input_rounds`` rounds at most (None: no limit).
     - ``preload``: whether :meth:`run_stdio` and :meth:`run_http` (so ``mcp-core run`` and
       ``app.run``) load the registry at startup, logging its problems at once. Turn it off for a
       registry meant to answer per name (lazy plugins, a large generated catalogue): then only
@@ -324,8 +345,10 @@ class McpServer:
         "_hook",
         "_hubs",
         "_invoker",
+        "_ledger",
         "_lifespan_factory",
         "_loading",
+        "_max_rounds",
         "_notifies",
         "_preload",
         "_preload_when_run",
@@ -352,7 +375,15 @@ class McpServer:
         request_state_security: RequestStateSecurity | None = None,
         preload: bool = True,
         deployment: Deployment | None = None,
+        max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
     ) -> None:
+        if max_input_rounds is not None and (
+            isinstance(max_input_rounds, bool) or max_input_rounds < 1
+        ):
+            raise ValueError(
+                f"max_input_rounds must be a positive number of rounds or None, got "
+                f"{max_input_rounds!r}"
+            )
         if deployment is not None:
             cursor_secret, request_state_security = _deployed(
                 deployment, registry, cursor_secret, request_state_security
@@ -398,6 +429,11 @@ class McpServer:
         # handler sees it (see mcp_core.server._rounds).
         security = request_state_security or RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))
+        # Each state is good for one retry, on every worker (ADR 0073).
+        self._max_rounds = max_input_rounds
+        self._ledger = RoundLedger(
+            deployment.store if deployment is not None else None, ttl=security.ttl
+        )
 
     def __repr__(self) -> str:
         return f"McpServer({self.lowlevel.name!r}, {self._registry!r})"
@@ -646,15 +682,17 @@ class McpServer:
         info, state = self._session(ctx)
 
         async def rounds() -> dict[str, Any]:
-            asking = InputRounds.resume(
+            asking = await InputRounds.resume(
                 owner=owner_of(info),
                 request_state=params.request_state,
                 input_responses=params.input_responses,
+                ledger=self._ledger,
+                max_rounds=self._max_rounds,
             )
             gateway = ServerGateway(
                 ctx, info, log_level=state.log_level if state else None, rounds=asking
             )
-            return await asking.run(lambda: work(gateway))
+            return await asking.run(lambda: work(gateway), self._ledger)
 
         return await self._answer(rounds())
 
@@ -791,6 +829,11 @@ class McpServer:
         auth: AuthSettings | None = None,
         health_path: str | None = DEFAULT_HEALTH_PATH,
         preload: bool = False,
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+        max_client_body_bytes: int | None = DEFAULT_MAX_CLIENT_BODY_BYTES,
+        trusted_proxies: Sequence[str] = (),
+        health_auth: bool = False,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -801,7 +844,15 @@ class McpServer:
         own SSE streams, reconnecting after ``retry_interval`` ms. Memory bounds: a request body
         over ``max_request_body_size`` bytes is refused with 413; a session with no request in
         flight for ``session_idle_timeout`` seconds is closed (None: never); at most
-        ``max_sessions`` sessions are open at once (503 beyond; None: no limit).
+        ``max_sessions`` sessions are open at once.
+
+        What one client may hold (ADR 0070; a client is its bearer token's principal, else its
+        address, taken from ``X-Forwarded-For`` only when the peer is one of ``trusted_proxies``):
+        at most ``max_sessions_per_client`` sessions; a new session beyond that limit, or beyond
+        ``max_sessions``, first reclaims the least recently used idle session (of that client,
+        or of anyone), and only when all are busy is refused (429 or 503, with Retry-After). A
+        request body must arrive within ``body_timeout`` seconds (408 beyond), and the bodies
+        one client has in flight may hold ``max_client_body_bytes`` (429 beyond). None: no limit.
         With ``token_verifier`` and ``auth``, requests need a bearer token, and the token's
         principal, client id and scopes reach visibility rules through the SessionInfo.
 
@@ -814,14 +865,25 @@ class McpServer:
         always SSE.
 
         ``health_path`` serves the registry's health as JSON for load balancers and probes
-        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy).
+        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy);
+        ``health_auth`` puts it behind the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
         """
         store = _session_event_store(event_store)
         transport_security = transport_security_for(host, transport_security)
+        if health_auth and token_verifier is None:
+            raise ValueError(
+                "health_auth=True puts the health endpoint behind bearer authentication; give "
+                "token_verifier= (and auth=) too"
+            )
+        slots = (
+            None
+            if stateless
+            else SessionSlots(per_client=max_sessions_per_client, total=max_sessions)
+        )
         routes = (
-            [health_route(health_path, self.health, transport_security)]
+            [health_route(health_path, self.health, transport_security, auth=health_auth)]
             if health_path is not None
             else None
         )
@@ -844,8 +906,23 @@ class McpServer:
             custom_starlette_routes=routes,
         )
         deferred = json_response is None
-        if (store is not None or deferred) and not stateless:
-            bind_sessions(self.lowlevel.session_manager, store, deferred=deferred)
+        manager = self.lowlevel.session_manager
+        if slots is not None:
+            bind_sessions(manager, store, deferred=deferred, slots=slots)
+            slots.reclaim = lambda session_id: _end_session(manager, session_id)
+        _guard_endpoint(
+            app,
+            path,
+            lambda endpoint: HttpEdge(
+                endpoint,
+                slots=slots,
+                body_timeout=body_timeout,
+                max_client_body_bytes=max_client_body_bytes,
+                max_request_body_size=max_request_body_size,
+                trusted_proxies=trusted_proxies,
+                requires_auth=token_verifier is not None,
+            ),
+        )
         deployment = self._deployment
         if deployment is not None and not stateless:
             # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
@@ -880,16 +957,24 @@ class McpServer:
         """Serve streamable HTTP with uvicorn until cancelled; ``options`` go to :meth:`streamable_http_app`.
 
         The socket is bound first (a :class:`~mcp_core.errors.ListenError` says why it cannot
-        be); ``ready`` then gets the URL served (with the real port when ``port`` is 0) once
-        requests are accepted. Cancelling drains open requests and streams, then returns. The
-        registry starts loading at startup unless the server was built with ``preload=False``
-        (or ``preload=False`` is given here): then it loads on the first request that needs it.
+        be); a connection must deliver each request's headers within ``header_timeout`` seconds
+        (an option; 10 by default, None: no limit) or is answered 408 and closed. ``ready`` then
+        gets the URL served (with the real port when ``port`` is 0) once requests are accepted.
+        Cancelling drains open requests and streams, then returns. The registry starts loading
+        at startup unless the server was built with ``preload=False`` (or ``preload=False`` is
+        given here): then it loads on the first request that needs it.
         """
         options.setdefault("preload", self._preload_when_run)
+        header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
-        await serve_asgi(app, sock, ready=None if ready is None else lambda: ready(url))
+        await serve_asgi(
+            app,
+            sock,
+            ready=None if ready is None else lambda: ready(url),
+            header_timeout=header_timeout,
+        )
 
     def run(
         self,
@@ -935,6 +1020,22 @@ def _deployed(
             f"{type(registry).__name__} is not one"
         )
     return deployment.cursor_secret, deployment.request_state_security
+
+
+def _guard_endpoint(app: Starlette, path: str, guard: Callable[[ASGIApp], ASGIApp]) -> None:
+    """Wrap the MCP endpoint's ASGI app at ``path`` (inside authentication) in ``guard``."""
+    for route in app.routes:
+        if isinstance(route, Route) and route.path == path:
+            route.app = guard(route.app)
+            return
+    raise RuntimeError(f"the SDK's app has no route at {path!r}; cannot guard the endpoint")
+
+
+async def _end_session(manager: StreamableHTTPSessionManager, session_id: str) -> None:
+    """End one session as the SDK does when it ends (its id answers 404 from now on)."""
+    transport = manager._server_instances.get(session_id)  # noqa: SLF001 -- the table bind_sessions owns
+    if transport is not None:
+        await manager._discard_session(session_id, transport)  # noqa: SLF001 -- the SDK's own ending
 
 
 def _session_event_store(

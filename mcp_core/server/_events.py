@@ -34,6 +34,8 @@ from mcp_core.server._responses import DeferredResponses
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+    from mcp_core.server._edge import SessionSlots
+
 __all__ = [
     "DEFAULT_EVENT_MAX_AGE",
     "DEFAULT_EVENT_MAX_BYTES",
@@ -289,12 +291,19 @@ class _SessionTable(dict[str, Any]):
     :class:`~mcp_core.server._responses.DeferredResponses` (``deferred``).
     """
 
-    __slots__ = ("_deferred", "_store")
+    __slots__ = ("_deferred", "_slots", "_store")
 
-    def __init__(self, store: SessionEventStore | None, *, deferred: bool = False) -> None:
+    def __init__(
+        self,
+        store: SessionEventStore | None,
+        *,
+        deferred: bool = False,
+        slots: SessionSlots | None = None,
+    ) -> None:
         super().__init__()
         self._store = store
         self._deferred = deferred
+        self._slots = slots
 
     def __setitem__(self, session_id: str, transport: Any) -> None:
         if self._store is not None:
@@ -311,6 +320,8 @@ class _SessionTable(dict[str, Any]):
             else:  # pragma: no cover -- only an SDK whose manager makes other transports
                 _log.warning("this mcp SDK's session transport is unknown; answers stay SSE")
         super().__setitem__(session_id, transport)
+        if self._slots is not None:
+            self._slots.opened(session_id)
 
     def pop(self, session_id: str, default: Any = None) -> Any:
         transport = super().pop(session_id, default)
@@ -324,6 +335,8 @@ class _SessionTable(dict[str, Any]):
         super().clear()
 
     def _ended(self, session_id: str) -> None:
+        if self._slots is not None:
+            self._slots.closed(session_id)
         if self._store is None:
             return
         try:
@@ -337,16 +350,18 @@ def bind_sessions(
     store: SessionEventStore | None,
     *,
     deferred: bool = False,
+    slots: SessionSlots | None = None,
 ) -> bool:
     """Make every session ``manager`` creates keep its events in ``store``, as itself; and defer.
 
     With a ``store``, each session stores and replays its SSE events there under its own id.
     The manager must have been created without an event store of its own, so a transport that
     escaped the binding has none (no resumption) rather than a shared one. With ``deferred``,
-    each session answers request POSTs with JSON unless they need a stream (ADR 0053). This
-    reaches into the SDK manager's session table, in this one place; if a future SDK moves it,
-    both are off with a warning (returns False): no resumption and SSE answers, never streams
-    shared between sessions.
+    each session answers request POSTs with JSON unless they need a stream (ADR 0053). With
+    ``slots``, they are told of each session's opening and end (per-client session slots, ADR
+    0070). This reaches into the SDK manager's session table, in this one place; if a future SDK
+    moves it, all three are off with a warning (returns False): no resumption, SSE answers and
+    the total session limit alone, never streams shared between sessions.
     """
     table = getattr(manager, "_server_instances", None)
     if getattr(manager, "event_store", None) is not None or type(table) is not dict or table:
@@ -354,5 +369,5 @@ def bind_sessions(
             "cannot bind sessions with this mcp SDK; SSE resumption is off, answers stay SSE"
         )
         return False
-    manager._server_instances = _SessionTable(store, deferred=deferred)  # noqa: SLF001 -- the one hook, documented above
+    manager._server_instances = _SessionTable(store, deferred=deferred, slots=slots)  # noqa: SLF001 -- the one hook, documented above
     return True

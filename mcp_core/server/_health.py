@@ -13,8 +13,9 @@
 - with ``?strict``: ``200`` only when every source is ``ok``, for deployments that would rather
   route around a worker whose catalogue is incomplete.
 
-The endpoint is not behind the MCP endpoint's bearer authentication (probes carry no token),
-and it shows source descriptions and error messages: disable it (``health_path=None``) or keep
+By default the endpoint is not behind the MCP endpoint's bearer authentication (probes carry no
+token), and it shows source descriptions and error messages: put it behind that authentication
+(``health_auth=True``; the probe then sends a token), disable it (``health_path=None``) or keep
 it off the public network if those are sensitive. On a loopback host it refuses requests whose
 ``Host`` names another host, like the MCP endpoint (DNS-rebinding protection).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -59,8 +61,14 @@ def health_route(
     path: str,
     snapshot: Callable[[], RegistryHealth],
     security: TransportSecuritySettings | None,
+    *,
+    auth: bool = False,
 ) -> Route:
-    """The ``GET``/``HEAD`` route at ``path``, answering ``snapshot()``; it never loads anything."""
+    """The ``GET``/``HEAD`` route at ``path``, answering ``snapshot()``; it never loads anything.
+
+    ``auth``: answer only requests with a verified bearer token (the app's authentication
+    middleware verifies it, as for the MCP endpoint); others get 401.
+    """
     guard = TransportSecurityMiddleware(security) if security is not None else None
 
     async def health(request: Request) -> Response:
@@ -68,6 +76,12 @@ def health_route(
             refused = await guard.validate_request(request, is_post=False)
             if refused is not None:
                 return refused
+        if auth and not isinstance(request.scope.get("user"), AuthenticatedUser):
+            return JSONResponse(
+                {"error": "invalid_token", "error_description": "Authentication required"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         report = snapshot()
         healthy = report.status == "ok" if "strict" in request.query_params else report.ready
         return JSONResponse(

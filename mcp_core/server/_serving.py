@@ -27,6 +27,7 @@ import anyio
 import uvicorn
 
 from mcp_core.errors import ListenError
+from mcp_core.server._edge import DEFAULT_HEADER_TIMEOUT, header_deadline
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -131,13 +132,20 @@ class _Server(uvicorn.Server):
 
 
 async def serve_asgi(
-    app: ASGIApp, sock: socket.socket, *, ready: Callable[[], None] | None = None
+    app: ASGIApp,
+    sock: socket.socket,
+    *,
+    ready: Callable[[], None] | None = None,
+    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT,
 ) -> None:
     """Serve ``app`` with uvicorn on the listening ``sock`` until cancelled or signalled.
 
-    ``ready`` is called once the server accepts requests. A signal, or cancelling this, stops
-    accepting, gives open requests :data:`SHUTDOWN_GRACE` seconds, and runs the app's lifespan
-    shutdown.
+    ``ready`` is called once the server accepts requests. A connection whose request headers
+    take over ``header_timeout`` seconds is answered 408 and closed (see
+    :func:`~mcp_core.server._edge.header_deadline`). The client address the app sees is the
+    connection's peer: ``X-Forwarded-For`` is for the app to believe or not (its
+    ``trusted_proxies``). A signal, or cancelling this, stops accepting, gives open requests
+    :data:`SHUTDOWN_GRACE` seconds, and runs the app's lifespan shutdown.
     """
     server: _Server | None = None
 
@@ -166,6 +174,8 @@ async def serve_asgi(
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        http=header_deadline(header_timeout),
+        proxy_headers=False,
     )
     server = _Server(config, ready)
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))

@@ -15,6 +15,11 @@ makes that routable and impossible to get silently wrong:
   session and hide the misconfiguration). When the shared store says that worker is gone, the
   session is gone with it: ``404``, so the client starts a new one, as the protocol says.
 
+A client can send any session id on every request, so what a misrouted request costs is bounded
+(ADR 0070): at most one log line per :data:`LOG_INTERVAL` seconds (counting the ones it stands
+for), and one store lookup per owner per :data:`VERDICT_TTL` seconds, :data:`LOOKUPS_PER_SECOND`
+at most (beyond, the owner is taken as alive: ``421``).
+
 2026-07-28 requests carry no session id: any worker serves them.
 """
 
@@ -22,6 +27,8 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, final
 
@@ -34,6 +41,64 @@ _log = logging.getLogger("mcp_core.server")
 
 _HEADER: Final = b"mcp-session-id"
 
+LOG_INTERVAL: Final = 60.0
+"""Seconds between two log lines about misrouted requests (of one kind)."""
+VERDICT_TTL: Final = 5.0
+"""Seconds a store verdict on whether a worker is alive is reused."""
+LOOKUPS_PER_SECOND: Final = 20
+_VERDICTS_KEPT: Final = 1024
+
+
+@final
+class _Throttled:
+    """A log line at most once per interval, saying how many it stands for."""
+
+    __slots__ = ("_last", "_suppressed")
+
+    def __init__(self) -> None:
+        self._last = -LOG_INTERVAL
+        self._suppressed = 0
+
+    def due(self) -> int | None:
+        """None: stay silent; else log now, for this many occurrences."""
+        now = time.monotonic()
+        if now - self._last < LOG_INTERVAL:
+            self._suppressed += 1
+            return None
+        self._last = now
+        count, self._suppressed = self._suppressed + 1, 0
+        return count
+
+
+@final
+class _Verdicts:
+    """Whether each worker is alive, asked of the store at a bounded rate and reused a while."""
+
+    __slots__ = ("_ask", "_kept", "_window", "_window_lookups")
+
+    def __init__(self, ask: Callable[[str], Awaitable[bool | None]]) -> None:
+        self._ask = ask
+        self._kept: OrderedDict[str, tuple[bool | None, float]] = OrderedDict()
+        self._window = 0.0
+        self._window_lookups = 0
+
+    async def alive(self, owner: str) -> bool | None:
+        now = time.monotonic()
+        kept = self._kept.get(owner)
+        if kept is not None and kept[1] > now:
+            return kept[0]
+        if now - self._window >= 1.0:
+            self._window, self._window_lookups = now, 0
+        if self._window_lookups >= LOOKUPS_PER_SECOND:
+            return None  # cannot say without another lookup: 421, as when the store is down
+        self._window_lookups += 1
+        verdict = await self._ask(owner)
+        self._kept[owner] = (verdict, now + VERDICT_TTL)
+        self._kept.move_to_end(owner)
+        while len(self._kept) > _VERDICTS_KEPT:
+            self._kept.popitem(last=False)
+        return verdict
+
 
 @final
 class WorkerSessions:
@@ -43,7 +108,7 @@ class WorkerSessions:
     cannot say, e.g. the store is down: then a misrouted request is answered 421 all the same).
     """
 
-    __slots__ = ("_app", "_owner_alive", "_prefix", "_worker")
+    __slots__ = ("_app", "_gone_log", "_misrouted_log", "_owners", "_prefix", "_worker")
 
     def __init__(
         self,
@@ -55,7 +120,9 @@ class WorkerSessions:
         self._app = app
         self._worker = worker
         self._prefix = f"{worker}.".encode()
-        self._owner_alive = owner_alive
+        self._owners = _Verdicts(owner_alive)
+        self._misrouted_log = _Throttled()
+        self._gone_log = _Throttled()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -90,14 +157,18 @@ class WorkerSessions:
 
     async def _misrouted(self, owner: str, scope: Scope, send: Send) -> None:
         shown = owner[:40]
-        alive = await self._owner_alive(owner)
+        alive = await self._owners.alive(owner)
         if alive is False:
-            _log.info(
-                "a request for a session of worker %r, which is gone, reached worker %r: 404, "
-                "the client starts a new session",
-                shown,
-                self._worker,
-            )
+            count = self._gone_log.due()
+            if count is not None:
+                _log.info(
+                    "a request for a session of worker %r, which is gone, reached worker %r: "
+                    "404, the client starts a new session (%d such request(s) in the last %ds)",
+                    shown,
+                    self._worker,
+                    count,
+                    LOG_INTERVAL,
+                )
             await _answer(send, 404, "Session not found", None)
             return
         message = (
@@ -105,14 +176,19 @@ class WorkerSessions:
             f"{self._worker!r}. The load balancer must send every request of a session to the "
             "worker named before the '.' in its Mcp-Session-Id (see docs/deployment.md)"
         )
-        _log.error(
-            "misrouted request: %s %s for a session of worker %r reached worker %r; route by the "
-            "Mcp-Session-Id prefix (docs/deployment.md)",
-            scope.get("method"),
-            scope.get("path"),
-            shown,
-            self._worker,
-        )
+        count = self._misrouted_log.due()
+        if count is not None:
+            _log.error(
+                "misrouted request: %s %s for a session of worker %r reached worker %r; route by "
+                "the Mcp-Session-Id prefix (docs/deployment.md) (%d misrouted request(s) in the "
+                "last %ds; one line per interval)",
+                scope.get("method"),
+                str(scope.get("path"))[:200],
+                shown,
+                self._worker,
+                count,
+                LOG_INTERVAL,
+            )
         await _answer(send, 421, message, {"worker": self._worker, "sessionWorker": shown})
 
 

@@ -9,7 +9,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import final
+from typing import Final, final
 
 from mcp_core._version import VERSION
 from mcp_core.elements import (
@@ -35,6 +35,11 @@ from mcp_core.stores import CacheStore
 __all__ = ["CachedSource", "source_identity"]
 
 _log = logging.getLogger("mcp_core.sources")
+
+MAX_EXPANSION: Final = 8
+"""How many times its size an entry nobody authenticated may expand to (shared schemas)."""
+EXPANSION_FLOOR: Final = 32 * 1024 * 1024
+"""Bytes any such entry may expand to however small it is (a real catalogue shares schemas)."""
 
 
 def source_identity(source: object) -> dict[str, object]:
@@ -103,7 +108,10 @@ class CachedSource:
     Bounds: an entry larger than ``max_entry_bytes`` is neither written (``unavailable``
     diagnostic: served uncached) nor read; a header claiming to be stored in the future (beyond
     a small clock skew) is corrupt; decoding bounds nesting depth, and a document too deep is
-    corrupt like any other, never a ``RecursionError``.
+    corrupt like any other, never a ``RecursionError``. An entry read without authentication
+    (no secret, another process's) may expand, with its shared schemas written out where they
+    are used, to :data:`MAX_EXPANSION` times its size or :data:`EXPANSION_FLOOR` bytes,
+    whichever is more; beyond, it is corrupt (ADR 0072).
 
     Key: ``"{namespace}:{source hash}:{version hash}"``. The source hash covers the explicit
     ``key``, the inner source's qualified type name and, when it has one, its
@@ -429,7 +437,7 @@ class CachedSource:
                 )
                 return None
         try:
-            collection = self._decode(entry.body)
+            collection = self._decode(entry.body, trusted=allowed is None)
         except CollectionFormatError as exc:
             self._corrupt(notes, key, exc)
             return None
@@ -444,11 +452,16 @@ class CachedSource:
             return None
         return collection
 
-    def _decode(self, body: bytes) -> ElementCollection:
+    def _decode(self, body: bytes, *, trusted: bool) -> ElementCollection:
         decoded = self._decoded
         if decoded is not None and decoded[0] == body:
             return decoded[1]
-        collection = ElementCollection.from_json(body, max_bytes=self._codec.max_bytes)
+        collection = ElementCollection.from_json(
+            body,
+            max_bytes=self._codec.max_bytes,
+            # An entry nobody authenticated may not amplify through shared schemas (ADR 0072).
+            max_expanded_bytes=None if trusted else max(MAX_EXPANSION * len(body), EXPANSION_FLOOR),
+        )
         self._decoded = (body, collection)
         return collection
 

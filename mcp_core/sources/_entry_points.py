@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.metadata
 import logging
-from collections.abc import Mapping, Sequence
+import math
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, final
+from typing import Any, Final, TypeGuard, final
+
+import anyio.to_thread
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import ElementMark, marks_of
+from mcp_core.handlers import ElementMark, escapes, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._items import admit_items, is_item_iterable
@@ -21,6 +26,9 @@ _log = logging.getLogger("mcp_core.sources")
 _FIX: Final = (
     "fix or uninstall the distribution that declares it; the other plugins are served meanwhile"
 )
+
+DEFAULT_IMPORT_TIMEOUT: Final = 10.0
+"""Seconds one plugin's import may take before it is skipped (it goes on in the background)."""
 
 
 @final
@@ -62,9 +70,15 @@ class EntryPointSource:
       name, then distribution; each is imported and, for a factory, called, once: a loaded plugin
       is kept, so ``provide()`` is idempotent and the plugin's objects live as long as the source.
     - Isolation: a plugin that fails to load — its import raises (a missing dependency, a syntax
-      error), its factory raises, or it names something that is not a plugin — costs only itself:
-      it contributes nothing, a ``skipped`` diagnostic names the entry point, its distribution
-      and the error, and the next ``provide()`` tries it again. An element whose ref another
+      error, ``sys.exit()``: any exception but cancellation, ``KeyboardInterrupt`` and
+      ``GeneratorExit``), its factory raises, or it names something that is not a plugin — costs
+      only itself: it contributes nothing, a ``skipped`` diagnostic names the entry point, its
+      distribution and the error, and the next ``provide()`` tries it again.
+    - Time (ADR 0072): each plugin is imported in a thread of its own and waited for at most
+      ``import_timeout`` seconds (None: no limit). A plugin whose import takes longer (it
+      blocks on the network, a lock, a prompt) is skipped with a diagnostic and the others are
+      served; its import goes on in the background (a thread cannot be stopped), and a later
+      ``provide()`` serves the plugin once it has finished, without importing it twice. An element whose ref another
       plugin (earlier in that order) already provides is skipped the same way, naming both.
     - ``kinds()`` answers the declared ``kinds`` without loading anything. The default,
       ``ElementKind.ALL``, over-advertises unless you declare what the group's plugins provide; a
@@ -74,16 +88,34 @@ class EntryPointSource:
       plugins by a rule of your own.
     """
 
-    __slots__ = ("_diagnostics", "_group", "_kinds", "_loaded")
+    __slots__ = ("_diagnostics", "_group", "_importing", "_kinds", "_loaded", "_timeout")
 
-    def __init__(self, group: str, *, kinds: ElementKind = ElementKind.ALL) -> None:
+    def __init__(
+        self,
+        group: str,
+        *,
+        kinds: ElementKind = ElementKind.ALL,
+        import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT,
+    ) -> None:
         if not isinstance(group, str) or not group.strip():
             raise ValueError(
                 f"EntryPointSource needs an entry-point group name like 'myapp.mcp', got {group!r}"
             )
+        if import_timeout is not None and not (
+            isinstance(import_timeout, int | float)
+            and math.isfinite(import_timeout)
+            and import_timeout > 0
+        ):
+            raise ValueError(
+                f"import_timeout must be a positive number of seconds or None, got "
+                f"{import_timeout!r}"
+            )
         self._group = group
         self._kinds = kinds
+        self._timeout = import_timeout
         self._loaded: dict[_Plugin, tuple[ElementCollection, tuple[SourceDiagnostic, ...]]] = {}
+        # Imports still running in the background, from an earlier provide() that gave up.
+        self._importing: dict[_Plugin, concurrent.futures.Future[object]] = {}
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
@@ -109,7 +141,18 @@ class EntryPointSource:
             if loaded is None:
                 try:
                     loaded = await self._load(plugin)
-                except Exception as exc:  # noqa: BLE001 -- a broken plugin costs only itself
+                except TimeoutError:
+                    message = (
+                        f"{plugin.label} did not finish importing within {self._timeout:g} s and "
+                        "is skipped; its import goes on in the background and a later load "
+                        f"serves it if it finishes. Make the plugin's import quick: {_FIX}"
+                    )
+                    _log.warning("%r: %s", self, message)
+                    diagnostics.append(self._diagnostic(message))
+                    continue
+                except BaseException as exc:
+                    if escapes(exc):
+                        raise
                     message = f"{plugin.label} failed to load: {type(exc).__name__}: {exc}; {_FIX}"
                     _log.warning("%r: %s", self, message, exc_info=True)
                     diagnostics.append(self._diagnostic(message))
@@ -159,12 +202,34 @@ class EntryPointSource:
     async def _load(
         self, plugin: _Plugin
     ) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
-        """Import the plugin and admit what it names, item by item (raising when it names nothing usable).
+        """Import the plugin (bounded in time) and admit what it names, item by item.
 
         A factory returning several items (a plugin manager's) has each admitted alone: one item
         that cannot be built is skipped with a diagnostic, the plugin's others are served.
+
+        Raises what the import or the plugin raised, or TimeoutError when the import is still
+        running after the timeout.
         """
-        target = plugin.entry.load()
+        future = self._importing.get(plugin)
+        if future is None:
+            future = self._importing[plugin] = _import_in_background(plugin)
+        timeout = self._timeout
+        try:
+            target = await anyio.to_thread.run_sync(
+                lambda: future.result(math.inf if timeout is None else timeout),
+                abandon_on_cancel=True,
+            )
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError from None
+        finally:
+            if future.done():
+                del self._importing[plugin]  # done, one way or the other: retried from scratch
+        return await self._collection_of(plugin, target)
+
+    async def _collection_of(
+        self, plugin: _Plugin, target: object
+    ) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
+        """What an imported plugin names (raising when it names nothing usable)."""
         if _is_marked(target):
             return await FunctionSource(target).provide(), ()
         if callable(target) and not isinstance(target, Element):
@@ -183,5 +248,19 @@ class EntryPointSource:
         return admitted.collection, tuple(admitted.diagnostics)
 
 
-def _is_marked(target: object) -> bool:
+def _import_in_background(plugin: _Plugin) -> concurrent.futures.Future[object]:
+    """Start importing ``plugin`` in a daemon thread (one a blocked import cannot keep alive)."""
+    future: concurrent.futures.Future[object] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(plugin.entry.load())
+        except BaseException as exc:  # noqa: BLE001 -- handed to the waiting provide(), which contains it
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=f"import {plugin.value}"[:60], daemon=True).start()
+    return future
+
+
+def _is_marked(target: object) -> TypeGuard[Callable[..., Any]]:
     return callable(target) and any(isinstance(m, ElementMark) for m in marks_of(target))

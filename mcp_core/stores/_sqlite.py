@@ -34,8 +34,12 @@ _BUSY_TIMEOUT: Final = 5.0
 class SqliteStore:
     """A :class:`~mcp_core.stores.CacheStore` in a SQLite database file.
 
-    Entries survive restarts, and several processes on one host may share the file: it is opened
-    in WAL mode so readers do not block the writer. Every statement runs in a worker thread
+    Entries survive restarts, and several processes on one host may share the file, which uses
+    a rollback journal and file locks only (ADR 0071): never WAL's shared-memory ``-shm`` file,
+    which SQLite maps into memory, so that whoever can write the cache directory (truncate,
+    replace or freeze that file) makes the store fail with an error rather than the process die
+    of SIGBUS. A file left in WAL mode by an older version is converted when opened (the
+    conversion never maps the ``-shm`` file either). Every statement runs in a worker thread
     (``anyio.to_thread``), never on the event loop; one connection per store is serialized by a
     lock. Expiry uses ``clock``, wall-clock seconds by default, because deadlines must mean the
     same thing to the next process that opens the file.
@@ -74,7 +78,12 @@ class SqliteStore:
                 self._path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
             try:
-                connection.execute("PRAGMA journal_mode=WAL")
+                # Exclusive locking before the first access: SQLite then keeps any WAL index in
+                # private memory, never in the mapped -shm file, while it leaves WAL mode; back to
+                # normal locking, the lock is let go at the first statement's end.
+                connection.execute("PRAGMA locking_mode=EXCLUSIVE")
+                connection.execute("PRAGMA journal_mode=DELETE")
+                connection.execute("PRAGMA locking_mode=NORMAL")
                 connection.execute(_SCHEMA)
             except BaseException:
                 connection.close()

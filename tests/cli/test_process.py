@@ -18,10 +18,12 @@ import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import httpx2
 import pytest
 from mcp import Client
 
 import mcp_core
+from tests.e2e._http import ForwardedSession
 
 ROOT = Path(__file__).resolve().parents[2]
 MCP_CORE = str(Path(sys.executable).with_name("mcp-core"))
@@ -245,6 +247,41 @@ class TestServingLine:
         assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT)\n")
 
 
+class TestEdgeFlags:
+    """--max-sessions-per-client and --trusted-proxy reach the HTTP edge."""
+
+    async def test_sessions_per_client_behind_a_trusted_proxy(
+        self, server_file: Path, processes: list[subprocess.Popen[str]]
+    ) -> None:
+        """One session per client: a client's second reclaims its first; another client's stays.
+
+        Clients are told apart by the X-Forwarded-For the trusted proxy (127.0.0.1) adds.
+        """
+        command = [MCP_CORE, "run", str(server_file), "--transport", "http", "--port", "0"]
+        process = start(
+            [*command, "--max-sessions-per-client", "1", "--trusted-proxy", "127.0.0.1"]
+        )
+        processes.append(process)
+        serving = SERVING.match(read_line(process))
+        assert serving is not None
+        url = serving["url"]
+        async with httpx2.AsyncClient(timeout=30) as http:
+            first = ForwardedSession(url, http, forwarded="192.0.2.1")
+            await first.open()
+            other = ForwardedSession(url, http, forwarded="192.0.2.2")
+            await other.open()
+            second = ForwardedSession(url, http, forwarded="192.0.2.1")
+            await second.open()
+            ping = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+            statuses = [
+                (await http.post(url, json=ping, headers=session.headers())).status_code
+                for session in (first, other, second)
+            ]
+        assert statuses == [404, 200, 200]
+        process.send_signal(signal.SIGTERM)
+        finish(process)
+
+
 class TestClosedPipe:
     """A reader that goes away (``| head -1``) ends the command quietly."""
 
@@ -407,6 +444,15 @@ class TestMistakes:
         assert result.stderr.splitlines()[-1] == (
             "mcp-core run: error: argument --page-size: expected a whole number of at least 1, "
             "got '0'"
+        )
+
+    def test_trusted_proxy_is_an_address(self, server_file: Path) -> None:
+        """A trusted proxy named by host name is a usage error naming the flag and the fix."""
+        result = self.cli("run", str(server_file), "--trusted-proxy", "haproxy.local")
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core run: error: argument --trusted-proxy: expected the IP address the proxy "
+            "connects from (e.g. 127.0.0.1), got 'haproxy.local'"
         )
 
     def test_dump_to_a_missing_folder(self, tmp_path: Path) -> None:

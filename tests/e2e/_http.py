@@ -164,3 +164,15 @@ class RawSession:
         """End the session with DELETE; return the status."""
         response = await self.http.delete(self.url, headers=self.headers())
         return response.status_code
+
+
+class ForwardedSession(RawSession):
+    """A raw session whose requests arrive through the trusted proxy for one client."""
+
+    def __init__(self, url: str, http: httpx2.AsyncClient, *, forwarded: str) -> None:
+        super().__init__(url, http)
+        self._forwarded = forwarded
+
+    def headers(self, **extra: str) -> dict[str, str]:
+        """The session's headers, plus the proxy's ``X-Forwarded-For``."""
+        return {**super().headers(**extra), "x-forwarded-for": self._forwarded}

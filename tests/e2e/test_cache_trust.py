@@ -173,3 +173,35 @@ async def test_a_deeply_nested_entry_is_a_miss(deployment: Deployment) -> None:
     replaced = await deployment.stored()
     assert replaced is not None
     assert not replaced.endswith(b"[[[[")
+
+
+async def test_a_shared_schema_bomb_is_a_miss(deployment: Deployment) -> None:
+    """Attacker: a cache writer without the secret plants a small entry that expands hugely.
+
+    One 64 KB schema shared by 1,000 tools that all name a real handler: a ~200 KB entry that
+    written out is 64 MB per list walk. Before: served (every worker built and sent the pages).
+    Now: beyond its expansion bound the entry is corrupt, the real tools are served, and the
+    entry is replaced.
+    """
+    schema = {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "x" * 64_000}},
+    }
+    tools = [
+        Element(
+            definition=Tool(name=f"bomb_{n}", input_schema=schema),
+            handler=HandlerRef("plugins.tools:greet"),
+        )
+        for n in range(1000)
+    ]
+    body = ElementCollection(tools).to_json()
+    assert len(body) < 200_000
+    header = json.dumps({"entry": "mcp-core/cached-collection", "stored_at": time.time()})
+    await deployment.plant(header.encode() + b"\n" + body.encode())
+    with serving_http(deployment.server) as url:
+        async with Client(url) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+    assert names == {"greet"}
+    replaced = await deployment.stored()
+    assert replaced is not None
+    assert b"bomb_" not in replaced

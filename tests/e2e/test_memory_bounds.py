@@ -172,22 +172,21 @@ class TestTransportLimits:
             assert store.retained_events > 0  # the other session's events are still there
 
     async def test_session_cap(self, http: httpx2.AsyncClient) -> None:
-        """Beyond max_sessions open sessions a new one is refused with 503; others carry on."""
+        """At max_sessions a new session reclaims the least recently used idle one; others carry on.
+
+        (With every session busy it is refused 503 with Retry-After: see test_anonymous_client.)
+        """
         with serve(small_app().asgi(max_sessions=2)) as url:
             first, second = RawSession(url, http), RawSession(url, http)
             await first.open()
             await second.open()
-            body = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "third", "version": "1"},
-                },
-            }
-            third = await http.post(url, json=body, headers=RawSession(url, http).headers())
-            assert third.status_code == 503
-            still = await first.request("tools/call", {"name": "echo", "arguments": {"text": "ok"}})
+            third = RawSession(url, http)
+            await third.open()
+            reclaimed = await http.post(
+                url, json={"jsonrpc": "2.0", "id": 5, "method": "ping"}, headers=first.headers()
+            )
+            assert reclaimed.status_code == 404
+            still = await second.request(
+                "tools/call", {"name": "echo", "arguments": {"text": "ok"}}
+            )
             assert "ok" in still[-1].data

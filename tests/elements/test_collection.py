@@ -354,6 +354,34 @@ class TestBoundedDecoding:
         with pytest.raises(CollectionFormatError, match="more than the 10 allowed"):
             ElementCollection.from_json(text, max_bytes=10)
 
+    def test_expansion_is_bounded(self) -> None:
+        """With max_expanded_bytes, shared schemas count once per use; beyond, corrupt.
+
+        A 4 KB schema shared by 100 tools: the document is small, written out it is 100 times
+        the schema. Read without the bound (a trusted writer's document) it decodes.
+        """
+        schema = {"type": "object", "properties": {"a": {"description": "d" * 4000}}}
+        shared = ElementCollection(
+            [
+                Element(
+                    definition=Tool(name=f"t{n}", input_schema=schema),
+                    handler=HandlerRef(f"pkg.tools:t{n}"),
+                )
+                for n in range(100)
+            ]
+        ).to_json()
+        assert len(shared) < 20_000
+        assert len(ElementCollection.from_json(shared)) == 100
+        assert len(ElementCollection.from_json(shared, max_expanded_bytes=500_000)) == 100
+        with pytest.raises(CollectionFormatError, match="expands to more than the 100000 bytes"):
+            ElementCollection.from_json(shared, max_expanded_bytes=100_000)
+        inline = json.loads(shared)
+        inline["version"] = 1
+        for record in inline["elements"]:
+            record["definition"]["inputSchema"] = schema
+        text = json.dumps(inline)  # written out already: its own size is its expansion
+        assert len(ElementCollection.from_json(text, max_expanded_bytes=len(text))) == 100
+
 
 class TestFreezeDepth:
     """freeze(max_depth=...) bounds nesting; without it, values nest freely."""

@@ -76,6 +76,23 @@ async def test_visitors_and_signed_out_users_are_refused(base: str) -> None:
     assert (anonymous.status_code, signed_out.status_code) == (401, 401)
 
 
+async def test_a_cookie_captured_before_logout_opens_nothing(base: str) -> None:
+    """Attacker: an anonymous client replaying a cookie it captured before the user signed out.
+
+    Before: the cookie held the user name itself, so a copy stayed valid after logout. Now the
+    sign-in is forgotten at logout: the copy gets 401 from the app and from /mcp.
+    """
+    headers = {"accept": ACCEPT, "mcp-protocol-version": LEGACY}
+    async with signed_in(base, "bob") as bob:
+        captured = dict(bob.cookies.items())
+        assert (await bob.get("/notes")).status_code == 200
+        await bob.post("/logout")
+    async with httpx2.AsyncClient(base_url=base, cookies=captured) as attacker:
+        notes = await attacker.get("/notes")
+        opened = await attacker.post("/mcp", json=INITIALIZE, headers=headers)
+    assert (notes.status_code, opened.status_code) == (401, 401)
+
+
 async def test_a_signed_in_browser_lends_nothing(base: str) -> None:
     """Another user's session id, a foreign Origin or Host: refused even with a valid cookie."""
     headers = {"accept": ACCEPT, "mcp-protocol-version": LEGACY}

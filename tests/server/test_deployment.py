@@ -257,6 +257,45 @@ class TestSessionRouting:
         assert "misrouted request" in caplog.text
         assert unknown.status_code == 404
 
+    async def test_misrouted_floods_cost_one_line_and_few_lookups(
+        self, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Attacker (an anonymous client) sends 300 requests naming other workers' sessions.
+
+        Before: one ERROR line and one store lookup each. Now: one line per interval for the
+        misrouted ones, one for the gone ones, and store lookups bounded per owner and second;
+        every request is still answered (421 for a live worker, 404 for a gone one).
+        """
+        lookups: list[str] = []
+        owner_alive = Deployment.owner_alive
+
+        async def counted(self: Deployment, worker: str) -> bool | None:
+            lookups.append(worker)
+            return await owner_alive(self, worker)
+
+        monkeypatch.setattr(Deployment, "owner_alive", counted)
+        async with two_workers() as (first, second, _), httpx2.AsyncClient(timeout=30) as http:
+            session = RawSession(first, http)
+            await session.open()
+            assert session.session_id is not None
+            caplog.clear()
+            statuses = []
+            for n in range(300):
+                sid = session.session_id if n % 2 else f"gone{n % 7}.0123456789abcdef"
+                response = await http.post(
+                    second,
+                    json={"jsonrpc": "2.0", "id": n, "method": "tools/list"},
+                    headers={**session.headers(), "mcp-session-id": sid},
+                )
+                statuses.append(response.status_code)
+        assert set(statuses[1::2]) == {421}
+        assert set(statuses[0::2]) == {404}
+        misrouted = [r for r in caplog.records if "misrouted request" in r.getMessage()]
+        gone = [r for r in caplog.records if "which is gone" in r.getMessage()]
+        assert len(misrouted) == 1
+        assert len(gone) <= 1
+        assert len(lookups) < 30  # 8 owners, each asked at most once per 5 s
+
     async def test_a_gone_workers_session_is_not_found(self) -> None:
         """A session of a worker that is not registered (gone) answers 404: start a new one."""
         async with two_workers() as (_, second, _), httpx2.AsyncClient(timeout=30) as http:

@@ -250,14 +250,17 @@ class TestBinding:
         assert manager.event_store is None
         assert isinstance(manager._server_instances, _SessionTable)
 
-    def test_stateless_and_none_bind_nothing(self) -> None:
-        """Without sessions (stateless), or without a store and with fixed SSE, nothing is bound."""
+    def test_stateless_binds_nothing(self) -> None:
+        """Without sessions (stateless) nothing is bound; without a store, only the session slots."""
         stateless = McpServer(Registry())
         stateless.streamable_http_app(stateless=True)
+        assert type(stateless.lowlevel.session_manager._server_instances) is dict
         storeless = McpServer(Registry())
         storeless.streamable_http_app(event_store=None, json_response=False)
-        for server in (stateless, storeless):
-            assert type(server.lowlevel.session_manager._server_instances) is dict
+        table = storeless.lowlevel.session_manager._server_instances
+        assert type(table) is not dict
+        assert table._store is None  # type: ignore[attr-defined]
+        assert table._deferred is False  # type: ignore[attr-defined]
 
     def test_an_sdk_event_store_is_refused(self) -> None:
         """A session-less SDK EventStore would share streams between sessions: TypeError says so."""

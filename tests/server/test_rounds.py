@@ -21,10 +21,11 @@ from mcp_core.elements import ElementCollection
 from mcp_core.errors import ClientCapabilityError
 from mcp_core.handlers import ClientGateway, tool_from_function
 from mcp_core.registry import Registry
-from mcp_core.server import McpServer, wire_error
+from mcp_core.server import Deployment, McpServer, wire_error
 from mcp_core.server._errors import InvalidRequestStateError
-from mcp_core.server._rounds import MAX_REMEMBERED_NOTIFICATIONS, InputRounds
+from mcp_core.server._rounds import MAX_REMEMBERED_NOTIFICATIONS, InputRounds, RoundLedger
 from mcp_core.sources import StaticSource
+from mcp_core.stores import MemoryChangeBus, MemoryStore
 from mcp_core.visibility import SessionInfo
 from tests.clients import Inbox
 
@@ -273,29 +274,149 @@ def test_wire_errors_of_the_rounds() -> None:
 class TestReplayedNotifications:
     """What a re-run handler already said in an earlier round is not said again."""
 
-    def test_the_kth_identical_notification_is_a_replay_only_if_sent_k_times(self) -> None:
+    async def test_the_kth_identical_notification_is_a_replay_only_if_sent_k_times(self) -> None:
         """Counted per run: two identical logs sent before, a third is new."""
         said = {"method": "notifications/message", "level": "info", "data": "tick"}
         first = InputRounds(owner="o")
         assert [first.replayed(said) for _ in range(2)] == [False, False]
-        state = json.loads(first.input_required()["requestState"])
-        second = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+        ledger = RoundLedger()
+        await ledger.issue("s1")
+        state = json.loads(first.input_required("s1")["requestState"])
+        second = await InputRounds.resume(
+            owner="o", request_state=json.dumps(state), input_responses={}, ledger=ledger
+        )
         assert [second.replayed(said) for _ in range(3)] == [True, True, False]
 
-    def test_state_without_sent_notifications_replays_nothing(self) -> None:
-        """State minted before notifications were remembered still resumes: nothing is a replay."""
-        state = {"v": 1, "owner": "o", "asked": {}, "answers": {}}
-        rounds = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+    async def test_state_without_sent_notifications_replays_nothing(self) -> None:
+        """State minted without notifications remembered still resumes: nothing is a replay."""
+        ledger = RoundLedger()
+        await ledger.issue("s1")
+        state = {"v": 2, "id": "s1", "round": 1, "owner": "o", "asked": {}, "answers": {}}
+        rounds = await InputRounds.resume(
+            owner="o", request_state=json.dumps(state), input_responses={}, ledger=ledger
+        )
         assert not rounds.replayed({"method": "notifications/progress", "progress": 1})
 
-    def test_what_is_remembered_is_bounded(self) -> None:
+    async def test_what_is_remembered_is_bounded(self) -> None:
         """Beyond MAX_REMEMBERED_NOTIFICATIONS distinct notifications, the rest are sent again."""
         first = InputRounds(owner="o")
         for index in range(MAX_REMEMBERED_NOTIFICATIONS + 5):
             first.replayed({"method": "notifications/progress", "progress": index})
-        state = json.loads(first.input_required()["requestState"])
+        ledger = RoundLedger()
+        await ledger.issue("s1")
+        state = json.loads(first.input_required("s1")["requestState"])
         assert len(state["sent"]) == MAX_REMEMBERED_NOTIFICATIONS
-        second = InputRounds.resume(owner="o", request_state=json.dumps(state), input_responses={})
+        second = await InputRounds.resume(
+            owner="o", request_state=json.dumps(state), input_responses={}, ledger=ledger
+        )
         assert second.replayed({"method": "notifications/progress", "progress": 0})
         last = MAX_REMEMBERED_NOTIFICATIONS + 4
         assert not second.replayed({"method": "notifications/progress", "progress": last})
+
+
+PAID: list[str] = []
+
+
+async def pay(amount: int, gateway: ClientGateway) -> str:
+    """Ask the user to confirm, then pay (recorded in PAID)."""
+    confirmed = await gateway.elicit(f"Pay {amount}?", FORM)
+    if confirmed["action"] != "accept":
+        return "not paid"
+    PAID.append(f"paid {amount}")
+    return f"paid {amount}"
+
+
+async def nagging(gateway: ClientGateway) -> str:
+    """Ask the same question again and again (a new round each time), never done."""
+    while True:
+        await gateway.elicit("Again?", FORM)
+
+
+def paying_server(**options: Any) -> McpServer:
+    """A server with the paying and the nagging tools."""
+    tools = [tool_from_function(pay), tool_from_function(nagging)]
+    return McpServer(Registry([(StaticSource(ElementCollection(tools)), 0)]), **options)
+
+
+class TestSingleUseState:
+    """Attacker: a client replaying a round (the final one: a paid action) or asking forever."""
+
+    async def test_a_replayed_final_round_is_refused(self) -> None:
+        """The final round's state pays once; each replay of it is -32602 and pays nothing.
+
+        Before: replaying the final round repeated the payment (8 times from one consent).
+        """
+        PAID.clear()
+        async with connect(paying_server()) as client:
+            first = asked(await call(client, "pay", {"amount": 5}))
+            [key] = first.input_requests or {}
+            done = await call(
+                client, "pay", {"amount": 5}, responses={key: YES}, state=first.request_state
+            )
+            assert text_of(done) == "paid 5"
+            for _ in range(8):
+                with pytest.raises(MCPError) as refused:
+                    await call(
+                        client,
+                        "pay",
+                        {"amount": 5},
+                        responses={key: YES},
+                        state=first.request_state,
+                    )
+                assert refused.value.code == -32602
+                assert "used already" in refused.value.message
+        assert PAID == ["paid 5"]
+
+    async def test_state_is_single_use_across_workers(self) -> None:
+        """With a deployment, a state used on one worker is refused on every other."""
+        PAID.clear()
+        store, bus = MemoryStore(), MemoryChangeBus()
+        secret = b"s" * 32
+        one = paying_server(deployment=Deployment(worker="w1", secret=secret, store=store, bus=bus))
+        two_ = paying_server(
+            deployment=Deployment(worker="w2", secret=secret, store=store, bus=bus)
+        )
+        async with connect(one) as first_worker, connect(two_) as second_worker:
+            first = asked(await call(first_worker, "pay", {"amount": 7}))
+            [key] = first.input_requests or {}
+            done = await call(
+                first_worker, "pay", {"amount": 7}, responses={key: YES}, state=first.request_state
+            )
+            with pytest.raises(MCPError) as refused:
+                await call(
+                    second_worker,
+                    "pay",
+                    {"amount": 7},
+                    responses={key: YES},
+                    state=first.request_state,
+                )
+        assert text_of(done) == "paid 7"
+        assert "used already" in refused.value.message
+        assert PAID == ["paid 7"]
+
+    async def test_rounds_are_capped_by_the_server(self) -> None:
+        """A request asks at most max_input_rounds rounds; the next ends it with an error."""
+        async with connect(paying_server(max_input_rounds=3)) as client:
+            result = asked(await call(client, "nagging"))
+            for _ in range(2):
+                [key] = result.input_requests or {}
+                result = asked(
+                    await call(client, "nagging", responses={key: YES}, state=result.request_state)
+                )
+            [key] = result.input_requests or {}
+            with pytest.raises(MCPError) as refused:
+                await call(client, "nagging", responses={key: YES}, state=result.request_state)
+        assert refused.value.code == -32602
+        assert "asked the client 3 rounds" in refused.value.message
+
+    async def test_the_official_client_following_rounds_is_unaffected(self) -> None:
+        """A client that follows the rounds (each state once) gets its result, under the cap."""
+        PAID.clear()
+        async with connect(paying_server()) as client:
+            result = await client.call_tool("pay", {"amount": 3})
+        assert text_of(result) == "paid 3"
+
+    def test_max_input_rounds_is_checked(self) -> None:
+        """A cap that is not a positive number of rounds is refused, naming it."""
+        with pytest.raises(ValueError, match="max_input_rounds"):
+            paying_server(max_input_rounds=0)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import importlib
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from mcp_core.elements import ElementKind, ElementRef
 from mcp_core.registry import Registry
+from mcp_core.server import McpServer
 from mcp_core.sources import EntryPointSource
+from tests.e2e._http import serve
 
 GROUP = "testapp.plugins"
 
@@ -67,6 +72,25 @@ MODULES = {
     """,
     "plug_not_a_plugin": """
         plugin = 42
+    """,
+    "plug_exits": """
+        import sys
+
+        sys.exit(3)
+    """,
+    "plug_odd_base": """
+        class Escape(BaseException):
+            pass
+
+        raise Escape("not an Exception")
+    """,
+    "plug_blocks": """
+        import threading
+
+        RELEASE = threading.Event()  # the test sets it: the module is in sys.modules meanwhile
+        RELEASE.wait(60)
+
+        from plug_element import plugin
     """,
     "plug_clash": """
         from mcp_core.elements import Element, Tool
@@ -208,3 +232,59 @@ def test_a_group_name_is_required(group: object) -> None:
     make: Callable[..., object] = EntryPointSource
     with pytest.raises(ValueError, match="entry-point group name"):
         make(group)
+
+
+class TestHostilePlugin:
+    """Attacker: a hostile (or broken) plugin in the group; it costs only itself."""
+
+    async def test_system_exit_in_one_plugin_costs_only_it(self, site: Path) -> None:
+        """sys.exit() or another BaseException at import: that plugin is skipped, the group served.
+
+        Before: SystemExit went through ``except Exception`` and the whole group was lost.
+        """
+        install(
+            site,
+            "exiting",
+            {"a_exits": "plug_exits:x", "b_odd": "plug_odd_base:x", "hello": "plug_element:plugin"},
+        )
+        source = EntryPointSource(GROUP, kinds=ElementKind.TOOL)
+        collection = await source.provide()
+        messages = [d.message for d in source.diagnostics()]
+        assert [element.ref.key for element in collection] == ["hello"]
+        assert "entry point 'a_exits'" in messages[0]
+        assert "SystemExit: 3" in messages[0]
+        assert "Escape: not an Exception" in messages[1]
+
+    async def test_a_blocking_import_is_skipped_and_served_once_done(self, site: Path) -> None:
+        """A plugin whose import blocks is skipped after import_timeout; the server initializes.
+
+        Before: the import ran on the event loop, and ``initialize`` waited for it (38.7 s in
+        the attack pass). Now the server lists the other plugins' tools at once and reports
+        the slow one; once its import finishes, the next load serves it, imported once.
+        """
+        install(site, "slow", {"hello": "plug_element:plugin", "slow": "plug_blocks:plugin"})
+        source = EntryPointSource(GROUP, kinds=ElementKind.TOOL, import_timeout=0.5)
+        registry = Registry([(source, 0)])
+        server = McpServer(registry)
+        with serve(server.streamable_http_app()) as url:
+            async with Client(url, mode="legacy") as client:
+                tools = await client.list_tools()
+        assert [tool.name for tool in tools.tools] == ["hello"]
+        (diagnostic,) = source.diagnostics()
+        assert "entry point 'slow'" in diagnostic.message
+        assert "did not finish importing within 0.5 s" in diagnostic.message
+        release: threading.Event = sys.modules["plug_blocks"].RELEASE
+        release.set()
+        with anyio.fail_after(30):
+            while not hasattr(sys.modules["plug_blocks"], "plugin"):  # noqa: ASYNC110 -- another thread's import, no event to await
+                await anyio.sleep(0.05)
+        again = await source.provide()
+        assert [element.ref.key for element in again] == ["hello"]  # same tool: a clash
+        assert "'slow' (plug_blocks:plugin) of slow also provides tool 'hello'" in (
+            source.diagnostics()[0].message
+        )
+
+    def test_import_timeout_is_checked(self) -> None:
+        """A timeout that is not a positive number of seconds is refused, naming it."""
+        with pytest.raises(ValueError, match="import_timeout"):
+            EntryPointSource(GROUP, import_timeout=0)

@@ -1,8 +1,12 @@
-"""SqliteStore: persistence, WAL, TTL, threads and error translation."""
+"""SqliteStore: persistence, no mapped -shm file, TTL, threads and error translation."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import subprocess
+import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -10,6 +14,36 @@ import pytest
 
 from mcp_core.errors import CacheStoreError
 from mcp_core.stores import SqliteStore
+
+
+def _in_a_process(path: Path, body: str) -> subprocess.CompletedProcess[str]:
+    """Run ``body`` (async code using ``store``, a SqliteStore on ``path``) in a new process.
+
+    A signal (SIGBUS) shows as a negative return code instead of ending the test run.
+    """
+    indented = textwrap.indent(body, "        ")
+    code = (
+        "import anyio\n"
+        "from mcp_core.stores import SqliteStore\n"
+        "async def main():\n"
+        f"    async with SqliteStore({str(path)!r}) as store:\n"
+        f"{indented}\n"
+        "anyio.run(main)\n"
+    )
+    return subprocess.run(  # noqa: S603 -- this interpreter, our own script
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def _freeze(path: Path, *, undo: bool = False) -> bool:
+    """Make ``path`` immutable (``chattr +i``) where this machine allows; whether it did."""
+    chattr = shutil.which("chattr")
+    if chattr is None:
+        return False
+    done = subprocess.run(  # noqa: S603 -- chattr on a file the test made
+        [chattr, "-i" if undo else "+i", str(path)], capture_output=True, check=False
+    )
+    return done.returncode == 0
 
 
 class Clock:
@@ -46,13 +80,60 @@ class TestSqliteStore:
             assert await second.get("k") is None
             assert await second.delete("k") is False
 
-    async def test_uses_wal(self, tmp_path: Path) -> None:
-        """The database is in WAL mode, so readers in other processes do not block the writer."""
+    async def test_no_shared_memory_file(self, tmp_path: Path) -> None:
+        """The database uses a rollback journal: no -shm file is made or mapped."""
         path = tmp_path / "cache.db"
-        async with SqliteStore(path) as store:
+        async with SqliteStore(path) as store, SqliteStore(path) as other:
             await store.set("k", b"v")
+            assert await other.get("k") == b"v"
+            assert not (tmp_path / "cache.db-shm").exists()
         with sqlite3.connect(path) as connection:
-            assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            assert connection.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+    async def test_a_wal_file_is_converted_without_its_shm(self, tmp_path: Path) -> None:
+        """Attacker (a cache writer without the secret) freezes a WAL file's -shm: no signal.
+
+        A file an older version left in WAL mode, beside a -shm file the attacker truncated
+        (and, where it can, made immutable), opens, converts and serves its entries.
+        """
+        path = tmp_path / "cache.db"
+        with sqlite3.connect(path, isolation_level=None) as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.close()
+        async with SqliteStore(path) as store:
+            await store.set("k", b"kept")
+        with sqlite3.connect(path, isolation_level=None) as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+        connection.close()
+        shm = tmp_path / "cache.db-shm"
+        shm.write_bytes(b"\0" * 100)
+        frozen = _freeze(shm)
+        try:
+            outcome = _in_a_process(path, "print(await store.get('k'))")
+        finally:
+            if frozen:
+                _freeze(shm, undo=True)
+        assert outcome.returncode == 0, outcome.stderr[-2000:]
+        assert outcome.stdout.strip() == "b'kept'"
+
+    def test_a_shm_truncated_under_a_live_store_is_no_signal(self, tmp_path: Path) -> None:
+        """Attacker truncates the cache's -shm file while a worker uses the store: no SIGBUS.
+
+        Before: SQLite mapped the -shm file, and the worker died of SIGBUS at its next access
+        beyond the truncated end. Now there is no such file to truncate; the worker carries on.
+        """
+        path = tmp_path / "cache.db"
+        script = (
+            "import os\n"
+            "for n in range(50): await store.set(f'k{n}', b'v')\n"
+            f"shm = {str(path)!r} + '-shm'\n"
+            "if os.path.exists(shm): os.truncate(shm, 100)\n"
+            "for n in range(50): await store.set(f'j{n}', b'w')\n"
+            "print(len([n for n in range(50) if await store.get(f'j{n}') == b'w']))\n"
+        )
+        outcome = _in_a_process(path, script)
+        assert outcome.returncode == 0, (outcome.returncode, outcome.stderr[-2000:])
+        assert outcome.stdout.strip() == "50"
 
     async def test_two_connections_share_the_file(self, tmp_path: Path) -> None:
         """Two stores open at once (two workers) see each other's writes."""
