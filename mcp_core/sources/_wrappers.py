@@ -248,15 +248,17 @@ class PrefixedSource:
     Handlers, completions, tags and every other field are unchanged. The prefix is validated
     when the source is created: it must start with a letter and use only letters, digits, ``.``
     and ``-`` (a valid URI scheme and a valid tool-name head); ``separator`` must use tool-name
-    characters. A renamed tool name longer than the specification's 128 characters is reported
-    by ``provide()`` as :class:`~mcp_core.errors.InvalidElementError` naming the element.
+    characters. An element whose renamed name is invalid (a tool name longer than the
+    specification's 128 characters) costs only itself: ``provide()`` leaves it out and
+    :meth:`diagnostics` says which and why.
 
     Law (declared relation, checked by the kit in place of ``wrapper.transparent``):
     ``provide()`` returns exactly the inner source's elements, in order, each with
-    ``element.ref`` replaced by :meth:`rename` of it. ``kinds()`` is the inner source's.
+    ``element.ref`` replaced by :meth:`rename` of it, except those the renaming makes invalid.
+    ``kinds()`` is the inner source's.
     """
 
-    __slots__ = ("_inner", "_prefix", "_separator")
+    __slots__ = ("_inner", "_prefix", "_separator", "_skipped")
 
     def __init__(self, inner: ElementSource, prefix: str, *, separator: str = "_") -> None:
         if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
@@ -272,6 +274,7 @@ class PrefixedSource:
         self._inner = inner
         self._prefix = prefix
         self._separator = separator
+        self._skipped: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
         separator = "" if self._separator == "_" else f", separator={self._separator!r}"
@@ -296,8 +299,9 @@ class PrefixedSource:
         await prefetch_kinds(self._inner)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The inner source's diagnostics (prefixing records none of its own)."""
-        return diagnostics_of(self._inner)
+        """The inner source's diagnostics, and the elements the last renaming left out."""
+        inner = diagnostics_of(self._inner)
+        return [*inner, *self._skipped] if self._skipped else inner
 
     def handler_targets(self) -> frozenset[str] | None:
         """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
@@ -332,7 +336,19 @@ class PrefixedSource:
     async def provide(self) -> ElementCollection:
         """The inner source's elements, renamed."""
         collection = await self._inner.provide()
-        return ElementCollection(self._renamed(element) for element in collection)
+        kept: list[Element] = []
+        skipped: list[SourceDiagnostic] = []
+        for element in collection:
+            try:
+                kept.append(self._renamed(element))
+            except InvalidElementError as exc:
+                diagnostic = SourceDiagnostic(
+                    source=repr(self), kind="skipped", message=str(exc), ref=element.ref
+                )
+                _log.warning("%s", diagnostic)
+                skipped.append(diagnostic)
+        self._skipped = tuple(skipped)
+        return ElementCollection(kept)
 
     async def lookup(self, ref: ElementRef) -> Element | None:
         """The renamed inner element at ``ref``; a ref outside this prefix never reaches the inner.

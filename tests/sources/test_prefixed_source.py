@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind, ElementRef, HandlerRef, UriTemplate
-from mcp_core.errors import InvalidElementError
 from mcp_core.sources import PrefixedSource
 from tests.strategies import (
     CountingSource,
@@ -84,12 +83,23 @@ class TestPrefixedSource:
         with pytest.raises(ValueError, match="separator"):
             PrefixedSource(CountingSource(COLLECTION), "app", separator=separator)
 
-    async def test_too_long_names_name_the_element(self) -> None:
-        """A renamed tool past 128 characters fails naming the element and the fix."""
-        inner = CountingSource(ElementCollection([tool_element("t" * 125)]))
-        with pytest.raises(InvalidElementError, match="use a shorter prefix") as info:
-            await PrefixedSource(inner, "prefix").provide()
-        assert info.value.ref == ElementRef.tool("t" * 125)
+    async def test_too_long_names_cost_their_element_only(self) -> None:
+        """Attacker: a hostile backend. A renamed tool past 128 characters is left out alone.
+
+        It used to fail the whole provide(), dropping every element of the backend; now the
+        others are served and a diagnostic names the element and the fix.
+        """
+        long, short = tool_element("t" * 125), tool_element("ok")
+        source = PrefixedSource(CountingSource(ElementCollection([long, short])), "prefix")
+        collection = await source.provide()
+        assert [element.ref.key for element in collection] == ["prefix_ok"]
+        (diagnostic,) = source.diagnostics()
+        assert diagnostic.kind == "skipped"
+        assert diagnostic.ref == ElementRef.tool("t" * 125)
+        assert "use a shorter prefix" in diagnostic.message
+        source_ok = PrefixedSource(CountingSource(ElementCollection([short])), "prefix")
+        await source_ok.provide()
+        assert not source_ok.diagnostics()
 
     def test_kinds_are_the_inners(self) -> None:
         """kinds() delegates without providing."""
