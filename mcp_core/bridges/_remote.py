@@ -354,8 +354,10 @@ class RemoteSource:
         try:
             async with self._connect(None) as client:
                 return await self._list(client)
-        except _Down as exc:
-            raise self._unavailable(str(exc)) from None
+        except Exception as exc:  # a listing's failure may come wrapped in the client's groups
+            if not _expected(exc):
+                raise
+            raise self._unavailable(_reason(exc)) from None
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         """Call ``listener(kinds)`` when the catalogue changes or the remote goes down or returns."""
@@ -1062,7 +1064,7 @@ def _expected(exc: BaseException) -> bool:
     """Whether ``exc`` (or every exception in its group) is a way a remote can fail us."""
     if isinstance(exc, BaseExceptionGroup):
         return all(_expected(inner) for inner in exc.exceptions)
-    return isinstance(exc, _Down | MCPError | _TRANSPORT_ERRORS)
+    return isinstance(exc, (_Down, MCPError, *_TRANSPORT_ERRORS))
 
 
 def _reason(exc: BaseException) -> str:

@@ -75,7 +75,9 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
                     )
                 )
             last = number + 1 >= pages and not endless
-            found = types.ListToolsResult(tools=tools, next_cursor=None if last else str(number + 1))
+            found = types.ListToolsResult(
+                tools=tools, next_cursor=None if last else str(number + 1)
+            )
             built[number % 4] = found  # a few pages kept: an endless list costs no more
         return found
 

@@ -24,7 +24,9 @@ for option in ("max_elements", "max_bytes"):
 
 options: dict[str, Any] = {"health_interval": 0.2, "max_backoff": 1.0, "timeout": 30.0}
 app.add_source(
-    PrefixedSource(RemoteSource.http(os.environ["HEALTHY_URL"], name="weather", **options), "weather")
+    PrefixedSource(
+        RemoteSource.http(os.environ["HEALTHY_URL"], name="weather", **options), "weather"
+    )
 )
 app.add_source(
     PrefixedSource(
