@@ -21,8 +21,10 @@ back, so the registry provides again.
 Bounds. A remote costs the gateway only itself: a listing reads at most ``max_elements``
 elements, ``max_bytes`` bytes (HTTP remotes) and ``max_listing_time`` seconds, with a running
 budget across its pages and kinds; past a bound it serves what it read, with a diagnostic saying
-which bound to raise. No single message from an HTTP remote may exceed ``max_bytes`` (a larger
-answer becomes an error for that request alone). The elements are made from what was read a
+which bound to raise. No single message from an HTTP remote may exceed ``max_message_bytes``
+(a larger answer becomes an error for that request alone, unread): the official client turns
+one message into models taking up to about 50 times its size while it is read, so this bounds
+what one remote can make the process hold at once. The elements are made from what was read a
 stretch at a time, with the event loop free between stretches, and each element that cannot be
 made (too deep, an invalid name, schema or ``$ref``) is skipped with one diagnostic line. The
 remote's ``list_changed`` notifications never make it list more than about half the time: the
@@ -80,6 +82,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_ELEMENTS",
     "DEFAULT_MAX_LISTING_TIME",
+    "DEFAULT_MAX_MESSAGE_BYTES",
     "RemoteSource",
 ]
 
@@ -102,6 +105,7 @@ _RESOURCE_NOT_FOUND: Final = -32002  # MCP's code for resources/read of an unkno
 _SSE_READ_TIMEOUT: Final = 300.0  # seconds: a server may hold a response stream open this long
 DEFAULT_MAX_ELEMENTS: Final = 10_000
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
 DEFAULT_MAX_LISTING_TIME: Final = 30.0
 _STRETCH: Final = 256  # elements made between two checkpoints
 _RELIST_GAP: Final = 1.0  # seconds at least between the end of a listing and the next
@@ -168,8 +172,9 @@ class RemoteSource:
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
     - ``max_elements`` (10,000), ``max_bytes`` (16 MiB) and ``max_listing_time`` (30 s): what
       one listing may read in all (elements across every page and kind; bytes received, for
-      HTTP remotes, which is also the bound on any one message) and how long it may take; past
-      one, the elements read so far are served with a diagnostic (see the module docs);
+      HTTP remotes) and how long it may take; past one, the elements read so far are served
+      with a diagnostic; ``max_message_bytes`` (4 MiB): the largest message read from an HTTP
+      remote (see the module docs);
     - ``kinds``: the kinds to take from the remote (default: all it has);
     - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
       makes the whole remote visible only to sessions with that scope).
@@ -187,6 +192,7 @@ class RemoteSource:
         "_max_bytes",
         "_max_elements",
         "_max_listing_time",
+        "_max_message_bytes",
         "_max_pages",
         "_meter",
         "_mode",
@@ -216,6 +222,7 @@ class RemoteSource:
         max_elements: int = DEFAULT_MAX_ELEMENTS,
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_listing_time: float = DEFAULT_MAX_LISTING_TIME,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         kinds: ElementKind = ElementKind.ALL,
         tags: Iterable[str] = (),
     ) -> None:
@@ -245,6 +252,7 @@ class RemoteSource:
             ("max_pages", max_pages),
             ("max_elements", max_elements),
             ("max_bytes", max_bytes),
+            ("max_message_bytes", max_message_bytes),
         ):
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                 raise ValueError(f"RemoteSource {label} must be at least 1, got {count!r}")
@@ -262,7 +270,8 @@ class RemoteSource:
         self._max_elements = max_elements
         self._max_bytes = max_bytes
         self._max_listing_time = max_listing_time
-        self._meter = _Meter(max_bytes)
+        self._max_message_bytes = max_message_bytes
+        self._meter = _Meter(max_message_bytes)
         self._kinds = kinds
         self._tags = frozenset(tags)
         self._listeners = ChangeListeners()
@@ -439,7 +448,7 @@ class RemoteSource:
                     )
                 )
                 transport = streamable_http_client(
-                    self._target, http_client=http, max_sse_event_size=self._max_bytes
+                    self._target, http_client=http, max_sse_event_size=self._max_message_bytes
                 )
             else:
                 transport = stdio_client(self._target)
@@ -505,7 +514,7 @@ class RemoteSource:
 
         Raises:
             _Down: a page could not be read (the remote's error, or a message over
-                ``max_bytes``).
+                ``max_message_bytes``).
         """
         capabilities = client.server_capabilities
         self._status.capabilities = capabilities
@@ -618,8 +627,9 @@ class RemoteSource:
         if self._meter.refused:
             self._meter.refused = False
             return (
-                f"a page of its {what} list is larger than max_bytes={self._max_bytes} bytes "
-                "(raise max_bytes if the remote is that large)"
+                f"a page of its {what} list is larger than max_message_bytes="
+                f"{self._max_message_bytes} bytes (raise max_message_bytes if the remote's "
+                "pages are that large)"
             )
         return f"reading its {what} list failed: {_reason(exc)}"
 
@@ -850,7 +860,7 @@ def _refusal(request: httpx2.Request, limit: int) -> bytes:
         request_id = json.loads(request.content).get("id")
     except (ValueError, AttributeError, httpx2.RequestNotRead):
         request_id = None
-    message = f"the remote's answer is larger than max_bytes={limit} bytes; it was not read"
+    message = f"the remote's answer is larger than max_message_bytes={limit} bytes; it was not read"
     error = {"code": types.INTERNAL_ERROR, "message": message}
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 

@@ -13,8 +13,11 @@ served over streamable HTTP on 127.0.0.1. The plan (every key optional):
 - ``description_bytes`` (0): a description of that many bytes on every tool;
 - ``storm`` (0): ``tools/list_changed`` notifications sent while answering each list (so the
   gateway lists again, and is told again: a storm that never ends);
+- ``churn`` (false): every listing names its tools afresh, so each one is a change the gateway
+  passes on to its clients.
 
-Every listing appends a line to ``PLAN + ".listed"``, so a test can tell it was read.
+Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
+made, so a test can tell where the gateway is.
 """
 
 from __future__ import annotations
@@ -59,14 +62,16 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     storm = int(plan.get("storm", 0))
     description = "d" * int(plan.get("description_bytes", 0)) or None
     schema = schema_of(plan)
+    churn = bool(plan.get("churn", False))
     built: dict[int, types.ListToolsResult] = {}
+    listings = [0]
 
     def page(number: int) -> types.ListToolsResult:
-        found = built.get(number)
+        found = None if churn else built.get(number)
         if found is None:
             tools = []
             for index in range(per_page):
-                name = f"t{number}_{index}"
+                name = f"t{number}_{index}" + (f"_{listings[0]}" if churn else "")
                 tools.append(
                     types.Tool(
                         name=name + "x" * max(0, length - len(name)),
@@ -84,10 +89,14 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
         with listed.open("a") as log:
             log.write("listed\n")
+        listings[0] += 1
         for _ in range(storm):
             await ctx.session.send_tool_list_changed()
         cursor = params.cursor if params is not None else None
-        return page(int(cursor) if cursor else 0)
+        made = page(int(cursor) if cursor else 0)
+        with listed.open("a") as log:
+            log.write("answered\n")
+        return made
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text="hostile")])

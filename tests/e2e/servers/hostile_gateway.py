@@ -1,8 +1,8 @@
 """A gateway with a local tool, a healthy backend and a hostile one (see ``hostile_backend.py``).
 
 Served by ``mcp-core run ... --transport http`` in the hostile-backend tests. ``HEALTHY_URL`` and
-``HOSTILE_URL`` say where the backends listen; ``HOSTILE_MAX_ELEMENTS`` and
-``HOSTILE_MAX_BYTES`` set the hostile remote's bounds (the defaults otherwise).
+``HOSTILE_URL`` say where the backends listen; ``HOSTILE_MAX_ELEMENTS``, ``HOSTILE_MAX_BYTES``
+and ``HOSTILE_MAX_MESSAGE_BYTES`` set the hostile remote's bounds (the defaults otherwise).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from mcp_core.sources import PrefixedSource
 app = App("hostile-gateway")
 
 bounds: dict[str, Any] = {}
-for option in ("max_elements", "max_bytes"):
+for option in ("max_elements", "max_bytes", "max_message_bytes"):
     value = os.environ.get(f"HOSTILE_{option.upper()}")
     if value:
         bounds[option] = int(value)
