@@ -27,7 +27,8 @@ from mcp_core.elements import (
     UriTemplate,
     definition_from_wire,
 )
-from mcp_core.handlers import ClientGateway, EmbeddedResource, ToolResult
+from mcp_core.errors import InvalidElementError
+from mcp_core.handlers import DEFAULT_LIMITS, ClientGateway, EmbeddedResource, ToolResult
 
 __all__ = ["Backend", "SharedRun", "bridged", "wire_of"]
 
@@ -83,9 +84,17 @@ def bridged(
     backend completes.
 
     Raises:
-        InvalidElementError: the definition breaks a rule mcp-core enforces (the message says which).
+        InvalidElementError: the definition breaks a rule mcp-core enforces (the message says
+            which), or is nested too deeply to be read at all.
     """
-    definition: Definition = definition_from_wire(kind, wire_of(listed))
+    try:
+        wire = wire_of(listed)
+    except (ValueError, RecursionError):  # pydantic's own depth limit, past any we allow
+        raise InvalidElementError(
+            f"its definition nests JSON objects and arrays too deeply to be read "
+            f"(far more than the limit of {DEFAULT_LIMITS.max_depth} levels)"
+        ) from None
+    definition: Definition = definition_from_wire(kind, wire)
     handler: object
     names: Iterable[str] = ()
     ref: CompletionRef | None = None

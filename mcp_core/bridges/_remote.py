@@ -18,6 +18,18 @@ checks the connection every ``health_interval`` seconds, and on failure reconnec
 ``subscribe(listener)`` is told each time the catalogue changes, the remote goes down or comes
 back, so the registry provides again.
 
+Bounds. A remote costs the gateway only itself: a listing reads at most ``max_elements``
+elements, ``max_bytes`` bytes (HTTP remotes) and ``max_listing_time`` seconds, with a running
+budget across its pages and kinds; past a bound it serves what it read, with a diagnostic saying
+which bound to raise. No single message from an HTTP remote may exceed ``max_message_bytes``
+(a larger answer becomes an error for that request alone, unread): the official client turns
+one message into models taking up to about 50 times its size while it is read, so this bounds
+what one remote can make the process hold at once. The elements are made from what was read a
+stretch at a time, with the event loop free between stretches, and each element that cannot be
+made (too deep, an invalid name, schema or ``$ref``) is skipped with one diagnostic line. The
+remote's ``list_changed`` notifications never make it list more than about half the time: the
+next listing waits at least a second, and at least as long as the last one took.
+
 Down. ``provide()`` raises :class:`~mcp_core.errors.SourceUnavailableError` while the remote is
 unreachable (the registry keeps serving its last good catalogue and reports it unavailable), and a
 forwarded request fails at once with a clear, retryable error instead of waiting on the network.
@@ -25,8 +37,10 @@ forwarded request fails at once with a clear, retryable error instead of waiting
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import time
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -64,7 +78,13 @@ from mcp_core.handlers import (
 from mcp_core.server import sample_through
 from mcp_core.sources import ChangeListeners, SourceDiagnostic
 
-__all__ = ["RemoteSource"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_ELEMENTS",
+    "DEFAULT_MAX_LISTING_TIME",
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "RemoteSource",
+]
 
 _log = logging.getLogger("mcp_core.bridges")
 
@@ -83,6 +103,12 @@ _LIST_CHANGED: Final = (
 )
 _RESOURCE_NOT_FOUND: Final = -32002  # MCP's code for resources/read of an unknown URI
 _SSE_READ_TIMEOUT: Final = 300.0  # seconds: a server may hold a response stream open this long
+DEFAULT_MAX_ELEMENTS: Final = 10_000
+DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+DEFAULT_MAX_LISTING_TIME: Final = 30.0
+_STRETCH: Final = 256  # elements made between two checkpoints
+_RELIST_GAP: Final = 1.0  # seconds at least between the end of a listing and the next
 _TRANSPORT_ERRORS: Final = (
     OSError,
     TimeoutError,
@@ -121,6 +147,7 @@ class _Status:
     tools: types.ListToolsResult | None = None  # the remote's tools as listed, for new sessions
     handshake: bool = True  # whether a 2026-07-28 remote may be spoken to with the handshake
     settled: anyio.Event = field(default_factory=anyio.Event)  # the first attempt ended
+    next_listing: float = 0.0  # (time.monotonic) a listing on list_changed starts no sooner
 
 
 @final
@@ -143,6 +170,11 @@ class RemoteSource:
       the longest wait between reconnection attempts (it doubles from ``health_interval``, or
       one second if that is longer);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
+    - ``max_elements`` (10,000), ``max_bytes`` (16 MiB) and ``max_listing_time`` (30 s): what
+      one listing may read in all (elements across every page and kind; bytes received, for
+      HTTP remotes) and how long it may take; past one, the elements read so far are served
+      with a diagnostic; ``max_message_bytes`` (4 MiB): the largest message read from an HTTP
+      remote (see the module docs);
     - ``kinds``: the kinds to take from the remote (default: all it has);
     - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
       makes the whole remote visible only to sessions with that scope).
@@ -157,7 +189,12 @@ class RemoteSource:
         "_listeners",
         "_lock",
         "_max_backoff",
+        "_max_bytes",
+        "_max_elements",
+        "_max_listing_time",
+        "_max_message_bytes",
         "_max_pages",
+        "_meter",
         "_mode",
         "_name",
         "_pending",
@@ -182,6 +219,10 @@ class RemoteSource:
         health_interval: float = 5.0,
         max_backoff: float = 30.0,
         max_pages: int = 1000,
+        max_elements: int = DEFAULT_MAX_ELEMENTS,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_listing_time: float = DEFAULT_MAX_LISTING_TIME,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         kinds: ElementKind = ElementKind.ALL,
         tags: Iterable[str] = (),
     ) -> None:
@@ -196,15 +237,25 @@ class RemoteSource:
                 f"RemoteSource needs an http(s) URL, StdioServerParameters or an SDK Server, "
                 f"got {type(target).__name__}"
             )
-        for label, seconds in (("timeout", timeout), ("health_interval", health_interval)):
+        for label, seconds in (
+            ("timeout", timeout),
+            ("health_interval", health_interval),
+            ("max_listing_time", max_listing_time),
+        ):
             if not (math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
         if call_timeout is not None and not (math.isfinite(call_timeout) and call_timeout > 0):
             raise ValueError(
                 "RemoteSource call_timeout must be a positive number of seconds or None"
             )
-        if max_pages < 1:
-            raise ValueError(f"RemoteSource max_pages must be at least 1, got {max_pages!r}")
+        for label, count in (
+            ("max_pages", max_pages),
+            ("max_elements", max_elements),
+            ("max_bytes", max_bytes),
+            ("max_message_bytes", max_message_bytes),
+        ):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ValueError(f"RemoteSource {label} must be at least 1, got {count!r}")
         if headers is not None and not isinstance(target, str):
             raise ValueError("RemoteSource headers apply to HTTP remotes only")
         self._target = target
@@ -216,6 +267,11 @@ class RemoteSource:
         self._health_interval = health_interval
         self._max_backoff = max_backoff
         self._max_pages = max_pages
+        self._max_elements = max_elements
+        self._max_bytes = max_bytes
+        self._max_listing_time = max_listing_time
+        self._max_message_bytes = max_message_bytes
+        self._meter = _Meter(max_message_bytes)
         self._kinds = kinds
         self._tags = frozenset(tags)
         self._listeners = ChangeListeners()
@@ -307,8 +363,10 @@ class RemoteSource:
         try:
             async with self._connect(None) as client:
                 return await self._list(client)
-        except _Down as exc:
-            raise self._unavailable(str(exc)) from None
+        except Exception as exc:  # a listing's failure may come wrapped in the client's groups
+            if not _expected(exc):
+                raise
+            raise self._unavailable(_reason(exc)) from None
 
     def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
         """Call ``listener(kinds)`` when the catalogue changes or the remote goes down or returns."""
@@ -383,11 +441,15 @@ class RemoteSource:
             elif isinstance(self._target, str):
                 http = await stack.enter_async_context(
                     httpx2.AsyncClient(
-                        headers=self._headers,
+                        # Bodies as sent: a bound on bytes received is a bound on what is held.
+                        headers={**self._headers, "Accept-Encoding": "identity"},
                         timeout=httpx2.Timeout(self._timeout, read=_SSE_READ_TIMEOUT),
+                        transport=_Metered(httpx2.AsyncHTTPTransport(), self._meter),
                     )
                 )
-                transport = streamable_http_client(self._target, http_client=http)
+                transport = streamable_http_client(
+                    self._target, http_client=http, max_sse_event_size=self._max_message_bytes
+                )
             else:
                 transport = stdio_client(self._target)
             return await stack.enter_async_context(
@@ -448,11 +510,15 @@ class RemoteSource:
     # -- listing -------------------------------------------------------------------------------
 
     async def _list(self, client: Client) -> ElementCollection:
-        """Every element of the remote, every page of every list walked."""
+        """The remote's elements, every page of every list walked within the listing's bounds.
+
+        Raises:
+            _Down: a page could not be read (the remote's error, or a message over
+                ``max_message_bytes``).
+        """
         capabilities = client.server_capabilities
         self._status.capabilities = capabilities
         notes: list[SourceDiagnostic] = []
-        found: dict[ElementRef, Element] = {}
         wanted = self.kinds()
         backend = Backend(
             source=self,
@@ -472,38 +538,100 @@ class RemoteSource:
             ),
             (ElementKind.PROMPT, "prompts", client.list_prompts, capabilities.prompts),
         )
-        for kind, key, fetch, offered in lists:
-            if not wanted & kind or offered is None:
-                continue
-            listed = await self._walk(fetch, key, notes)
+        budget = _Budget(self._max_elements, self._meter)
+        listed: list[tuple[ElementKind, list[Any]]] = []
+        with anyio.move_on_after(self._max_listing_time) as clock:
+            for kind, key, fetch, offered in lists:
+                if not wanted & kind or offered is None or budget.spent:
+                    continue
+                models: list[Any] = []
+                listed.append((kind, models))
+                await self._walk(fetch, key, models, budget, notes)
+        if clock.cancelled_caught:
+            notes.append(
+                self._note(
+                    "skipped",
+                    f"its listing did not finish within {self._max_listing_time:g} s; serving "
+                    f"the {budget.taken} elements read by then (raise max_listing_time if the "
+                    "remote is that slow)",
+                )
+            )
+        found: dict[ElementRef, Element] = {}
+        made = 0
+        for kind, models in listed:
             if kind is ElementKind.TOOL:
-                self._status.tools = types.ListToolsResult(tools=listed)
-            for model in listed:
+                self._status.tools = types.ListToolsResult(tools=models)
+            for model in models:
                 note = _admit(found, kind, model, backend, self._tags)
                 if note is not None:
                     notes.append(self._note("skipped", *note))
+                made += 1
+                if made % _STRETCH == 0:  # requests are served between stretches
+                    await anyio.lowlevel.checkpoint()
         self._diagnostics = tuple(notes)
         return ElementCollection(found.values())
 
     async def _walk(
-        self, fetch: Callable[..., Awaitable[Any]], key: str, notes: list[SourceDiagnostic]
-    ) -> list[Any]:
-        items: list[Any] = []
+        self,
+        fetch: Callable[..., Awaitable[Any]],
+        key: str,
+        items: list[Any],
+        budget: _Budget,
+        notes: list[SourceDiagnostic],
+    ) -> None:
+        """Read the pages of one list into ``items`` until it ends or a bound is reached."""
         cursor: str | None = None
+        what = key.replace("_", " ")
         for _ in range(self._max_pages):
-            page = await fetch(cursor=cursor, cache_mode="bypass")
-            items.extend(getattr(page, key))
+            try:
+                page = await fetch(cursor=cursor, cache_mode="bypass")
+            except MCPError as exc:
+                raise _Down(self._page_failed(what, exc)) from None
+            listed = getattr(page, key)
+            room = budget.take(len(listed))
+            items.extend(listed if room == len(listed) else listed[:room])
+            if room < len(listed):
+                notes.append(
+                    self._note(
+                        "skipped",
+                        f"it lists more than max_elements={self._max_elements} elements; "
+                        f"serving the first {budget.taken} (raise max_elements if the remote "
+                        "is that large)",
+                    )
+                )
+                return
+            if budget.received > self._max_bytes:
+                budget.spent = True
+                notes.append(
+                    self._note(
+                        "skipped",
+                        f"its listing took more than max_bytes={self._max_bytes} bytes; serving "
+                        f"the {budget.taken} elements of the pages read by then (raise "
+                        "max_bytes if the remote is that large)",
+                    )
+                )
+                return
             cursor = page.next_cursor
             if cursor is None:
-                return items
+                return
         notes.append(
             self._note(
                 "skipped",
-                f"its {key.replace('_', ' ')} list did not end after {self._max_pages} pages; "
+                f"its {what} list did not end after {self._max_pages} pages; "
                 f"serving the first {len(items)} (raise max_pages if the remote is that large)",
             )
         )
-        return items
+
+    def _page_failed(self, what: str, exc: MCPError) -> str:
+        """Why a page of the ``what`` list could not be read (for the diagnostic)."""
+        if self._meter.refused:
+            self._meter.refused = False
+            return (
+                f"a page of its {what} list is larger than max_message_bytes="
+                f"{self._max_message_bytes} bytes (raise max_message_bytes if the remote's "
+                "pages are that large)"
+            )
+        return f"reading its {what} list failed: {_reason(exc)}"
 
     def _note(
         self, kind: Literal["skipped", "stale"], message: str, ref: ElementRef | None = None
@@ -543,7 +671,8 @@ class RemoteSource:
             except (_Down, MCPError, *_TRANSPORT_ERRORS) as exc:
                 self._went_down(str(exc) if isinstance(exc, _Down) else _reason(exc))
             except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure; logged
-                _log.exception("%r: the connection failed unexpectedly", self)
+                if not _expected(exc):  # what the remote did is said in one line, below
+                    _log.exception("%r: the connection failed unexpectedly", self)
                 self._went_down(_reason(exc))
             finally:
                 self._shared = None
@@ -552,7 +681,15 @@ class RemoteSource:
 
     async def _refresh(self, client: Client) -> None:
         status = self._status
-        catalogue = await self._list(client)
+        wait = status.next_listing - time.monotonic()
+        if wait > 0:  # a storm of list_changed lists again at most about half the time
+            await anyio.sleep(wait)
+        began = time.monotonic()
+        try:
+            catalogue = await self._list(client)
+        finally:
+            ended = time.monotonic()
+            status.next_listing = ended + max(_RELIST_GAP, ended - began)
         changed = status.down is not None or catalogue != status.catalogue
         status.catalogue, status.down = catalogue, None
         status.settled.set()
@@ -603,6 +740,131 @@ class RemoteSource:
             self._listeners.announce(self.kinds())
 
 
+@final
+@dataclass(slots=True, eq=False)
+class _Budget:
+    """What one listing may still read: elements left, and bytes received since it began."""
+
+    elements: int
+    meter: _Meter
+    taken: int = 0
+    spent: bool = False
+    start: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.start = self.meter.received
+
+    @property
+    def received(self) -> int:
+        """Bytes received from the remote since the listing began (HTTP remotes)."""
+        return self.meter.received - self.start
+
+    def take(self, count: int) -> int:
+        """Take up to ``count`` elements; how many there was room for."""
+        room = min(count, self.elements - self.taken)
+        self.taken += room
+        self.spent = self.spent or room < count
+        return room
+
+
+@final
+class _Meter:
+    """Bytes received from an HTTP remote, and whether an answer was refused for its size."""
+
+    __slots__ = ("limit", "received", "refused")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.received = 0
+        self.refused = False
+
+
+@final
+class _Metered(httpx2.AsyncBaseTransport):
+    """An HTTP transport that counts what the remote sends and bounds each JSON answer.
+
+    A JSON answer is read here, up to the meter's limit: a larger one is cut off unread and
+    replaced by a JSON-RPC error for the request it answered (so that request fails alone, and
+    nothing larger than the limit is ever held). Event streams are counted as they are read; the
+    SDK's transport bounds each of their events.
+    """
+
+    __slots__ = ("_inner", "_meter")
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, meter: _Meter) -> None:
+        self._inner = inner
+        self._meter = meter
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        meter = self._meter
+        content_type = response.headers.get("content-type", "").lower()
+        encoding = response.headers.get("content-encoding", "identity").lower()
+        if not content_type.startswith("application/json") and encoding == "identity":
+            response.stream = _Counted(response.stream, meter)  # type: ignore[arg-type]  # an async stream
+            return response
+        chunks: list[bytes] = []
+        size = 0
+        too_large = encoding != "identity"  # unasked-for compression: its size is unknown
+        try:
+            async for chunk in response.stream:  # type: ignore[union-attr]  # an async stream
+                size += len(chunk)
+                meter.received += len(chunk)
+                if size > meter.limit or too_large:
+                    too_large = True
+                    break
+                chunks.append(chunk)
+        finally:
+            await response.aclose()
+        headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
+        body = b"".join(chunks)
+        if too_large:
+            meter.refused = True
+            body = _refusal(request, meter.limit)
+            headers = [(b"content-type", b"application/json")]
+        return httpx2.Response(
+            response.status_code,
+            headers=headers,
+            stream=httpx2.ByteStream(body),
+            request=request,
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@final
+class _Counted(httpx2.AsyncByteStream):
+    """A response stream whose bytes are counted on a meter as they are read."""
+
+    __slots__ = ("_inner", "_meter")
+
+    def __init__(self, inner: httpx2.AsyncByteStream, meter: _Meter) -> None:
+        self._inner = inner
+        self._meter = meter
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        meter = self._meter
+        async for chunk in self._inner:
+            meter.received += len(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _refusal(request: httpx2.Request, limit: int) -> bytes:
+    """A JSON-RPC error answering ``request``: its answer was larger than ``limit`` bytes."""
+    try:
+        request_id = json.loads(request.content).get("id")
+    except (ValueError, AttributeError, httpx2.RequestNotRead):
+        request_id = None
+    message = f"the remote's answer is larger than max_message_bytes={limit} bytes; it was not read"
+    error = {"code": types.INTERNAL_ERROR, "message": message}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+
+
 def _admit(
     found: dict[ElementRef, Element],
     kind: ElementKind,
@@ -614,7 +876,10 @@ def _admit(
     try:
         element = bridged(kind, model, backend, tags)
     except InvalidElementError as exc:
-        return f"remote {kind.label} skipped: {exc}", None
+        key = getattr(model, "name", None) or getattr(model, "uri_template", None)
+        key = str(key or getattr(model, "uri", ""))
+        named = f"{key[:80]!r}{'...' if len(key) > 80 else ''}"  # noqa: PLR2004 -- a log line's share
+        return f"remote {kind.label} {named} skipped: {_clipped(str(exc))}", None
     if element.ref in found:
         return "listed twice by the remote; the first kept", element.ref
     found[element.ref] = element
@@ -798,6 +1063,18 @@ async def _check(client: Client) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
         await client.send_ping()
+
+
+def _clipped(text: str, limit: int = 400) -> str:
+    """``text``, cut to ``limit`` characters: a remote's values may be of any size."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _expected(exc: BaseException) -> bool:
+    """Whether ``exc`` (or every exception in its group) is a way a remote can fail us."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_expected(inner) for inner in exc.exceptions)
+    return isinstance(exc, (_Down, MCPError, *_TRANSPORT_ERRORS))
 
 
 def _reason(exc: BaseException) -> str:

@@ -9,7 +9,11 @@ the others never fail because of it:
 
 - a tool's ``input_schema`` and ``output_schema`` are valid against their JSON Schema dialect's
   meta-schema (the dialect ``$schema`` names, Draft 2020-12 by default), format assertions
-  included, so a ``pattern`` (or a ``patternProperties`` key) that does not compile is caught;
+  included, so a ``pattern`` (or a ``patternProperties`` key) that does not compile is caught,
+  and every ``$ref`` in them can be followed: it points inside the schema at something that
+  exists (a reference to another document would be fetched, so it is refused, never fetched),
+  and no chain of them loops back without descending into the input (``{"$ref": "#"}`` would
+  make every validation recurse until it fails);
 - the definition's JSON form nests objects and arrays at most :attr:`ElementLimits.max_depth`
   levels deep: JSON parsers refuse documents nested too deeply (the official SDK's stops at
   about 200 levels), so one such tool would make every ``tools/list`` unreadable;
@@ -30,7 +34,7 @@ from typing import Final, Generic, TypeAlias, TypeVar, final
 
 from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers._jsonschema import schema_problems
+from mcp_core.handlers._jsonschema import reference_problems, schema_problems
 
 __all__ = ["DEFAULT_LIMITS", "Admission", "ElementLimits"]
 
@@ -225,7 +229,11 @@ class Admission:
 
 @functools.lru_cache(maxsize=4096)
 def _meta_problems(text: str) -> tuple[str, ...]:
-    return tuple(f"{where}: {message}" for where, message in schema_problems(json.loads(text)))
+    schema = json.loads(text)
+    found = schema_problems(schema)
+    if '"$ref"' in text and isinstance(schema, dict):  # only a schema with references has these
+        found = found + reference_problems(schema)
+    return tuple(f"{where}: {message}" for where, message in found)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}

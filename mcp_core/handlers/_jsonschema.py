@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeGuard, final
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-__all__ = ["CompiledSchema", "schema_problems"]
+__all__ = ["CompiledSchema", "reference_problems", "schema_problems"]
 
 
 @final
@@ -35,14 +35,17 @@ class CompiledSchema:
             ValueError: ``schema`` is not a valid schema of its dialect; the message says where.
         """
         from jsonschema import Draft202012Validator, validators  # noqa: PLC0415 -- ADR 0057
+        from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]  # noqa: PLC0415 -- ADR 0057
 
         plain = dict(schema)
-        problems = schema_problems(plain)
+        problems = schema_problems(plain) or reference_problems(plain)
         if problems:
             where, message = problems[0]
             raise ValueError(f"not a valid JSON Schema at {where}: {message}")
         cls = validators.validator_for(plain, default=Draft202012Validator)
-        self._validator: Validator = cls(plain)
+        # The dialects' own meta-schemas and nothing else: jsonschema's default registry fetches
+        # a $ref to another document over the network, which a schema must never make us do.
+        self._validator: Validator = cls(plain, registry=REGISTRY)
 
     def is_valid(self, instance: Any) -> bool:
         """Whether ``instance`` satisfies the schema."""
@@ -78,6 +81,197 @@ def _meta_schema_problems(schema: Mapping[str, Any]) -> list[tuple[str, str]]:
     meta = meta_dialect(dialect.META_SCHEMA, format_checker=meta_dialect.FORMAT_CHECKER)
     found = sorted(meta.iter_errors(schema), key=lambda error: str(error.json_path))
     return [(str(error.json_path), str(error.message)) for error in found]
+
+
+# -- references ------------------------------------------------------------------------------------
+#
+# Validation follows a schema's ``$ref``s. One pointing to another document would be fetched (a
+# request to wherever a schema's author likes); one pointing nowhere fails every validation; and a
+# chain of ``$ref``s (through ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``,
+# ``dependentSchemas``) that comes back to where it started without descending into the instance
+# never ends. Each is found here, without jsonschema, once per schema.
+
+# Keywords whose value is one subschema, a map of them, or a list of them; the marked ones apply
+# their subschemas to the same instance (so following them does not descend into it).
+_ONE: Final = {
+    "additionalItems": False,
+    "additionalProperties": False,
+    "contains": False,
+    "contentSchema": False,
+    "else": True,
+    "if": True,
+    "items": False,
+    "not": True,
+    "propertyNames": False,
+    "then": True,
+    "unevaluatedItems": False,
+    "unevaluatedProperties": False,
+}
+_MAP: Final = {
+    "$defs": False,
+    "definitions": False,
+    "dependencies": True,
+    "dependentSchemas": True,
+    "patternProperties": False,
+    "properties": False,
+}
+_LIST: Final = {"allOf": True, "anyOf": True, "items": False, "oneOf": True, "prefixItems": False}
+_MAX_REFERENCE_PROBLEMS: Final = 3
+
+
+def reference_problems(schema: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ``$ref``s of ``schema`` that validation could not follow, as ``(JSON pointer, why)``.
+
+    A ``$ref`` must point inside the schema (``#``, ``#/json/pointer``, ``#anchor``, or the
+    schema's own ``$id`` followed by one of those) at something that exists, and no chain of
+    them may lead back to its start without descending into the instance (``{"$ref": "#"}``
+    does). A schema with an ``$id`` below its root is only checked for the first rule's "another
+    document" part against the ``$id``s it declares. At most a few problems are reported.
+    """
+    nodes, refs, anchors, ids = _subschemas(schema)
+    problems: list[tuple[str, str]] = []
+    targets: dict[str, str] = {}
+    for where, ref in refs:
+        target, why = _resolve(schema, ref, anchors, ids)
+        if why is not None:
+            problems.append((where or "/", why))
+        elif target is not None:
+            targets[where] = target
+    if problems or ids:
+        return problems[:_MAX_REFERENCE_PROBLEMS]
+    loop = _loop(nodes, targets)
+    if loop is not None:
+        problems.append(
+            (
+                loop or "/",
+                (
+                    f"$ref {_ref_at(refs, loop)!r} leads back here without descending into the "
+                    "input, so validating anything against it would never end"
+                ),
+            )
+        )
+    return problems
+
+
+def _ref_at(refs: list[tuple[str, str]], where: str) -> str:
+    """The ``$ref`` found at ``where``."""
+    return next(ref for at, ref in refs if at == where)
+
+
+def _subschemas(
+    schema: Mapping[str, Any],
+) -> tuple[dict[str, list[str]], list[tuple[str, str]], dict[str, str], set[str]]:
+    """Each subschema's pointer with its same-instance children; the refs; anchors; nested ids."""
+    nodes: dict[str, list[str]] = {}
+    refs: list[tuple[str, str]] = []
+    anchors: dict[str, str] = {}
+    ids: set[str] = set()
+    stack: list[tuple[str, object]] = [("", schema)]
+    while stack:
+        where, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        children = nodes[where] = []
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                refs.append((where, value))
+            elif key in ("$anchor", "$dynamicAnchor") and isinstance(value, str):
+                anchors.setdefault(value, where)
+            elif key == "$id" and isinstance(value, str) and where:
+                ids.add(value)
+            for at, member, same_instance in _members(f"{where}/{_escape(key)}", key, value):
+                stack.append((at, member))
+                if same_instance:
+                    children.append(at)
+    return nodes, refs, anchors, ids
+
+
+def _members(head: str, key: str, value: object) -> list[tuple[str, object, bool]]:
+    """The subschemas a keyword holds: each one's pointer, itself, and if it is same-instance."""
+    if isinstance(value, dict) and key in _ONE:
+        return [(head, value, _ONE[key])]
+    if isinstance(value, dict) and key in _MAP:
+        return [(f"{head}/{_escape(name)}", item, _MAP[key]) for name, item in value.items()]
+    if isinstance(value, list) and key in _LIST:
+        return [(f"{head}/{index}", item, _LIST[key]) for index, item in enumerate(value)]
+    return []
+
+
+def _escape(token: object) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def _resolve(
+    schema: Mapping[str, Any], ref: str, anchors: Mapping[str, str], ids: set[str]
+) -> tuple[str | None, str | None]:
+    """Where ``ref`` leads (a pointer), or why it cannot be followed."""
+    from urllib.parse import unquote  # noqa: PLC0415 -- only schemas with references need it
+
+    own = schema.get("$id")
+    if isinstance(own, str) and own and ref.startswith(own.split("#")[0]):
+        ref = ref[len(own.split("#")[0]) :]
+    if not ref.startswith("#") and ref:
+        if ref.split("#")[0] in ids:
+            return None, None  # an embedded document: left to the validator
+        return None, (
+            f"$ref {ref!r} refers to another document, which is never fetched; put what it "
+            "refers to under $defs and refer to it as '#/$defs/...'"
+        )
+    fragment = unquote(ref[1:])
+    if fragment and not fragment.startswith("/"):
+        found = anchors.get(fragment)
+        if found is None:
+            return None, f"$ref {ref!r} names an anchor the schema does not declare"
+        return found, None
+    return _pointer(schema, ref, fragment.split("/")[1:] if fragment else [])
+
+
+def _pointer(
+    schema: Mapping[str, Any], ref: str, tokens: list[str]
+) -> tuple[str | None, str | None]:
+    """The subschema at the JSON pointer ``tokens`` (as a pointer), or why there is none."""
+    node: object = schema
+    names = [token.replace("~1", "/").replace("~0", "~") for token in tokens]
+    for name in names:
+        if isinstance(node, dict) and name in node:
+            node = node[name]
+        elif isinstance(node, list) and name.isdigit() and int(name) < len(node):
+            node = node[int(name)]
+        else:
+            return None, f"$ref {ref!r} points at nothing in the schema"
+    if not isinstance(node, dict | bool):
+        return None, f"$ref {ref!r} points at something that is not a schema"
+    return "".join(f"/{_escape(name)}" for name in names), None
+
+
+def _loop(nodes: Mapping[str, list[str]], targets: Mapping[str, str]) -> str | None:
+    """A subschema with a ``$ref`` on a same-instance cycle, if there is one."""
+    done: set[str] = set()
+    for start in nodes:
+        if start in done:
+            continue
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack: list[tuple[str, bool]] = [(start, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                on_path.discard(node)
+                path.pop()
+                done.add(node)
+                continue
+            if node in done:
+                continue
+            if node in on_path:
+                return next((at for at in path[path.index(node) :] if at in targets), node)
+            on_path.add(node)
+            path.append(node)
+            stack.append((node, True))
+            following = list(nodes.get(node, ()))
+            if node in targets:
+                following.append(targets[node])
+            stack.extend((child, False) for child in following)
+    return None
 
 
 # -- schemas valid at a glance ---------------------------------------------------------------------

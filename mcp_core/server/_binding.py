@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import signal
 import time
 from collections.abc import (
@@ -109,6 +110,9 @@ _STATE_KEY: Final = "mcp_core.session"
 # JSON-RPC codes of refusals of a client's request, whose text may quote it.
 _REFUSALS: Final = frozenset({types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS})
 _T = TypeVar("_T")
+
+_CHANGE_GAP: Final = 1.0
+"""Seconds at least between two list-changed announcements to the clients of one server run."""
 
 # What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
 _CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
@@ -212,7 +216,17 @@ class _Hub:
     One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
     """
 
-    __slots__ = ("_pending", "_readable", "_tasks", "bus", "listen", "server", "sessions", "state")
+    __slots__ = (
+        "_pending",
+        "_quiet_until",
+        "_readable",
+        "_tasks",
+        "bus",
+        "listen",
+        "server",
+        "sessions",
+        "state",
+    )
 
     def __init__(
         self,
@@ -227,6 +241,7 @@ class _Hub:
         self.state = state
         self._readable = readable
         self._pending = ElementKind.NONE
+        self._quiet_until = -math.inf  # (anyio clock) no announcement before then
         self.sessions: dict[Connection, SessionState] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
         self.bus = VisibleBus(readable)
@@ -243,14 +258,20 @@ class _Hub:
 
     def list_changed(self, kinds: ElementKind) -> None:
         # Called synchronously from registry listeners; a burst of writes coalesces into one
-        # notification per kind, sent from this hub's task group.
+        # notification per kind, sent from this hub's task group; and announcements are at
+        # least _CHANGE_GAP apart, the last change of a burst always announced (a backend's
+        # storm of changes reaches each client as about one notification per kind per second).
         if not self._pending:
             self._tasks.start_soon(self._flush)
         self._pending |= kinds
 
     async def _flush(self) -> None:
         await anyio.lowlevel.checkpoint()
+        wait = self._quiet_until - anyio.current_time()
+        if wait > 0:
+            await anyio.sleep(wait)  # changes meanwhile join this announcement
         kinds, self._pending = self._pending, ElementKind.NONE
+        self._quiet_until = anyio.current_time() + _CHANGE_GAP
         for changed, method, event in _CHANGES:
             if kinds & changed:
                 for state in tuple(self.sessions.values()):

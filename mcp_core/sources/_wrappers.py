@@ -249,16 +249,16 @@ class PrefixedSource:
     when the source is created: it must start with a letter and use only letters, digits, ``.``
     and ``-`` (a valid URI scheme and a valid tool-name head); ``separator`` must use tool-name
     characters. An element whose renamed name is invalid (a tool name longer than the
-    specification's 128 characters) is left out alone, with a ``skipped`` diagnostic naming it
-    (:meth:`diagnostics`); the others are served.
+    specification's 128 characters) costs only itself: ``provide()`` leaves it out and
+    :meth:`diagnostics` says which and why.
 
     Law (declared relation, checked by the kit in place of ``wrapper.transparent``):
     ``provide()`` returns exactly the inner source's elements, in order, each with
-    ``element.ref`` replaced by :meth:`rename` of it (less those whose renamed form is invalid).
+    ``element.ref`` replaced by :meth:`rename` of it, except those the renaming makes invalid.
     ``kinds()`` is the inner source's.
     """
 
-    __slots__ = ("_inner", "_diagnostics", "_prefix", "_separator")  # noqa: RUF023 -- the inner source comes first
+    __slots__ = ("_inner", "_prefix", "_separator", "_skipped")
 
     def __init__(self, inner: ElementSource, prefix: str, *, separator: str = "_") -> None:
         if not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix):
@@ -274,7 +274,7 @@ class PrefixedSource:
         self._inner = inner
         self._prefix = prefix
         self._separator = separator
-        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._skipped: tuple[SourceDiagnostic, ...] = ()
 
     def __repr__(self) -> str:
         separator = "" if self._separator == "_" else f", separator={self._separator!r}"
@@ -299,8 +299,9 @@ class PrefixedSource:
         await prefetch_kinds(self._inner)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The elements the last ``provide()`` could not rename, then the inner source's diagnostics."""
-        return self._diagnostics + diagnostics_of(self._inner)
+        """The inner source's diagnostics, and the elements the last renaming left out."""
+        inner = diagnostics_of(self._inner)
+        return [*inner, *self._skipped] if self._skipped else inner
 
     def handler_targets(self) -> frozenset[str] | None:
         """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
@@ -333,21 +334,21 @@ class PrefixedSource:
         return f"{self._head(kind)}{key}"
 
     async def provide(self) -> ElementCollection:
-        """The inner source's elements, renamed (an element that cannot be renamed is skipped)."""
+        """The inner source's elements, renamed."""
         collection = await self._inner.provide()
-        renamed: list[Element] = []
-        notes: list[SourceDiagnostic] = []
+        kept: list[Element] = []
+        skipped: list[SourceDiagnostic] = []
         for element in collection:
             try:
-                renamed.append(self._renamed(element))
+                kept.append(self._renamed(element))
             except InvalidElementError as exc:
-                notes.append(
-                    SourceDiagnostic(
-                        source=repr(self), kind="skipped", message=str(exc), ref=element.ref
-                    )
+                diagnostic = SourceDiagnostic(
+                    source=repr(self), kind="skipped", message=str(exc), ref=element.ref
                 )
-        self._diagnostics = tuple(notes)
-        return ElementCollection(renamed)
+                _log.warning("%s", diagnostic)
+                skipped.append(diagnostic)
+        self._skipped = tuple(skipped)
+        return ElementCollection(kept)
 
     async def lookup(self, ref: ElementRef) -> Element | None:
         """The renamed inner element at ``ref``; a ref outside this prefix never reaches the inner.
@@ -358,12 +359,7 @@ class PrefixedSource:
         if inner_ref is None:
             return None
         element = await lookup_in(self._inner, inner_ref)
-        if element is None:
-            return None
-        try:
-            return self._renamed(element)
-        except InvalidElementError:
-            return None  # provide() skips it, with the diagnostic
+        return self._renamed(element) if element is not None else None
 
     def _renamed(self, element: Element) -> Element:
         try:

@@ -83,17 +83,23 @@ class TestPrefixedSource:
         with pytest.raises(ValueError, match="separator"):
             PrefixedSource(CountingSource(COLLECTION), "app", separator=separator)
 
-    async def test_too_long_names_cost_only_their_element(self) -> None:
-        """A renamed tool past 128 characters is skipped alone, naming the element and the fix."""
-        inner = CountingSource(ElementCollection([tool_element("t" * 125), tool_element("ok")]))
-        source = PrefixedSource(inner, "prefix")
-        provided = await source.provide()
-        assert [element.ref for element in provided] == [ElementRef.tool("prefix_ok")]
-        [diagnostic] = source.diagnostics()
+    async def test_too_long_names_cost_their_element_only(self) -> None:
+        """Attacker: a hostile backend. A renamed tool past 128 characters is left out alone.
+
+        It used to fail the whole provide(), dropping every element of the backend; now the
+        others are served and a diagnostic names the element and the fix.
+        """
+        long, short = tool_element("t" * 125), tool_element("ok")
+        source = PrefixedSource(CountingSource(ElementCollection([long, short])), "prefix")
+        collection = await source.provide()
+        assert [element.ref.key for element in collection] == ["prefix_ok"]
+        (diagnostic,) = source.diagnostics()
         assert diagnostic.kind == "skipped"
         assert diagnostic.ref == ElementRef.tool("t" * 125)
         assert "use a shorter prefix" in diagnostic.message
-        assert await source.lookup(ElementRef.tool("prefix_" + "t" * 125)) is None
+        source_ok = PrefixedSource(CountingSource(ElementCollection([short])), "prefix")
+        await source_ok.provide()
+        assert not source_ok.diagnostics()
 
     def test_kinds_are_the_inners(self) -> None:
         """kinds() delegates without providing."""

@@ -6,6 +6,7 @@ import dataclasses
 
 from mcp_conformance import Capabilities
 from mcp_core.elements import Element, ElementCollection, ElementKind
+from mcp_core.errors import InvalidElementError
 from mcp_core.sources import ElementSource, PrefixedSource, StaticSource
 
 __all__ = ["MCP_CONFORMANCE", "wrap"]
@@ -19,9 +20,18 @@ def wrap(inner: ElementSource) -> PrefixedSource:
 
 
 def renamed(collection: ElementCollection) -> ElementCollection:
-    """The inner elements, in order, each moved to ``rename(ref)`` and otherwise unchanged."""
+    """The inner elements, in order, each moved to ``rename(ref)`` and otherwise unchanged.
+
+    An element the renaming makes invalid (a tool name past 128 characters) is left out.
+    """
     rename = PrefixedSource(StaticSource(collection), PREFIX).rename
-    return ElementCollection(_moved(element, rename(element.ref).key) for element in collection)
+    kept: list[Element] = []
+    for element in collection:
+        try:
+            kept.append(_moved(element, rename(element.ref).key))
+        except InvalidElementError:
+            continue
+    return ElementCollection(kept)
 
 
 def _moved(element: Element, key: str) -> Element:

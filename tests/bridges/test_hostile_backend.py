@@ -1,0 +1,368 @@
+"""Attacker: a hostile backend. Each finding of the hostile-backend pass, as the test that tries it.
+
+Every test here models one backend behind a gateway sending what it likes: huge or endless
+lists, slow lists, self-referring, remote and over-deep schemas, over-long names. Each failed
+before its fix (the whole gateway froze, every call to a tool logged ~2,000 traceback lines, the
+backend was dropped whole) and now shows the backend costing only itself. The hostile server is
+the SDK's low-level server of ``tests/e2e/servers/hostile_backend.py``, reached in this process
+or over streamable HTTP; the same server, driven by hypothesis behind a real gateway, is in
+``tests/e2e/test_hostile_backend.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+
+from mcp_core import App
+from mcp_core.bridges import RemoteSource
+from mcp_core.bridges import _remote as remote
+from mcp_core.bridges._common import Backend, bridged
+from mcp_core.elements import ElementKind
+from mcp_core.errors import InvalidElementError, SourceUnavailableError
+from mcp_core.handlers._jsonschema import CompiledSchema
+from mcp_core.sources import PrefixedSource
+from tests.clients import ROOT, until
+from tests.e2e.conftest import free_port, start, stop
+from tests.e2e.servers.hostile_backend import build
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+HOSTILE = ROOT / "tests" / "e2e" / "servers" / "hostile_backend.py"
+
+
+def hostile(tmp_path: Path, **plan: Any) -> Server[Any]:
+    """The hostile server carrying out ``plan``, to reach in this process."""
+    return build(plan, tmp_path / "listed")
+
+
+def listings(tmp_path: Path) -> int:
+    """How many list requests the hostile server answered."""
+    listed = tmp_path / "listed"
+    return listed.read_text().count("listed") if listed.exists() else 0
+
+
+@pytest.fixture
+def serve_hostile(tmp_path: Path) -> Iterator[Any]:
+    """Start the hostile server over streamable HTTP with a plan: ``serve(**plan)`` -> its URL."""
+    running: list[subprocess.Popen[bytes]] = []
+
+    def serve(**plan: Any) -> str:
+        path = tmp_path / f"plan{len(running)}.json"
+        path.write_text(json.dumps(plan))
+        port = free_port()
+        running.append(start([sys.executable, str(HOSTILE), str(port), str(path)], port))
+        return f"http://127.0.0.1:{port}/mcp"
+
+    yield serve
+    for process in running:
+        stop(process)
+
+
+def tracebacks(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The log records that carry a traceback."""
+    return [record for record in caplog.records if record.exc_info]
+
+
+def gateway(source: RemoteSource) -> App:
+    """An app serving ``source`` under the prefix ``hostile`` and a local tool."""
+    app = App("gateway")
+    app.add_source(PrefixedSource(source, "hostile"))
+
+    @app.tool
+    def echo(text: str) -> str:
+        """The gateway's own tool."""
+        return text
+
+    return app
+
+
+class TestListingBounds:
+    """A huge, endless or slow list costs the listing, never the process."""
+
+    async def test_a_huge_list_is_read_to_max_elements(self, tmp_path: Path) -> None:
+        """20 pages of 1,000 tools: the first max_elements are served, one page read, one note.
+
+        Before, every page was read and every element made (1e6 tools: minutes of CPU and GBs).
+        """
+        source = RemoteSource(
+            hostile(tmp_path, pages=20, per_page=1000), mode="legacy", max_elements=1500
+        )
+        collection = await source.provide()
+        (note,) = source.diagnostics()
+        assert len(collection) == 1500
+        assert "more than max_elements=1500" in note.message
+        assert "serving the first 1500" in note.message
+        assert listings(tmp_path) == 2  # the pages holding the first 1,500, no more
+
+    async def test_the_budget_runs_across_kinds(self) -> None:
+        """Elements counted across every list: tools first, then nothing more is asked."""
+        tools = [types.Tool(name=f"t{i}", input_schema={"type": "object"}) for i in range(5)]
+        asked: list[str] = []
+
+        async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            asked.append("tools")
+            return types.ListToolsResult(tools=tools)
+
+        async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+            asked.append("prompts")
+            return types.ListPromptsResult(prompts=[types.Prompt(name="p")])
+
+        server = Server("two", on_list_tools=list_tools, on_list_prompts=list_prompts)
+        source = RemoteSource(server, mode="legacy", max_elements=5)
+        collection = await source.provide()
+        assert [element.ref.key for element in collection] == [f"t{i}" for i in range(5)]
+        assert asked == ["tools", "prompts"]  # the prompts page came, but took nothing
+        source = RemoteSource(server, mode="legacy", max_elements=3)
+        asked.clear()
+        assert len(await source.provide()) == 3
+        assert asked == ["tools"]
+
+    async def test_a_slow_list_is_cut_at_max_listing_time(self, tmp_path: Path) -> None:
+        """An endless list, each page slow: what was read within the bound is served."""
+
+        async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
+            page = int(params.cursor) if params is not None and params.cursor else 0
+            await anyio.sleep(0.05)
+            tool = types.Tool(name=f"t{page}", input_schema={"type": "object"})
+            return types.ListToolsResult(tools=[tool], next_cursor=str(page + 1))
+
+        slow = Server("slow", on_list_tools=list_tools)
+        source = RemoteSource(slow, mode="legacy", max_listing_time=0.5)
+        collection = await source.provide()
+        (note,) = source.diagnostics()
+        assert "did not finish within 0.5 s" in note.message
+        assert f"serving the {len(collection)} elements read" in note.message
+        assert 0 < len(collection) < 1000
+
+    async def test_elements_are_made_with_the_loop_free(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """3,000 elements are made a stretch at a time: other tasks run between stretches.
+
+        Before, every element of a listing was made in one go, the event loop blocked throughout.
+        """
+        turns = 0
+        seen: list[int] = []  # the other task's turns when each element was made
+        admit = remote._admit
+
+        def counted(*args: Any) -> Any:
+            seen.append(turns)
+            return admit(*args)
+
+        monkeypatch.setattr(remote, "_admit", counted)
+        source = RemoteSource(hostile(tmp_path, per_page=3000), mode="legacy")
+        done = anyio.Event()
+
+        async def other_task() -> None:
+            nonlocal turns
+            while not done.is_set():
+                turns += 1
+                await anyio.lowlevel.checkpoint()
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(other_task)
+            collection = await source.provide()
+            done.set()
+        assert len(collection) == 3000
+        longest = max(seen.count(turn) for turn in set(seen))
+        assert longest <= 256  # never more than a stretch without the other task's turn
+
+
+class TestMessageBytes:
+    """Over HTTP, what a remote sends is counted: no answer over max_message_bytes is held."""
+
+    async def test_a_page_over_max_bytes_fails_that_listing_alone(
+        self, serve_hostile: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """One ~8 MB page: the remote is unavailable, saying which bound; no traceback of ours."""
+        url = serve_hostile(per_page=4000, description_bytes=2000)
+        source = RemoteSource.http(url, name="hostile", max_message_bytes=1_000_000)
+        with pytest.raises(SourceUnavailableError, match="larger than max_message_bytes=1000000"):
+            await source.provide()
+        assert not [r for r in tracebacks(caplog) if r.name.startswith("mcp_core")]
+
+    async def test_pages_are_read_with_a_running_byte_budget(self, serve_hostile: Any) -> None:
+        """Ten pages of ~200 kB against a 500 kB budget: the pages read by then are served."""
+        url = serve_hostile(pages=10, per_page=100, description_bytes=2000)
+        source = RemoteSource.http(url, name="hostile", max_bytes=500_000)
+        collection = await source.provide()
+        (note,) = source.diagnostics()
+        assert "more than max_bytes=500000" in note.message
+        assert 100 <= len(collection) <= 300
+        assert len(collection) % 100 == 0
+
+    async def test_large_pages_within_the_bound_are_read(self, serve_hostile: Any) -> None:
+        """A 3 MB page (over the SDK's own 1 MiB event limit) is read whole by default."""
+        url = serve_hostile(per_page=1500, description_bytes=2000)
+        source = RemoteSource.http(url, name="hostile")
+        collection = await source.provide()
+        assert len(collection) == 1500
+        assert not source.diagnostics()
+
+
+class TestSchemas:
+    """Schemas a remote may send, refused per element with one line, never a traceback."""
+
+    @pytest.mark.parametrize(
+        ("schema", "why"),
+        [
+            ("cycle", "leads back here without descending into the input"),
+            ("loop", "leads back here without descending into the input"),
+            ("remote", "refers to another document, which is never fetched"),
+        ],
+    )
+    async def test_unfollowable_refs_cost_their_element(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture, schema: str, why: str
+    ) -> None:
+        """``{"$ref": "#"}`` made every call fail with ~1,960 traceback lines; now it is not listed."""
+        app = gateway(RemoteSource(hostile(tmp_path, per_page=2, schema=schema), mode="legacy"))
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            with pytest.raises(MCPError, match="Unknown tool: hostile_t0_0"):
+                await client.call_tool("hostile_t0_0", {})
+            echoed = await client.call_tool("echo", {"text": "hi"})
+        assert listed == {"echo"}
+        assert echoed.content[0].text == "hi"  # type: ignore[union-attr]  # text
+        skipped = [d.message for d in app.registry.diagnostics() if d.kind == "skipped"]
+        assert len(skipped) == 2
+        assert all(why in message for message in skipped)
+        assert not tracebacks(caplog)
+
+    def test_a_remote_ref_is_never_fetched(self) -> None:
+        """A schema referring to a URL is refused when compiled; nothing is asked of that URL."""
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen()
+            listener.settimeout(0.2)
+            port = listener.getsockname()[1]
+            schema = {"type": "object", "$ref": f"http://127.0.0.1:{port}/schema.json"}
+            with pytest.raises(ValueError, match="never fetched"):
+                CompiledSchema(schema)
+            with pytest.raises(TimeoutError):
+                listener.accept()
+
+    async def test_deep_schemas_cost_their_element(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A 180-level schema is skipped at admission, its neighbours served, no traceback."""
+        app = gateway(
+            RemoteSource(hostile(tmp_path, per_page=2, schema="deep", depth=90), mode="legacy")
+        )
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert listed == {"echo"}
+        skipped = [d.message for d in app.registry.diagnostics() if d.kind == "skipped"]
+        assert len(skipped) == 2
+        assert all("more than the limit of 64" in message for message in skipped)
+        assert not tracebacks(caplog)
+
+    def test_definitions_too_deep_to_read_are_invalid_elements(self) -> None:
+        """300 levels, past what pydantic serialises: an InvalidElementError, not a crash.
+
+        Before, the ValueError escaped the listing and took the whole backend down.
+        """
+        inner: dict[str, Any] = {"type": "string"}
+        for _ in range(300):
+            inner = {"type": "object", "properties": {"x": inner}}
+        model = types.Tool.model_construct(name="deep", input_schema=inner)
+        backend = Backend(source=None, call=None, read=None, get=None, complete=None)  # type: ignore[arg-type]  # never called
+        with pytest.raises(InvalidElementError, match="too deeply to be read"):
+            bridged(ElementKind.TOOL, model, backend, frozenset())
+
+
+class TestNames:
+    """A remote tool name over 128 characters once prefixed costs that tool alone."""
+
+    async def test_over_long_names_cost_their_element(self, tmp_path: Path) -> None:
+        """Before, one such name dropped the whole backend; now the others are served."""
+
+        async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+            return types.ListToolsResult(
+                tools=[
+                    types.Tool(name="n" * 125, input_schema={"type": "object"}),
+                    types.Tool(name="fine", input_schema={"type": "object"}),
+                ]
+            )
+
+        app = gateway(RemoteSource(Server("long", on_list_tools=list_tools), mode="legacy"))
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert listed == {"echo", "hostile_fine"}
+        (skipped,) = [d for d in app.registry.diagnostics() if d.kind == "skipped"]
+        assert "use a shorter prefix" in skipped.message
+
+
+class TestListChangedStorm:
+    """A backend's storm of list changes reaches each client as about one a second per kind."""
+
+    @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+    async def test_a_storm_is_coalesced_per_client(self, mode: str) -> None:
+        """200 changes in about 2 s: a handful of notifications, the last change announced.
+
+        Before, each change reached each client (~195 notifications in 5 s per client).
+        """
+        app = App("stormy")
+
+        @app.tool
+        def echo(text: str) -> str:
+            """The app's own tool."""
+            return text
+
+        async with listening_in_memory(app, mode) as (client, heard):
+            await client.list_tools()
+            began = anyio.current_time()
+            for _ in range(200):
+                app.server.notify_list_changed(ElementKind.TOOL)
+                await anyio.sleep(0.01)
+            last_change = anyio.current_time()
+
+            async def announced() -> bool:  # the trailing announcement, after the last change
+                return bool(heard) and heard[-1] >= last_change
+
+            await until(announced)
+            elapsed = heard[-1] - began
+        assert 1 <= len(heard) <= elapsed / 1.0 + 2
+
+
+@asynccontextmanager
+async def listening_in_memory(app: App, mode: str) -> AsyncIterator[tuple[Client, list[float]]]:
+    """An in-memory client of ``app`` and when it heard each ``tools/list_changed``."""
+    heard: list[float] = []
+
+    async def on_message(message: Any) -> None:  # 2025-11-25: the notifications
+        if (
+            mode == "legacy"
+            and getattr(message, "method", None) == "notifications/tools/list_changed"
+        ):
+            heard.append(anyio.current_time())
+
+    async with AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            Client(app.server.lowlevel, mode=mode, message_handler=on_message)
+        )
+        if mode != "legacy":
+            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+            tasks = await stack.enter_async_context(anyio.create_task_group())
+
+            async def follow() -> None:  # 2026-07-28: the listen stream's events
+                async for _ in subscription:
+                    heard.append(anyio.current_time())  # noqa: PERF401 -- as each one comes
+
+            tasks.start_soon(follow)
+            stack.callback(tasks.cancel_scope.cancel)
+        yield client, heard

@@ -1,0 +1,117 @@
+"""A hostile MCP backend: the SDK's low-level server, sending whatever its plan says.
+
+Run as ``python hostile_backend.py PORT PLAN`` (``PLAN`` a JSON file, read once at start) and
+served over streamable HTTP on 127.0.0.1. The plan (every key optional):
+
+- ``pages`` (1) and ``per_page`` (10): how many tool-list pages, and tools on each; with
+  ``endless`` the last page points at another page forever;
+- ``name_length`` (0): pad each tool's name to that many characters (0: short names);
+- ``schema``: ``"plain"``, ``"cycle"`` (``{"type": "object", "$ref": "#"}``), ``"loop"`` (two ``$defs`` that
+  refer to each other), ``"remote"`` (a ``$ref`` to an http URL) or ``"deep"`` (an object
+  nested ``depth`` levels);
+- ``depth`` (300): for ``"deep"``;
+- ``description_bytes`` (0): a description of that many bytes on every tool;
+- ``storm`` (0): ``tools/list_changed`` notifications sent while answering each list (so the
+  gateway lists again, and is told again: a storm that never ends);
+- ``churn`` (false): every listing names its tools afresh, so each one is a change the gateway
+  passes on to its clients.
+
+Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
+made, so a test can tell where the gateway is.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import uvicorn
+from mcp.server import Server
+
+
+def schema_of(plan: dict[str, Any]) -> dict[str, Any]:
+    """The input schema every tool gets."""
+    kind = plan.get("schema", "plain")
+    if kind == "cycle":
+        return {"type": "object", "$ref": "#"}
+    if kind == "loop":
+        return {
+            "type": "object",
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+            "$ref": "#/$defs/a",
+        }
+    if kind == "remote":
+        return {"type": "object", "$ref": "http://127.0.0.1:9/never-fetched.json"}
+    if kind == "deep":
+        inner: dict[str, Any] = {"type": "string"}
+        for _ in range(int(plan.get("depth", 300))):
+            inner = {"type": "object", "properties": {"x": inner}}
+        return inner
+    return {"type": "object", "properties": {"x": {"type": "string"}}}
+
+
+def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
+    """The low-level server carrying out ``plan``."""
+    pages = max(1, int(plan.get("pages", 1)))
+    per_page = int(plan.get("per_page", 10))
+    endless = bool(plan.get("endless", False))
+    length = int(plan.get("name_length", 0))
+    storm = int(plan.get("storm", 0))
+    description = "d" * int(plan.get("description_bytes", 0)) or None
+    schema = schema_of(plan)
+    churn = bool(plan.get("churn", False))
+    built: dict[int, types.ListToolsResult] = {}
+    listings = [0]
+
+    def page(number: int) -> types.ListToolsResult:
+        found = None if churn else built.get(number)
+        if found is None:
+            tools = []
+            for index in range(per_page):
+                name = f"t{number}_{index}" + (f"_{listings[0]}" if churn else "")
+                tools.append(
+                    types.Tool(
+                        name=name + "x" * max(0, length - len(name)),
+                        description=description,
+                        input_schema=schema,
+                    )
+                )
+            last = number + 1 >= pages and not endless
+            found = types.ListToolsResult(
+                tools=tools, next_cursor=None if last else str(number + 1)
+            )
+            built[number % 4] = found  # a few pages kept: an endless list costs no more
+        return found
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
+        with listed.open("a") as log:
+            log.write("listed\n")
+        listings[0] += 1
+        for _ in range(storm):
+            await ctx.session.send_tool_list_changed()
+        cursor = params.cursor if params is not None else None
+        made = page(int(cursor) if cursor else 0)
+        with listed.open("a") as log:
+            log.write("answered\n")
+        return made
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="hostile")])
+
+    return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def main() -> None:
+    """Serve the plan given on the command line."""
+    port, plan_path = int(sys.argv[1]), Path(sys.argv[2])
+    plan = json.loads(plan_path.read_text())
+    server = build(plan, plan_path.with_name(plan_path.name + ".listed"))
+    app = server.streamable_http_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
+
+
+if __name__ == "__main__":
+    main()

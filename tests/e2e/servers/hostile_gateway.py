@@ -1,0 +1,42 @@
+"""A gateway with a local tool, a healthy backend and a hostile one (see ``hostile_backend.py``).
+
+Served by ``mcp-core run ... --transport http`` in the hostile-backend tests. ``HEALTHY_URL`` and
+``HOSTILE_URL`` say where the backends listen; ``HOSTILE_MAX_ELEMENTS``, ``HOSTILE_MAX_BYTES``
+and ``HOSTILE_MAX_MESSAGE_BYTES`` set the hostile remote's bounds (the defaults otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mcp_core.app import App
+from mcp_core.bridges import RemoteSource
+from mcp_core.sources import PrefixedSource
+
+app = App("hostile-gateway")
+
+bounds: dict[str, Any] = {}
+for option in ("max_elements", "max_bytes", "max_message_bytes"):
+    value = os.environ.get(f"HOSTILE_{option.upper()}")
+    if value:
+        bounds[option] = int(value)
+
+options: dict[str, Any] = {"health_interval": 0.2, "max_backoff": 1.0, "timeout": 30.0}
+app.add_source(
+    PrefixedSource(
+        RemoteSource.http(os.environ["HEALTHY_URL"], name="weather", **options), "weather"
+    )
+)
+app.add_source(
+    PrefixedSource(
+        RemoteSource.http(os.environ["HOSTILE_URL"], name="hostile", **options, **bounds),
+        "hostile",
+    )
+)
+
+
+@app.tool
+def echo(text: str) -> str:
+    """The gateway's own tool: ``text`` back."""
+    return text
