@@ -3,7 +3,7 @@
 - :class:`MCPServerSource`: an official SDK ``MCPServer`` instance, in process, its functions
   unchanged (``ctx: Context``, ``Resolve(...)``, its lifespan);
 - :class:`FastMCPSource`: a ``fastmcp.FastMCP`` instance through its public API (the optional
-  ``mcp-core[fastmcp]`` extra; fastmcp is imported only when one is created);
+  ``mcp-core-server[fastmcp]`` extra; fastmcp is imported only when one is created);
 - :class:`RemoteSource`: a remote MCP server reached with the official client over stdio or
   streamable HTTP, in either protocol era, its calls forwarded and its requests back to the
   client (logging, progress, sampling, elicitation, roots) relayed through the ClientGateway.
