@@ -22,7 +22,7 @@ from mcp_core.handlers._wire import (
     tool_result_from_wire,
 )
 
-__all__ = ["is_sdk_content_type", "own_message", "own_result_value"]
+__all__ = ["is_protocol_error", "is_sdk_content_type", "own_message", "own_result_value"]
 
 _SDK_PACKAGES: Final = frozenset({"mcp_types", "mcp"})
 _CONTENT: Final = frozenset(
@@ -45,6 +45,19 @@ def _sdk_name(cls: object) -> str | None:
 def _wire(value: Any) -> dict[str, Any]:
     dumped: dict[str, Any] = value.model_dump(by_alias=True, mode="json", exclude_none=True)
     return dumped
+
+
+def is_protocol_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's ``MCPError``: a deliberate JSON-RPC error with code and data.
+
+    Subclasses count (``UrlElicitationRequiredError``). A tool raising one answers with that
+    error, as an ``MCPServer`` tool does, rather than with a contained failure: a policy's
+    refusal, or -32042 with the URL the user must open.
+    """
+    return any(
+        cls.__name__ == "MCPError" and cls.__module__ == "mcp.shared.exceptions"
+        for cls in type(exc).__mro__
+    )
 
 
 def is_sdk_content_type(annotation: object) -> bool:
