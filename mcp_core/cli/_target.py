@@ -193,7 +193,7 @@ def _app_like(server: Any) -> App:
         description=getattr(server, "description", None),
         instructions=getattr(server, "instructions", None),
         website_url=getattr(server, "website_url", None),
-        icons=getattr(server, "icons", None),
+        icons=getattr(server, "icons", None) or None,
     )
 
 
