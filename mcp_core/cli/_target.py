@@ -157,7 +157,11 @@ def _built(spec: str, obj: object) -> object:
 
 
 def _run_to_completion(awaitable: Any) -> object:
-    """The result of an async factory, run on an event loop of its own."""
+    """The result of an async factory, run to completion on an event loop of its own.
+
+    The server it returns is then served on another loop: a factory must not leave it holding
+    loop-bound resources (connections belong in the server's lifespan, entered when it serves).
+    """
 
     async def wait() -> object:
         return await awaitable
@@ -336,7 +340,10 @@ def _is_file(origin: object, path: Path) -> bool:
 
 
 def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] | None) -> Target:
-    adopted = _adopted(obj)
+    try:
+        adopted = _adopted(obj)
+    except ValueError as exc:  # a server that cannot be adopted as it is (the message says why)
+        raise TargetError(f"{spec}: {exc}") from exc
     if adopted is not None:
         obj = adopted
     if isinstance(obj, App):

@@ -25,6 +25,7 @@ FACTORIES = """
     from fastmcp import FastMCP
     from mcp.server.lowlevel.server import Server
     from mcp.server.mcpserver import MCPServer
+    import mcp_types as types
     from mcp_types import Icon
 
     from mcp_core import App
@@ -83,6 +84,16 @@ FACTORIES = """
 
     def broken() -> App:
         raise RuntimeError("no database")
+
+
+    def custom() -> MCPServer:
+        server = MCPServer("custom")
+
+        async def handler(ctx, params):
+            return {}
+
+        server._lowlevel_server.add_request_handler("x/custom", types.RequestParams, handler)
+        return server
 """
 
 
@@ -140,6 +151,7 @@ def test_a_lowlevel_server_is_served(module: Path) -> None:
         (":needs", r"needs arguments \(x\)"),
         (":not_a_server", "returned a int, not an App"),
         (":broken", "the factory raised RuntimeError: no database"),
+        (":custom", "cannot be adopted as it is: it handles 'x/custom'"),
     ],
 )
 def test_factories_that_cannot_serve_say_why(module: Path, name: str, message: str) -> None:

@@ -48,7 +48,7 @@ async def _answers(target: StdioServerParameters, mode: str) -> dict[str, Any]:
         answers[key] = wire
 
     async with inbox.client(target, mode=mode) as client:
-        for name in ("secret", "public", "login", "greet"):
+        for name in ("secret", "public", "login", "greet", "connect"):
             await ask(f"tool {name}", client.call_tool(name, {}))
         for name in ("hidden", "introduce"):
             await ask(f"prompt {name}", client.get_prompt(name, {}))
@@ -60,6 +60,7 @@ async def _answers(target: StdioServerParameters, mode: str) -> dict[str, Any]:
             assert info is not None
             answers["serverInfo"] = info.model_dump(by_alias=True, mode="json", exclude_none=True)
     answers["asked"] = inbox.asked
+    answers["opened"] = inbox.opened
     return answers
 
 
@@ -104,10 +105,12 @@ def test_every_request_reaches_the_audit_middleware(
         "resources/read guarded://public",
     ):
         assert entry in audited, entry
-    # Natively the audit also sees initialize and lists, which mcp-core answers itself.
+    # Natively the audit also sees initialize and lists, which mcp-core answers itself; the
+    # requests that ask the client are delivered once per round (see the tests below).
+    asking = ("greet", "introduce", "connect")
     native_calls = [e for e in natively["audited"]["structuredContent"]["result"] if " " in e]
-    assert [e for e in audited if e.split()[1] not in ("greet", "introduce")] == [
-        e for e in native_calls if e.split()[1] not in ("greet", "introduce")
+    assert [e for e in audited if e.split()[1] not in asking] == [
+        e for e in native_calls if e.split()[1] not in asking
     ]
     assert mode in ERAS
 
@@ -130,13 +133,15 @@ def test_input_required_results_are_answered(
     mode, natively, adopted = compared
     assert adopted["tool greet"]["content"] == [{"type": "text", "text": "Hello, Ann!"}]
     assert adopted["prompt introduce"]["messages"][0]["content"]["text"] == "Introduce Ann."
-    assert adopted["asked"] == ["What is your name?", "What is your name?"]
+    asked = [message for message in adopted["asked"] if message == "What is your name?"]
+    assert asked == ["What is your name?", "What is your name?"]
     if mode == "legacy":
         # Natively the SDK cannot send an InputRequiredResult on a 2025-11-25 connection.
         assert natively["tool greet"]["error"]["message"] == "Handler returned an invalid result"
     else:
-        for key in ("tool greet", "prompt introduce", "asked"):
+        for key in ("tool greet", "prompt introduce"):
             assert adopted[key] == natively[key], key
+        assert natively["asked"] == asked
 
 
 def test_server_info_is_carried(compared: tuple[str, dict[str, Any], dict[str, Any]]) -> None:
@@ -147,3 +152,17 @@ def test_server_info_is_carried(compared: tuple[str, dict[str, Any], dict[str, A
     assert adopted["serverInfo"]["icons"] == [
         {"src": "https://example.org/guarded.png", "mimeType": "image/png"}
     ]
+
+
+def test_url_mode_elicitation_reaches_the_user(
+    compared: tuple[str, dict[str, Any], dict[str, Any]],
+) -> None:
+    """``ctx.elicit_url`` goes through the gateway: in both eras once adopted."""
+    mode, natively, adopted = compared
+    assert adopted["tool connect"]["structuredContent"] == {"result": "accept"}
+    assert adopted["opened"] == ["https://example.org/connect"]
+    if mode == "legacy":
+        assert adopted["tool connect"] == natively["tool connect"]
+    else:
+        # Natively the SDK cannot send a request to a 2026-07-28 client from a tool.
+        assert natively["tool connect"]["error"]["code"] == -32600

@@ -5,7 +5,8 @@
   middleware records every request that reaches the server (the tool ``audit`` returns them);
 - a tool asking the client in the 2026-07-28 way by returning ``InputRequiredResult`` itself
   (``greet``), answered on the retry through ``ctx.input_responses``; a prompt doing the same;
-- a tool raising ``UrlElicitationRequiredError`` (-32042 with the URL to open);
+- a tool raising ``UrlElicitationRequiredError`` (-32042 with the URL to open), and one asking
+  for a URL-mode elicitation (``ctx.elicit_url``);
 - serverInfo with a title, a description, a website URL and icons.
 
 ``mcp-core run tests/e2e/servers/guarded_server.py`` serves it adopted; ``python
@@ -130,6 +131,13 @@ def login() -> str:
             )
         ]
     )
+
+
+@mcp.tool()
+async def connect(ctx: Context[Any, Any]) -> str:
+    """Send the user to a URL (URL-mode elicitation) and say what they did."""
+    result = await ctx.elicit_url("Connect your account", "https://example.org/connect", "c-1")
+    return result.action
 
 
 @mcp.resource("guarded://private")
