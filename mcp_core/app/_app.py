@@ -20,6 +20,8 @@ from mcp_core.elements import (
     ElementCollection,
     ElementKind,
     ElementRef,
+    Icon,
+    WireModel,
 )
 from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
 from mcp_core.handlers._decorators import CallSite
@@ -238,6 +240,10 @@ class App:
     :class:`~mcp_core.server.Deployment` and ``docs/deployment.md``): changes reach every
     worker, the keys every worker must share come from the deployment's secret.
 
+    ``title``, ``description``, ``website_url`` and ``icons`` (mcp-core's ``Icon`` values, the
+    SDK's ``mcp.types.Icon`` or wire mappings) are the ``serverInfo`` clients see, with ``name``
+    and ``version``.
+
     ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
     returning an async context manager, entered once per server run before the first request and
     exited after the last; what it yields is the run's lifespan state. SDK-style handlers read it
@@ -264,7 +270,10 @@ class App:
         *,
         version: str | None = None,
         title: str | None = None,
+        description: str | None = None,
         instructions: str | None = None,
+        website_url: str | None = None,
+        icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
         container: Container | None = None,
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes | None = None,
@@ -309,7 +318,10 @@ class App:
             "name": name,
             "version": version,
             "title": title,
+            "description": description,
             "instructions": instructions,
+            "website_url": website_url,
+            "icons": icons,
             "page_size": page_size,
             "cursor_secret": cursor_secret,
             "session_hook": session_hook,

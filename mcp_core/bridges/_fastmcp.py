@@ -7,7 +7,7 @@ servers, its lifespan), and what its tools send back while they run (logs, progr
 elicitation) is relayed through the mcp-core request's ``ClientGateway``, exactly as for a
 :class:`~mcp_core.bridges.RemoteSource`, which this source is made of.
 
-fastmcp is an optional dependency (``pip install 'mcp-core[fastmcp]'``): it is imported only when a
+fastmcp is an optional dependency (``pip install 'mcp-core-server[fastmcp]'``): it is imported only when a
 ``FastMCPSource`` is created.
 """
 
@@ -55,7 +55,7 @@ class FastMCPSource:
             fastmcp = importlib.import_module("fastmcp")
         except ImportError as exc:
             raise ImportError(
-                "FastMCPSource needs fastmcp: pip install 'mcp-core[fastmcp]'"
+                "FastMCPSource needs fastmcp: pip install 'mcp-core-server[fastmcp]'"
             ) from exc
         if not isinstance(server, fastmcp.FastMCP):
             raise TypeError(

@@ -45,7 +45,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="mcp-core",
         description="Run, inspect or dump an MCP server built with mcp-core.",
         epilog="TARGET is a file (path/to/server.py) or a module (pkg.mod), optionally followed by "
-        ":name; without a name, the global `app`, `mcp` or `server` is used.",
+        ":name; without a name, the global `app`, `mcp`, `server`, `create_server` or "
+        "`create_app` is used. It may be an App, an McpServer, the SDK's MCPServer or Server, a "
+        "fastmcp server, or a function of no arguments returning one.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -1,28 +1,39 @@
-"""Finding what a command line names: ``path/to/file.py[:obj]`` or ``pkg.mod[:obj]``."""
+"""Finding what a command line names: ``path/to/file.py[:obj]`` or ``pkg.mod[:obj]``.
+
+The object named may be an ``App``, an ``McpServer``, a registry, the official SDK's ``MCPServer``
+or low-level ``Server``, a ``fastmcp.FastMCP`` server, or a function taking no arguments (sync or
+async) that returns one of them; servers that are not mcp-core's own are adopted into an ``App``
+(see ``docs/adopt.md``).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.machinery
 import importlib.util
+import inspect
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, final
 
+import anyio
+from mcp.server.lowlevel.server import Server as LowLevelServer
 from mcp.server.mcpserver import MCPServer
 
 from mcp_core.app import App
-from mcp_core.bridges import MCPServerSource
+from mcp_core.bridges import FastMCPSource, MCPServerSource, RemoteSource
 from mcp_core.handlers import Invoker
 from mcp_core.server import Deployment, ElementInvoker, McpServer, ServableRegistry
 
 __all__ = ["Target", "TargetError", "load_target"]
 
-_DEFAULT_NAMES: Final = ("app", "mcp", "server")
+_DEFAULT_NAMES: Final = ("app", "mcp", "server", "create_server", "create_app")
 # mcp-core's own files and importlib's: left out of the traceback of a target that fails to import.
 _PACKAGE_DIR: Final = str(Path(__file__).resolve().parents[1]) + os.sep
 _IMPORTLIB_DIR: Final = str(Path(importlib.__file__).resolve().parent) + os.sep
@@ -69,7 +80,9 @@ class Target:
 def load_target(spec: str, *, deployment: Callable[[], Deployment | None] | None = None) -> Target:
     """Import ``spec`` and find the App, McpServer or registry it names.
 
-    Without ``:obj``, the module's global ``app``, ``mcp`` or ``server`` is used (first found).
+    Without ``:obj``, the module's global ``app``, ``mcp``, ``server``, ``create_server`` or
+    ``create_app`` is used (the first found). A function taking no arguments is called (an async
+    one run to completion) and what it returns is served.
     ``deployment`` is asked, after the import, for the deployment to serve in when the target
     brings none of its own (``mcp-core run`` reads it from the environment).
     """
@@ -87,7 +100,124 @@ def load_target(spec: str, *, deployment: Callable[[], Deployment | None] | None
                 f"{module_part}:my_app"
             )
         obj = getattr(module, found[0])
-    return _target(spec, obj, deployment)
+    return _target(spec, _built(spec, obj), deployment)
+
+
+def _is_server(obj: object) -> bool:
+    return isinstance(obj, App | McpServer | MCPServer | LowLevelServer) or _is_fastmcp(obj)
+
+
+def _is_fastmcp(obj: object) -> bool:
+    # Checked by class without importing fastmcp: only a fastmcp object can be one.
+    fastmcp = sys.modules.get("fastmcp")
+    server_type = getattr(fastmcp, "FastMCP", None)
+    return isinstance(server_type, type) and isinstance(obj, server_type)
+
+
+def _built(spec: str, obj: object) -> object:
+    """``obj``, or what it returns when it is a factory: a function called with no arguments."""
+    if _is_server(obj) or isinstance(obj, type) or not callable(obj):
+        return obj
+    if all(callable(getattr(obj, method, None)) for method in _ROLE_METHODS):
+        return obj  # a registry that happens to be callable
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return obj
+    required = [
+        name
+        for name, parameter in signature.parameters.items()
+        if parameter.default is inspect.Parameter.empty
+        and parameter.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+    if required:
+        raise TargetError(
+            f"{spec} is a function that needs arguments ({', '.join(required)}); name a function "
+            "that takes none and returns the server, or the server itself"
+        )
+    try:
+        built = obj()
+        if inspect.isawaitable(built):
+            built = _run_to_completion(built)
+    except TargetError:
+        raise
+    except Exception as exc:
+        raise TargetError(
+            f"{spec}: the factory raised {type(exc).__name__}: {exc}; fix it and run again",
+            details="".join(traceback.format_exception(exc)),
+        ) from exc
+    if not _is_server(built) and not all(
+        callable(getattr(built, method, None)) for method in _ROLE_METHODS
+    ):
+        raise TargetError(
+            f"{spec} returned a {type(built).__name__}, not an App, an McpServer, an SDK "
+            "MCPServer or Server, a fastmcp server or a registry"
+        )
+    return built
+
+
+def _run_to_completion(awaitable: Any) -> object:
+    """The result of an async factory, run to completion on an event loop of its own.
+
+    The server it returns is then served on another loop: a factory must not leave it holding
+    loop-bound resources (connections belong in the server's lifespan, entered when it serves).
+    """
+
+    async def wait() -> object:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(wait)
+    # Loaded from inside a running loop (a test, an embedding host): run it on a thread's loop.
+    box: dict[str, object] = {}
+
+    def in_thread() -> None:
+        try:
+            box["value"] = anyio.run(wait)
+        except BaseException as exc:  # noqa: BLE001 -- re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=in_thread, name="mcp-core-factory")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]  # a BaseException, stored above
+    return box["value"]
+
+
+def _app_like(server: Any) -> App:
+    """An empty ``App`` that introduces itself as ``server`` does (its serverInfo, instructions)."""
+    version = getattr(server, "version", None)
+    return App(
+        server.name,
+        version=version if isinstance(version, str) else None,
+        title=getattr(server, "title", None),
+        description=getattr(server, "description", None),
+        instructions=getattr(server, "instructions", None),
+        website_url=getattr(server, "website_url", None),
+        icons=getattr(server, "icons", None) or None,
+    )
+
+
+def _adopted(obj: object) -> App | None:
+    """An ``App`` serving a server that is not mcp-core's own, or None for one that is."""
+    if isinstance(obj, MCPServer):
+        # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
+        adopted = _app_like(obj)
+        adopted.add_source(MCPServerSource(obj))
+        return adopted
+    if _is_fastmcp(obj):
+        fastmcp_server: Any = obj
+        adopted = _app_like(fastmcp_server)
+        adopted.add_source(FastMCPSource(fastmcp_server))
+        return adopted
+    if isinstance(obj, LowLevelServer):
+        adopted = _app_like(obj)
+        adopted.add_source(RemoteSource(obj, name=obj.name, mode="legacy"))
+        return adopted
+    return None
 
 
 def _deploy_app(spec: str, app: App, deployment: Deployment | None) -> None:
@@ -210,10 +340,11 @@ def _is_file(origin: object, path: Path) -> bool:
 
 
 def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] | None) -> Target:
-    if isinstance(obj, MCPServer):
-        # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
-        adopted = App(obj.name, version=obj.version, instructions=obj.instructions)
-        adopted.add_source(MCPServerSource(obj))
+    try:
+        adopted = _adopted(obj)
+    except ValueError as exc:  # a server that cannot be adopted as it is (the message says why)
+        raise TargetError(f"{spec}: {exc}") from exc
+    if adopted is not None:
         obj = adopted
     if isinstance(obj, App):
         if deployment is not None and obj.deployment is None:
@@ -232,6 +363,7 @@ def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] 
         server = McpServer(obj, invoker=invoker, deployment=worker)  # type: ignore[arg-type]  # checked structurally above
         return Target(spec, obj, server, invoker, own_invoker=False)
     raise TargetError(
-        f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or a registry "
-        "(an object with the catalogue and resolver roles, load() and kinds())"
+        f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or Server, "
+        "a fastmcp server, a function of no arguments returning one, or a registry (an object "
+        "with the catalogue and resolver roles, load() and kinds())"
     )

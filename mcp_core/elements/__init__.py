@@ -17,7 +17,9 @@ from mcp_core.elements._definitions import (
     Tool,
     ToolAnnotations,
     ToolExecution,
+    WireModel,
     definition_from_wire,
+    own_value,
     shared_wire,
 )
 from mcp_core.elements._element import Element, HandlerRef
@@ -56,9 +58,11 @@ __all__ = [
     "ToolAnnotations",
     "ToolExecution",
     "UriTemplate",
+    "WireModel",
     "definition_from_wire",
     "freeze",
     "most_specific_first",
+    "own_value",
     "shared_plain",
     "shared_wire",
     "thaw",

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, TypeAlias, TypeVar, final
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final
 
 from mcp_core.elements._json import FrozenDict, freeze, shared_plain, thaw
 from mcp_core.elements._kinds import ElementKind, ElementRef
@@ -30,6 +30,8 @@ __all__ = [
     "Tool",
     "ToolAnnotations",
     "ToolExecution",
+    "WireModel",
+    "own_value",
     "shared_wire",
 ]
 
@@ -43,6 +45,46 @@ _ROLES = ("user", "assistant")
 
 def _fail(owner: str, field_name: str, message: str) -> InvalidElementError:
     return InvalidElementError(f"{owner}: {field_name} {message}", field=field_name)
+
+
+_V = TypeVar("_V", "Annotations", "Icon", "ToolAnnotations")
+
+
+class WireModel(Protocol):
+    """A model with a wire form, such as the official SDK's ``mcp.types`` models (pydantic)."""
+
+    def model_dump(
+        self, *, mode: str = ..., by_alias: bool = ..., exclude_none: bool = ...
+    ) -> dict[str, Any]:
+        """The model as a dict (``mode="json", by_alias=True``: its wire form)."""
+        ...
+
+
+def own_value(cls: type[_V], value: object, *, parameter: str) -> _V:
+    """``value`` as mcp-core's ``cls``: as is, or read from its wire form.
+
+    The wire form is a mapping, or a model's dump: the official SDK's ``mcp.types.ToolAnnotations``,
+    ``Icon`` or ``Annotations`` (dumped once).
+
+    Raises:
+        TypeError: ``value`` is neither, or its wire form is not a valid ``cls`` (the message names
+            ``parameter`` and what to pass instead).
+    """
+    if isinstance(value, cls):
+        return value
+    wire: object = value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        wire = dump(by_alias=True, mode="json", exclude_none=True)
+    if not isinstance(wire, Mapping):
+        raise TypeError(
+            f"{parameter} must be a {cls.__name__} (mcp-core's, the SDK's mcp.types one, or its "
+            f"wire mapping), got {type(value).__name__}"
+        )
+    try:
+        return cls.from_wire(wire)
+    except InvalidElementError as exc:
+        raise TypeError(f"{parameter}: {exc}") from exc
 
 
 def _check_text(owner: str, field_name: str, value: object, *, optional: bool = True) -> None:

@@ -35,6 +35,7 @@ from mcp_core.elements import (
     ElementRef,
     Icon,
     ToolAnnotations,
+    WireModel,
 )
 from mcp_core.handlers._derive import (
     OPTION_KEYS,
@@ -44,6 +45,7 @@ from mcp_core.handlers._derive import (
     ToolOptions,
     check_options,
     derive,
+    own_option,
 )
 from mcp_core.handlers._functions import published_name
 
@@ -267,6 +269,10 @@ def _given(kind: ElementKind, options: Mapping[str, Any]) -> MarkOptions:
         value = options[key]
         if key == "tags":
             value = tuple(value)
+        elif key in ("annotations", "icons"):
+            # The SDK's models (or wire mappings) become mcp-core's values here, once; a value
+            # that cannot be one fails at the decorator, naming the option.
+            value = own_option(label, key, value)
         elif key == "completions":
             value = MappingProxyType(dict(value)) if value else None
         # None is meaningful for output_schema (publish none); elsewhere it means "not given".
@@ -351,8 +357,8 @@ def tool(
     name: str | None = None,
     title: str | None = None,
     description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: ToolAnnotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     output_schema: Mapping[str, Any] | EllipsisType | None = ...,
@@ -372,7 +378,7 @@ def prompt(
     name: str | None = None,
     title: str | None = None,
     description: str | None = None,
-    icons: Sequence[Icon] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     completions: Mapping[str, object] | None = None,
@@ -391,8 +397,8 @@ def resource(
     description: str | None = None,
     mime_type: str | None = None,
     size: int | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: Annotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
 ) -> Callable[[F], F]:
@@ -421,8 +427,8 @@ def resource_template(
     title: str | None = None,
     description: str | None = None,
     mime_type: str | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: Annotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     completions: Mapping[str, object] | None = None,

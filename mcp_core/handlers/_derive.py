@@ -25,9 +25,9 @@ from __future__ import annotations
 import inspect
 import mimetypes
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Annotated, Any, Required, TypedDict, get_args, get_origin
+from typing import Annotated, Any, Required, TypedDict, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -42,6 +42,8 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
     ToolAnnotations,
+    WireModel,
+    own_value,
 )
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers._docstrings import parse_docstring
@@ -54,9 +56,6 @@ from mcp_core.handlers._functions import (
     template_binding_problems,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
 __all__ = [
     "OPTION_KEYS",
     "PromptOptions",
@@ -65,6 +64,7 @@ __all__ = [
     "ToolOptions",
     "check_options",
     "derive",
+    "own_option",
     "prompt_from_function",
     "resource_from_function",
     "resource_template_from_function",
@@ -82,8 +82,8 @@ class ToolOptions(TypedDict, total=False):
     name: str | None
     title: str | None
     description: str | None
-    annotations: ToolAnnotations | None
-    icons: Sequence[Icon] | None
+    annotations: ToolAnnotations | WireModel | Mapping[str, Any] | None
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None
     meta: Mapping[str, Any] | None
     tags: Iterable[str]
     output_schema: Mapping[str, Any] | EllipsisType | None
@@ -99,8 +99,8 @@ class ResourceOptions(TypedDict, total=False):
     description: str | None
     mime_type: str | None
     size: int | None
-    annotations: Annotations | None
-    icons: Sequence[Icon] | None
+    annotations: Annotations | WireModel | Mapping[str, Any] | None
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None
     meta: Mapping[str, Any] | None
     tags: Iterable[str]
 
@@ -113,8 +113,8 @@ class ResourceTemplateOptions(TypedDict, total=False):
     title: str | None
     description: str | None
     mime_type: str | None
-    annotations: Annotations | None
-    icons: Sequence[Icon] | None
+    annotations: Annotations | WireModel | Mapping[str, Any] | None
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None
     meta: Mapping[str, Any] | None
     tags: Iterable[str]
     completions: Mapping[str, object] | None
@@ -126,7 +126,7 @@ class PromptOptions(TypedDict, total=False):
     name: str | None
     title: str | None
     description: str | None
-    icons: Sequence[Icon] | None
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None
     meta: Mapping[str, Any] | None
     tags: Iterable[str]
     completions: Mapping[str, object] | None
@@ -138,8 +138,8 @@ def tool_from_function(
     name: str | None = None,
     title: str | None = None,
     description: str | None = None,
-    annotations: ToolAnnotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: ToolAnnotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     output_schema: Mapping[str, Any] | EllipsisType | None = ...,
@@ -180,8 +180,8 @@ def resource_from_function(
     description: str | None = None,
     mime_type: str | None = None,
     size: int | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: Annotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
 ) -> Element:
@@ -214,8 +214,8 @@ def resource_template_from_function(
     title: str | None = None,
     description: str | None = None,
     mime_type: str | None = None,
-    annotations: Annotations | None = None,
-    icons: Sequence[Icon] | None = None,
+    annotations: Annotations | WireModel | Mapping[str, Any] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     completions: Mapping[str, object] | None = None,
@@ -249,7 +249,7 @@ def prompt_from_function(
     name: str | None = None,
     title: str | None = None,
     description: str | None = None,
-    icons: Sequence[Icon] | None = None,
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     tags: Iterable[str] = (),
     completions: Mapping[str, object] | None = None,
@@ -289,8 +289,8 @@ def _tool(fn: Callable[..., Any], shape: FunctionShape, options: ToolOptions) ->
         output_schema=shape.output_schema()
         if isinstance(output_schema, EllipsisType)
         else output_schema,
-        annotations=options.get("annotations"),
-        icons=options.get("icons"),
+        annotations=own_option("tool", "annotations", options.get("annotations")),
+        icons=own_option("tool", "icons", options.get("icons")),
         meta=options.get("meta"),
     )
     return Element(definition=definition, handler=fn, tags=frozenset(tags) if tags else _NO_TAGS)
@@ -316,8 +316,8 @@ def _resource(fn: Callable[..., Any], shape: FunctionShape, options: ResourceOpt
         mime_type=options.get("mime_type")
         or (mimetypes.guess_type(uri)[0] if isinstance(uri, str) else None),
         size=options.get("size"),
-        annotations=options.get("annotations"),
-        icons=options.get("icons"),
+        annotations=own_option("resource", "annotations", options.get("annotations")),
+        icons=own_option("resource", "icons", options.get("icons")),
         meta=options.get("meta"),
     )
     return Element(definition=definition, handler=fn, tags=frozenset(options.get("tags", ())))
@@ -332,8 +332,8 @@ def _resource_template(
         title=options.get("title"),
         description=_description(options, shape),
         mime_type=options.get("mime_type"),
-        annotations=options.get("annotations"),
-        icons=options.get("icons"),
+        annotations=own_option("resource_template", "annotations", options.get("annotations")),
+        icons=own_option("resource_template", "icons", options.get("icons")),
         meta=options.get("meta"),
     )
     problem = template_binding_problems(shape, definition.template.variables)
@@ -354,7 +354,7 @@ def _prompt(fn: Callable[..., Any], shape: FunctionShape, options: PromptOptions
         title=options.get("title"),
         description=_description(options, shape),
         arguments=tuple(_prompt_argument(param) for param in shape.params),
-        icons=options.get("icons"),
+        icons=own_option("prompt", "icons", options.get("icons")),
         meta=options.get("meta"),
     )
     return Element(
@@ -504,6 +504,39 @@ def check_options(kind_label: str, options: Mapping[str, Any]) -> None:
     unknown = [key for key in options if key not in OPTION_KEYS[kind_label]]
     if unknown:
         raise TypeError(f"{kind_label}() got an unexpected keyword argument {unknown[0]!r}")
+
+
+def own_option(kind_label: str, key: str, value: Any) -> Any:
+    """An option's value as mcp-core's own type, converted once where it is declared.
+
+    ``annotations`` and ``icons`` may be given as the official SDK's ``mcp.types`` models
+    (``ToolAnnotations``, ``Annotations``, ``Icon``) or their wire mappings; anything else is
+    taken as is and checked by the definition.
+
+    Raises:
+        TypeError: the value cannot be such a type; the message names the option.
+    """
+    if value is None:
+        return value
+    if key == "annotations":
+        parameter = f"{kind_label}(annotations=...)"
+        if kind_label == "tool":
+            return own_value(ToolAnnotations, value, parameter=parameter)
+        return own_value(Annotations, value, parameter=parameter)
+    if key == "icons":
+        if (
+            isinstance(value, str | bytes | Mapping)
+            or not isinstance(value, Iterable)
+            or hasattr(value, "model_dump")
+        ):
+            raise TypeError(
+                f"{kind_label}(icons=...) must be a list of Icon values, got {type(value).__name__}"
+            )
+        return tuple(
+            own_value(Icon, icon, parameter=f"{kind_label}(icons=...)[{index}]")
+            for index, icon in enumerate(value)
+        )
+    return value
 
 
 def derive(

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import inspect
 import math
+import sys
 import types
 import typing
 import weakref
@@ -39,6 +40,7 @@ from mcp_core.handlers._content import CONTENT_TYPES, Message, ToolResult
 from mcp_core.handlers._docstrings import ParsedDocstring, parse_docstring
 from mcp_core.handlers._injection import Injector, injection_generation, injector_for
 from mcp_core.handlers._protocols import ClientGateway
+from mcp_core.handlers._sdk_values import is_sdk_content_type
 
 __all__ = [
     "WRAPPED_MARKER",
@@ -525,6 +527,8 @@ def _mentions_content(annotation: object) -> bool:
     # a full ToolResult is rendered as content, never as structured data.
     if annotation in CONTENT_TYPES or annotation is ToolResult or annotation is Message:
         return True
+    if is_sdk_content_type(annotation):  # the SDK's content blocks, CallToolResult, PromptMessage
+        return True
     return any(_mentions_content(arg) for arg in get_args(annotation))
 
 
@@ -760,7 +764,7 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
             params.append(
                 Param(
                     name=parameter.name,
-                    annotation=annotation,
+                    annotation=pydantic_readable(annotation),
                     default=parameter.default,
                     positional_only=parameter.kind is inspect.Parameter.POSITIONAL_ONLY,
                     description=docs.params.get(parameter.name),
@@ -783,7 +787,7 @@ def _analyse(fn: Callable[..., Any], *, drop_first: bool) -> FunctionShape:
         gateway=gateway,
         uri=uri,
         var_keyword=var_keyword,
-        returns=hints.get("return", EMPTY),
+        returns=pydantic_readable(hints.get("return", EMPTY)),
         injected=tuple(injected),
     )
 
@@ -810,6 +814,47 @@ def _is_injected(annotation: object, marker: object) -> bool:
         args = [arg for arg in get_args(annotation) if arg is not NoneType]
         return len(args) == 1 and _is_injected(args[0], marker)
     return isinstance(annotation, type) and marker in annotation.__mro__
+
+
+def pydantic_readable(annotation: Any) -> Any:
+    """``annotation``, with a ``typing.TypedDict`` rebuilt as a ``typing_extensions`` one below 3.12.
+
+    pydantic refuses the standard library's ``TypedDict`` before Python 3.12 (it lacks
+    ``__orig_bases__``); the SDK's ``MCPServer`` rebuilds such a type so that tool authors need not
+    know, and so does mcp-core: the same keys, requiredness, docstring and name (so the published
+    schema is the same). A TypedDict nested in a container (``list[Point]``) still needs
+    ``typing_extensions`` there, as with ``MCPServer``.
+    """
+    if (
+        sys.version_info >= (3, 12)
+        or not typing.is_typeddict(annotation)
+        or type(annotation).__module__ != "typing"
+    ):
+        return annotation
+    return _rebuilt_typeddict(annotation)  # pragma: no cover -- Python 3.11 only
+
+
+@functools.cache
+def _rebuilt_typeddict(typed_dict: type[Any]) -> Any:  # pragma: no cover -- Python 3.11 only
+    import typing_extensions  # noqa: PLC0415 -- only for a stdlib TypedDict on 3.11 (ADR 0057)
+
+    items: dict[str, Any] = {}
+    for name, hint in typing.get_type_hints(typed_dict, include_extras=True).items():
+        # An explicit qualifier wins over the class's totality (pydantic's rule); a 3.11 TypedDict
+        # misses it in __required_keys__ when the annotation was a string.
+        required = name in typed_dict.__required_keys__
+        bare = hint
+        while (origin := get_origin(bare)) in (typing.Required, typing.NotRequired):
+            required = origin is typing.Required
+            bare = get_args(bare)[0]
+        bare = pydantic_readable(bare)
+        items[name] = bare if required else typing_extensions.NotRequired[bare]
+    make: Any = typing_extensions.TypedDict  # the functional form
+    rebuilt = make(typed_dict.__name__, items)
+    for attribute in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
+        if hasattr(typed_dict, attribute):
+            setattr(rebuilt, attribute, getattr(typed_dict, attribute))
+    return rebuilt
 
 
 def _hints(fn: object, where: str, parameters: list[inspect.Parameter]) -> dict[str, Any]:

@@ -61,6 +61,7 @@ from mcp_core.handlers._results import (
     normalize_resource_contents,
     normalize_tool_result,
 )
+from mcp_core.handlers._sdk_values import is_protocol_error
 from mcp_core.handlers._serving import serving
 
 __all__ = ["HandlerTimeout", "Invoker"]
@@ -231,7 +232,9 @@ class Invoker:
 
     Crash containment: whatever a handler raises, except cancellation, ``KeyboardInterrupt`` and
     ``GeneratorExit`` (see :func:`~mcp_core.handlers._containment.escapes`), fails only its own
-    call; ``SystemExit`` included. A result that cannot be sent as UTF-8 JSON (a lone surrogate,
+    call; ``SystemExit`` included. The SDK's ``MCPError`` (a deliberate protocol error with its
+    code and data, such as ``UrlElicitationRequiredError``) is not a crash: it is the request's
+    answer, as in the SDK's ``MCPServer``. A result that cannot be sent as UTF-8 JSON (a lone surrogate,
     ``NaN``, an object of an unknown type, nesting deeper than
     :data:`~mcp_core.handlers._encodable.MAX_RESULT_DEPTH`) fails the call the same way instead
     of breaking the transport after the fact.
@@ -305,8 +308,8 @@ class Invoker:
             _log.warning("%s", exc)
             return _error_result(f"Error executing tool {definition.name}: {exc.reason}")
         except BaseException as exc:
-            if escapes(exc):
-                raise
+            if escapes(exc) or is_protocol_error(exc):
+                raise  # a protocol error (the SDK's MCPError) is the request's answer, as is
             if on_purpose(exc) is not None:  # a ToolError (or the like): its message is the text
                 return _error_result(str(exc) or type(exc).__name__)
             _log.error("tool %r raised", definition.name, exc_info=from_user_frame(exc))

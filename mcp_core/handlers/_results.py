@@ -68,6 +68,7 @@ from mcp_core.handlers._content import (
     ToolResult,
 )
 from mcp_core.handlers._functions import WRAPPED_MARKER
+from mcp_core.handlers._sdk_values import own_result_value
 
 __all__ = [
     "normalize_prompt_messages",
@@ -142,6 +143,8 @@ def normalize_tool_result(
         TypeError: the value has no content form (e.g. ``bytes``, a nested list).
         pydantic_core.PydanticSerializationError: an object cannot be converted to JSON.
     """
+    if isinstance(value, pydantic.BaseModel):
+        value = own_result_value(value)  # the SDK's CallToolResult or content block, if it is one
     if isinstance(value, ToolResult):
         return value.to_wire()
     if output_schema is not None and output_schema.get(WRAPPED_MARKER) is True:
@@ -174,6 +177,9 @@ def _blocks(value: object) -> list[Content]:
 
 
 def _block(value: object) -> Content:
+    if isinstance(value, CONTENT_TYPES):
+        return value
+    value = own_result_value(value)
     if isinstance(value, CONTENT_TYPES):
         return value
     if isinstance(value, str):
@@ -213,6 +219,8 @@ def _guess(uri: str) -> str | None:
 
 
 def _contents(value: object, *, uri: str, mime_type: str | None) -> dict[str, Any]:
+    if isinstance(value, pydantic.BaseModel):
+        value = own_result_value(value)  # the SDK's resource contents or content block
     if isinstance(value, EmbeddedResource):
         return value.resource_contents()
     if isinstance(value, str):
@@ -270,6 +278,8 @@ def normalize_prompt_messages(value: object) -> list[dict[str, Any]]:
 
 
 def _message(value: object) -> dict[str, Any]:
+    if isinstance(value, pydantic.BaseModel):
+        value = own_result_value(value)  # the SDK's PromptMessage or content block
     if isinstance(value, Message):
         return value.to_wire()
     if isinstance(value, (str, *CONTENT_TYPES)):

@@ -3,7 +3,7 @@
 :class:`DependencyInjectorContainer` serves the providers of a `dependency-injector`_ container
 as handler services: a handler given as ``HandlerRef("api.operations")`` is the object the
 container's ``api.operations`` provider makes, built with its dependencies when first called.
-Install the extra: ``pip install 'mcp-core[di]'``.
+Install the extra: ``pip install 'mcp-core-server[di]'``.
 
 .. _dependency-injector: https://python-dependency-injector.ets-labs.org/
 """

@@ -60,7 +60,7 @@ from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
-from mcp_core.elements import ElementKind
+from mcp_core.elements import ElementKind, Icon, WireModel, own_value
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes, from_user_frame
 from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
@@ -291,6 +291,24 @@ class _Hub:
         await self.bus.publish(ResourceUpdated(uri=uri))
 
 
+def _server_icons(
+    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None,
+) -> list[types.Icon] | None:
+    """``serverInfo.icons`` as the SDK takes them, from mcp-core's, the SDK's or wire icons.
+
+    Raises:
+        TypeError: an icon is none of these (the message names which).
+    """
+    if icons is None:
+        return None
+    if isinstance(icons, str | bytes | Mapping):
+        raise TypeError(f"icons must be a list of Icon values, got {type(icons).__name__}")
+    return [
+        types.Icon.model_validate(own_value(Icon, icon, parameter=f"icons[{index}]").to_wire())
+        for index, icon in enumerate(icons)
+    ]
+
+
 @final
 class _LowLevelServer(Server[_Hub]):
     """The SDK's low-level server with capabilities derived from what the registry can hold."""
@@ -337,6 +355,8 @@ class McpServer:
       to make cursors unforgeable).
     - ``session_hook``: refines the transport's :class:`~mcp_core.visibility.SessionInfo`.
     - ``version``: the ``serverInfo.version`` clients see; mcp-core's own version by default.
+      ``title``, ``description``, ``website_url`` and ``icons`` (mcp-core's ``Icon``, the SDK's
+      ``mcp.types.Icon`` or wire mappings) complete ``serverInfo``.
     - ``lifespan``: an async context manager factory entered once per server run (one stdio run,
       one streamable HTTP app, one in-memory client), before the first request and exited after
       the last, as the SDK's ``Server(lifespan=...)`` is; what it yields is the run's lifespan
@@ -386,7 +406,10 @@ class McpServer:
         name: str = "mcp-core",
         version: str | None = None,
         title: str | None = None,
+        description: str | None = None,
         instructions: str | None = None,
+        website_url: str | None = None,
+        icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None = None,
         visibility: ElementVisibility = ALWAYS,
         invoker: ElementInvoker | None = None,
         page_size: int | None = DEFAULT_PAGE_SIZE,
@@ -438,7 +461,10 @@ class McpServer:
             name,
             version=VERSION if version is None else version,
             title=title,
+            description=description,
             instructions=instructions,
+            website_url=website_url,
+            icons=_server_icons(icons),
             lifespan=self._lifespan,
             capabilities=self._capabilities,
             # Mcp-Param-* headers are checked after per-name resolution (_param_headers), not by

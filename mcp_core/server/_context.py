@@ -6,9 +6,9 @@ Functions written for the SDK's ``MCPServer`` take ``ctx: Context`` and call ``c
 injects a real SDK ``Context`` (a subclass of it) whose session is a facade over the request's
 :class:`~mcp_core.handlers.ClientGateway`: everything the handler sends back to the client goes
 through the gateway, so it honours the session's ``logging/setLevel`` threshold, the request's
-progress token and whatever the gateway does in each protocol era. What the gateway does not
-carry (URL-mode elicitation, ``ctx.session.send_ping()``...) goes to the SDK's own session when
-the request arrived through :class:`~mcp_core.server.McpServer`.
+progress token and whatever the gateway does in each protocol era (URL-mode elicitation
+included). What the gateway does not carry (``ctx.session.send_ping()``...) goes to the SDK's
+own session when the request arrived through :class:`~mcp_core.server.McpServer`.
 
 This module registers three injection rules with :func:`mcp_core.handlers.register_injection`:
 
@@ -64,7 +64,7 @@ ResourceReader = Callable[[str], Awaitable[Mapping[str, Any]]]
 class GatewaySession:
     """The SDK ``ServerSession`` methods handler code uses, answered through a ClientGateway.
 
-    Logging, progress, sampling, form elicitation and roots go through the gateway; anything else
+    Logging, progress, sampling, form and URL elicitation and roots go through the gateway; anything else
     is delegated to the SDK session of the request (``sdk``) when there is one, and otherwise
     raises an ``AttributeError`` saying what is missing.
     """
@@ -165,6 +165,14 @@ class GatewaySession:
             params = request.params
             answer = await self._gateway.elicit(params.message, params.requested_schema)
             return result_type.model_validate(dict(answer), by_name=False)
+        if isinstance(request, types.ElicitRequest) and isinstance(
+            request.params, types.ElicitRequestURLParams
+        ):
+            url = request.params
+            answer = await self._gateway.elicit_url(
+                url.message, url.url, elicitation_id=url.elicitation_id
+            )
+            return result_type.model_validate(dict(answer), by_name=False)
         if isinstance(request, types.ListRootsRequest):
             roots = await self._gateway.list_roots()
             return result_type.model_validate({"roots": list(roots)}, by_name=False)
@@ -221,6 +229,17 @@ class GatewaySession:
     ) -> types.ElicitResult:
         """Same as :meth:`elicit_form` (the SDK's older name)."""
         return await self.elicit_form(message, requested_schema, related_request_id)
+
+    async def elicit_url(
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str,
+        related_request_id: types.RequestId | None = None,  # noqa: ARG002 -- tied to the request by the gateway
+    ) -> types.ElicitResult:
+        """URL-mode ``elicitation/create`` through the gateway (in the client's era)."""
+        answer = await self._gateway.elicit_url(message, url, elicitation_id=elicitation_id)
+        return types.ElicitResult.model_validate(dict(answer), by_name=False)
 
     async def list_roots(self) -> types.ListRootsResult:
         """``roots/list`` through the gateway."""

@@ -1,6 +1,6 @@
 """RedisStore: a cache store shared by workers across hosts, with invalidation broadcast.
 
-``redis`` is an optional dependency (``pip install 'mcp-core[redis]'``): it is imported when a
+``redis`` is an optional dependency (``pip install 'mcp-core-server[redis]'``): it is imported when a
 RedisStore is created, so ``mcp_core.stores`` imports without it.
 
 Every call is bounded in time (connect and per-operation timeouts, no hidden retries) and goes
@@ -181,7 +181,7 @@ class RedisStore:
             import redis.exceptions  # noqa: PLC0415 -- same
         except ImportError as exc:
             raise ImportError(
-                "RedisStore needs the redis package: pip install 'mcp-core[redis]'"
+                "RedisStore needs the redis package: pip install 'mcp-core-server[redis]'"
             ) from exc
         if not _NAMESPACE.fullmatch(namespace):
             raise ValueError(

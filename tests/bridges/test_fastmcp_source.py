@@ -92,3 +92,38 @@ class TestFastMCPSource:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
         assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_its_middleware_denies_adopted_as_natively(mode: str) -> None:
+    """A fastmcp middleware refusing a tool refuses it identically once adopted."""
+    from fastmcp.exceptions import ToolError
+    from fastmcp.server.middleware import Middleware
+    from mcp import Client
+
+    class Deny(Middleware):
+        async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+            if context.message.name == "secret":
+                raise ToolError("denied by policy")
+            return await call_next(context)
+
+    server = FastMCP("guarded", middleware=[Deny()])
+
+    @server.tool
+    def secret() -> str:
+        """Kept to itself."""
+        return "the secret"
+
+    @server.tool
+    def public() -> str:
+        """For anyone."""
+        return "public"
+
+    app = App("guarded")
+    app.add_source(FastMCPSource(server))
+    answers = []
+    for target in (server._mcp_server, app.server.lowlevel):
+        async with Client(target, mode=mode) as client:
+            results = [await client.call_tool(name, {}) for name in ("secret", "public")]
+        answers.append([(r.is_error, r.content[0].text) for r in results])  # type: ignore[union-attr]  # text
+    assert answers[0] == answers[1] == [(True, "denied by policy"), (False, "public")]

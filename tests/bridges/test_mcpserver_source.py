@@ -149,3 +149,92 @@ class TestCalls:
         assert greeting.messages[0].content.text == "Hello Ann"  # type: ignore[union-attr]  # text
         assert completion.completion.values == ["x-1", "x-2"]
         assert "the disk is gone" in failed.value.message
+
+
+class TestAdoption:
+    """What adoption keeps, and what it refuses at once, saying why."""
+
+    def test_handlers_that_would_never_run_are_refused(self) -> None:
+        """A custom method, a replaced list, a notification handler: each named, at adoption."""
+        server: MCPServer[Any] = MCPServer("custom")
+
+        async def custom(ctx: Any, params: Any) -> dict[str, Any]:
+            return {}
+
+        async def listing(ctx: Any, params: Any) -> types.ListToolsResult:
+            return types.ListToolsResult(tools=[])
+
+        async def changed(ctx: Any, params: Any) -> None:
+            return None
+
+        lowlevel = server._lowlevel_server
+        lowlevel.add_request_handler("x/custom", types.RequestParams, custom)
+        lowlevel.add_request_handler("tools/list", types.PaginatedRequestParams, listing)
+        lowlevel.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, changed
+        )
+        with pytest.raises(ValueError, match="cannot be adopted as it is") as refused:
+            MCPServerSource(server)
+        message = str(refused.value)
+        assert "'x/custom'" in message
+        assert "tools/list handler was replaced" in message
+        assert "'notifications/roots/list_changed'" in message
+        assert "MCPServer(middleware=[...])" in message
+
+    async def test_a_handler_added_after_adoption_fails_the_next_provide(self) -> None:
+        """Added later, it is refused when the server is next provided (a source failure)."""
+        server = legacy_server()
+        source = MCPServerSource(server)
+
+        async def custom(ctx: Any, params: Any) -> dict[str, Any]:
+            return {}
+
+        server._lowlevel_server.add_request_handler("x/later", types.RequestParams, custom)
+        with pytest.raises(ValueError, match="'x/later'"):
+            await source.provide()
+
+    async def test_middleware_added_later_runs_too(self) -> None:
+        """The chain is read per request: ``server.middleware.append`` after adoption counts."""
+        server = legacy_server()
+        app = App("new")
+        app.add_source(MCPServerSource(server))
+        seen: list[str] = []
+
+        async def record(ctx: Any, call_next: Any) -> Any:
+            seen.append(ctx.method)
+            result = await call_next(ctx)
+            if ctx.method == "prompts/get":
+                result.messages[0].content.text += "!"
+            return result
+
+        server.middleware.append(record)
+        async with Client(app.server.lowlevel) as client:
+            greeting = await client.get_prompt("greet", {"name": "Ann"})
+            await client.read_resource("data://config")
+            await client.call_tool("refuse", {})
+            await client.complete(
+                types.PromptReference(type="ref/prompt", name="greet"),
+                {"name": "name", "value": "A"},
+            )
+        assert greeting.messages[0].content.text == "Hello Ann!"  # type: ignore[union-attr]  # text
+        assert seen == ["prompts/get", "resources/read", "tools/call", "completion/complete"]
+
+    async def test_a_native_tool_raising_an_sdk_protocol_error_answers_with_it(self) -> None:
+        """An mcp-core tool raising the SDK's MCPError answers with it, as MCPServer's would."""
+        from mcp.shared.exceptions import UrlElicitationRequiredError
+
+        app = App("native")
+
+        @app.tool
+        def login() -> str:
+            """Sign in first."""
+            params = types.ElicitRequestURLParams(
+                message="Sign in", url="https://example.org/in", elicitation_id="e1"
+            )
+            raise UrlElicitationRequiredError([params])
+
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("login", {})
+        assert raised.value.error.code == -32042
+        assert raised.value.error.data["elicitations"][0]["url"] == "https://example.org/in"

@@ -87,8 +87,10 @@ class TestTargets:
             load_target(spec)
 
     def test_not_servable(self) -> None:
-        """An object that is not an App, server or registry is refused."""
+        """An object that is not an App, server, factory or registry is refused."""
         with pytest.raises(TargetError, match="not an App"):
+            load_target("json:JSONDecodeError")
+        with pytest.raises(TargetError, match=r"needs arguments \(obj\)"):
             load_target("json:dumps")
 
 

@@ -121,7 +121,7 @@ class TestVersion:
 
     def test_version_from_metadata(self) -> None:
         """mcp_core.__version__ is the installed distribution's version."""
-        assert mcp_core.__version__ == importlib.metadata.version("mcp-core")
+        assert mcp_core.__version__ == importlib.metadata.version("mcp-core-server")
 
     async def test_default_and_given(self) -> None:
         """An App or McpServer without a version reports mcp-core's; a given one wins."""
