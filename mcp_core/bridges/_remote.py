@@ -10,13 +10,29 @@ callbacks belong to that request alone (concurrent requests never see each other
 stdio server is one process and one session: forwarded requests take turns on it, so that what
 the remote sends mid-request unambiguously belongs to the request in progress.
 
+Eras. In the default mode an HTTP (or in-process) remote is probed with ``server/discover`` and
+spoken to at 2026-07-28 when it can; each forwarded request of a handshake-era client uses the
+handshake when the remote accepts it, so what the remote asks mid-request is asked in the era the
+client speaks. A stdio server is one session for every client, so it is spoken to in the era its
+handshake gives (``initialize``), where each of its questions is a request that either era's
+client can answer through the gateway; only a remote that refuses the handshake is spoken to at
+2026-07-28.
+
 Running. Outside :meth:`RemoteSource.running`, every ``provide()`` and every forwarded request
 opens its own connection (a stdio server is started for each: correct, but slow). While running
 (``App`` runs its sources for each server run), a background task keeps one connection to the
-remote: it lists the remote when it connects and again on each ``list_changed`` the remote sends,
+remote: it lists the remote when it connects, then follows its changes the way the remote's
+capabilities offer — ``list_changed`` notifications (handshake era) or a ``subscriptions/listen``
+stream (2026-07-28) for the kinds whose ``listChanged`` it declares, and a new listing every
+``poll_interval`` seconds for the kinds it does not (or when it refuses to be listened to). It
 checks the connection every ``health_interval`` seconds, and on failure reconnects with backoff.
 ``subscribe(listener)`` is told each time the catalogue changes, the remote goes down or comes
 back, so the registry provides again.
+
+Optional features. Whatever the remote does not offer costs only that feature: a list method or
+``subscriptions/listen`` it refuses (-32601, say) is skipped with a diagnostic naming the remote
+and the method, and the connection stays up; an error answer to a health check still proves the
+connection works.
 
 Down. ``provide()`` raises :class:`~mcp_core.errors.SourceUnavailableError` while the remote is
 unreachable (the registry keeps serving its last good catalogue and reports it unavailable), and a
@@ -139,6 +155,9 @@ class RemoteSource:
     - ``headers``: sent with every HTTP request (a service token, say);
     - ``timeout``: seconds allowed for connecting and for each list, read, prompt or completion
       request; ``call_timeout`` for each tool call (None: no limit);
+    - ``poll_interval``: while running, seconds between listings of a remote that does not
+      announce its changes (no ``listChanged`` capability, or ``subscriptions/listen``
+      refused); None: never (such a remote's changes are seen when it reconnects);
     - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
       the longest wait between reconnection attempts (it doubles from ``health_interval``, or
       one second if that is longer);
@@ -160,7 +179,9 @@ class RemoteSource:
         "_max_pages",
         "_mode",
         "_name",
+        "_notes",
         "_pending",
+        "_poll_interval",
         "_relay",
         "_run",
         "_shared",
@@ -180,6 +201,7 @@ class RemoteSource:
         timeout: float = 30.0,
         call_timeout: float | None = 300.0,
         health_interval: float = 5.0,
+        poll_interval: float | None = 60.0,
         max_backoff: float = 30.0,
         max_pages: int = 1000,
         kinds: ElementKind = ElementKind.ALL,
@@ -199,10 +221,12 @@ class RemoteSource:
         for label, seconds in (("timeout", timeout), ("health_interval", health_interval)):
             if not (math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
-        if call_timeout is not None and not (math.isfinite(call_timeout) and call_timeout > 0):
-            raise ValueError(
-                "RemoteSource call_timeout must be a positive number of seconds or None"
-            )
+        for label, optional in (("call_timeout", call_timeout), ("poll_interval", poll_interval)):
+            if optional is not None and not (math.isfinite(optional) and optional > 0):
+                raise ValueError(
+                    f"RemoteSource {label} must be a positive number of seconds or None, "
+                    f"got {optional!r}"
+                )
         if max_pages < 1:
             raise ValueError(f"RemoteSource max_pages must be at least 1, got {max_pages!r}")
         if headers is not None and not isinstance(target, str):
@@ -214,12 +238,14 @@ class RemoteSource:
         self._timeout = timeout
         self._call_timeout = call_timeout
         self._health_interval = health_interval
+        self._poll_interval = poll_interval
         self._max_backoff = max_backoff
         self._max_pages = max_pages
         self._kinds = kinds
         self._tags = frozenset(tags)
         self._listeners = ChangeListeners()
-        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()  # of the last listing
+        self._notes: tuple[SourceDiagnostic, ...] = ()  # of the running connection
         self._status = _Status()
         self._run: SharedRun[None] = SharedRun(self._supervise)
         self._shared: Client | None = None  # the running stdio session, taken in turns
@@ -277,8 +303,12 @@ class RemoteSource:
         return self._kinds & offered
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """Remote elements skipped by the last listing (invalid definitions, endless lists)."""
-        return self._diagnostics
+        """What the last listing skipped, and what the running connection does without.
+
+        Skipped: invalid definitions, endless or refused lists; done without: a refused
+        ``subscriptions/listen`` (the remote is polled instead).
+        """
+        return self._diagnostics + self._notes
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What identifies the remote (its address and the options that change the catalogue)."""
@@ -339,7 +369,11 @@ class RemoteSource:
         attempts: list[tuple[str, types.DiscoverResult | None]] = [
             ("auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode, None)
         ]
-        if relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
+        if self._mode == "auto" and isinstance(self._target, StdioServerParameters):
+            # One session serves every client: the handshake's era, where the remote's questions
+            # are requests either era's client can answer (2026-07-28 if it refuses the handshake).
+            attempts.insert(0, ("legacy", None))
+        elif relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
             # A per-request session of a remote known to speak 2026-07-28 adopts that version
             # without probing again. For a handshake-era client it first tries the handshake,
             # so that what the remote asks mid-request is asked the same way on both legs (a
@@ -475,7 +509,14 @@ class RemoteSource:
         for kind, key, fetch, offered in lists:
             if not wanted & kind or offered is None:
                 continue
-            listed = await self._walk(fetch, key, notes)
+            try:
+                listed = await self._walk(fetch, key, notes)
+            except MCPError as exc:
+                if not _refused(exc):
+                    raise
+                method = f"{key.replace('resource_templates', 'resources/templates')}/list"
+                notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
+                continue
             if kind is ElementKind.TOOL:
                 self._status.tools = types.ListToolsResult(tools=listed)
             for model in listed:
@@ -533,6 +574,7 @@ class RemoteSource:
         while True:
             try:
                 async with self._connect(None) as client:
+                    self._notes = ()
                     status.protocol = client.protocol_version
                     status.discover = client.session.discover_result
                     await self._refresh(client)
@@ -562,14 +604,24 @@ class RemoteSource:
     async def _watch(self, client: Client) -> None:
         """Until the connection fails: check it periodically, list again on the remote's changes.
 
+        Changes are followed as the remote's capabilities offer (see the module documentation).
         A check that does not answer within ``min(timeout, max(1, 4 * health_interval))`` seconds
         counts as a lost connection (a request to a server that died may otherwise wait for its
         whole read timeout).
         """
         bound = min(self._timeout, max(1.0, 4 * self._health_interval))
+        announced, silent = self._announcing(client.server_capabilities)
         async with anyio.create_task_group() as tasks:
-            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                tasks.start_soon(self._listen, client)
+            if silent:
+                _log.info(
+                    "%r does not announce changes to its %s; %s",
+                    self,
+                    " and ".join(sorted(silent)),
+                    self._polling_phrase(),
+                )
+                tasks.start_soon(self._poll)
+            if announced and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                tasks.start_soon(self._listen, client, announced, bool(silent))
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
@@ -581,12 +633,52 @@ class RemoteSource:
                     self._pending = anyio.Event()
                     await self._refresh(client)
 
-    async def _listen(self, client: Client) -> None:
-        async with client.listen(
-            tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
-        ) as subscription:
-            async for _ in subscription:
-                self._pending.set()
+    def _announcing(self, capabilities: types.ServerCapabilities) -> tuple[set[str], set[str]]:
+        """The lists (of those taken) whose changes the remote announces, and those it does not."""
+        announced: set[str] = set()
+        silent: set[str] = set()
+        for kinds, name in _KIND_CAPABILITY:
+            offered = getattr(capabilities, name)
+            if offered is None or not self._kinds & kinds:
+                continue
+            (announced if offered.list_changed else silent).add(name)
+        return announced, silent
+
+    async def _listen(self, client: Client, announced: set[str], polled: bool) -> None:
+        """List again on each change the ``subscriptions/listen`` stream announces.
+
+        Only the lists the remote declares ``listChanged`` for are asked (the others are polled).
+        A remote that refuses to be listened to is polled instead, and stays connected.
+        """
+        try:
+            async with client.listen(
+                tools_list_changed="tools" in announced,
+                prompts_list_changed="prompts" in announced,
+                resources_list_changed="resources" in announced,
+            ) as subscription:
+                async for _ in subscription:
+                    self._pending.set()
+        except MCPError as exc:
+            if not _refused(exc):
+                raise
+            how = self._polling_phrase()
+            self._notes += (self._note("skipped", _refusal("subscriptions/listen", exc, how)),)
+            if not polled:
+                await self._poll()
+
+    def _polling_phrase(self) -> str:
+        if self._poll_interval is None:
+            return "its changes are seen when it reconnects (poll_interval=None)"
+        return f"listing it again every {self._poll_interval:g} s"
+
+    async def _poll(self) -> None:
+        """List the remote again every ``poll_interval`` seconds (never, when that is None)."""
+        interval = self._poll_interval
+        if interval is None:
+            return
+        while True:
+            await anyio.sleep(interval)
+            self._pending.set()
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, _LIST_CHANGED):
@@ -734,14 +826,13 @@ async def _sample(
     return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
 
 
-async def _elicit(
-    gateway: ClientGateway, params: types.ElicitRequestParams
-) -> types.ElicitResult | types.ErrorData:
-    if not isinstance(params, types.ElicitRequestFormParams):
-        return types.ErrorData(
-            code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
+async def _elicit(gateway: ClientGateway, params: types.ElicitRequestParams) -> types.ElicitResult:
+    if isinstance(params, types.ElicitRequestURLParams):
+        answer = await gateway.elicit_url(
+            params.message, params.url, elicitation_id=params.elicitation_id
         )
-    answer = await gateway.elicit(params.message, params.requested_schema)
+    else:
+        answer = await gateway.elicit(params.message, params.requested_schema)
     return types.ElicitResult.model_validate(dict(answer), by_name=False)
 
 
@@ -791,13 +882,29 @@ def _know_tools(client: Client, tools: types.ListToolsResult) -> None:
 
 
 async def _check(client: Client) -> None:
-    """One cheap request proving the connection works (raises when it does not)."""
-    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        await client.session.discover()
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
-        await client.send_ping()
+    """One cheap request proving the connection works (raises when it does not).
+
+    Any answer proves it, an error too (a remote that refuses ``ping`` still answers).
+    """
+    try:
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            await client.session.discover()
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
+            await client.send_ping()
+    except MCPError as exc:
+        if not _refused(exc):
+            raise
+
+
+def _refused(exc: MCPError) -> bool:
+    """Whether the remote answered ``exc`` itself (rather than the connection failing)."""
+    return exc.code not in (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
+
+
+def _refusal(method: str, exc: MCPError, instead: str) -> str:
+    return f"the remote refused {method} (error {exc.code}: {exc}); {instead}"
 
 
 def _reason(exc: BaseException) -> str:
@@ -833,4 +940,7 @@ def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
         return target.name
     if isinstance(target, str):
         return httpx2.URL(target).host or target
-    return Path(target.args[-1]).stem if target.args else Path(target.command).name
+    command = Path(target.command).name
+    if command.startswith(("python", "node", "uv", "npx")) and target.args:
+        return Path(target.args[0]).stem  # the script an interpreter runs
+    return command

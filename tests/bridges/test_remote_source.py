@@ -15,7 +15,7 @@ from mcp_core.bridges import RemoteSource
 from mcp_core.elements import ElementKind, ElementRef, Tool
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.handlers import Invoker, tool_from_function
-from mcp_core.handlers.testing import RecordingGateway
+from mcp_core.handlers.testing import ElicitUrlCall, RecordingGateway
 from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -164,8 +164,8 @@ class TestForwarding:
             )
             assert asked == {"content": [{"type": "text", "text": "42 accept"}]}
 
-    async def test_roots_relayed_and_what_cannot_be_is_refused(self) -> None:
-        """Roots reach the remote; URL elicitation and a client that fails are errors it is told."""
+    async def test_roots_and_url_elicitation_relayed_and_a_failure_told(self) -> None:
+        """Roots and URL elicitation reach the remote; a client that fails is an error it is told."""
         app = App("asker")
 
         @app.tool
@@ -190,7 +190,9 @@ class TestForwarding:
         source = RemoteSource(app.server.lowlevel, mode="legacy")
         collection = await source.provide()
         gateway = RecordingGateway(
-            roots=[{"uri": "file:///project", "name": "p"}], sample_result=down
+            roots=[{"uri": "file:///project", "name": "p"}],
+            sample_result=down,
+            elicit_result={"action": "accept"},
         )
         result = await Invoker().call_tool(
             element(collection, ElementKind.TOOL, "probe"), {}, gateway
@@ -200,11 +202,13 @@ class TestForwarding:
                 {
                     "type": "text",
                     "text": "[{'uri': 'file:///project', 'name': 'p'}]"
-                    " | URL-mode elicitation is not relayed"
+                    " | {'action': 'accept'}"
                     " | the client could not answer sampling/createMessage",
                 }
             ]
         }  # the client's own failure (and its address) is not the remote's to see
+        opened = [call.url for call in gateway.calls if isinstance(call, ElicitUrlCall)]
+        assert opened == ["https://example.com/login"]
 
     async def test_running_follows_changes(self) -> None:
         """While running, a tool registered on the remote is announced and then provided."""
