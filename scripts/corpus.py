@@ -38,7 +38,11 @@ def install(name: str, entry: dict[str, Any]) -> str:
     """Make ``.tools/corpus/<name>`` hold exactly the entry's requirements; say what was done."""
     where = HOME / name
     stamp = where / STAMP
-    wanted = {"requirements": entry["requirements"], "python": sys.version.split()[0]}
+    wanted = {
+        "requirements": entry["requirements"],
+        "setup": entry.get("setup"),
+        "python": sys.version.split()[0],
+    }
     if stamp.is_file() and json.loads(stamp.read_text()) == wanted:
         return f"{name}: up to date"
     shutil.rmtree(where, ignore_errors=True)
@@ -49,6 +53,14 @@ def install(name: str, entry: dict[str, Any]) -> str:
     if done.returncode != 0:
         shutil.rmtree(where, ignore_errors=True)
         raise RuntimeError(f"{name}: pip failed:\n{done.stdout}{done.stderr}")
+    setup = entry.get("setup")
+    if setup:
+        done = subprocess.run(  # noqa: S603 -- the manifest's own command
+            [str(where / "bin" / setup[0]), *setup[1:]], capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            shutil.rmtree(where, ignore_errors=True)
+            raise RuntimeError(f"{name}: its setup failed:\n{done.stdout}{done.stderr}")
     executable = where / "bin" / entry["command"][0]
     if not executable.exists():
         raise RuntimeError(f"{name}: installed, but {executable} does not exist; fix its command")

@@ -457,16 +457,21 @@ class RemoteSource:
             raise self._unavailable(status.down)  # fail fast: the supervisor is reconnecting
         relay = _Relay(gateway)
         try:
-            shared = self._shared
-            if shared is not None:
-                async with self._lock:
-                    self._relay = relay
-                    try:
-                        return await request(shared, relay)
-                    finally:
-                        self._relay = None
-            async with self._connect(relay) as client:
-                return await request(client, relay)
+            try:
+                shared = self._shared
+                if shared is not None:
+                    async with self._lock:
+                        self._relay = relay
+                        try:
+                            return await request(shared, relay)
+                        finally:
+                            self._relay = None
+                async with self._connect(relay) as client:
+                    return await request(client, relay)
+            except ExceptionGroup as group:
+                # A transport's task group wraps what failed in it (a 2026-07-28 session opens
+                # without a round trip, so a remote that died fails at the first request).
+                raise _sole(group) from None
         except _Down as exc:
             self._went_down(str(exc))
             raise self._unavailable(str(exc)) from None
@@ -625,8 +630,12 @@ class RemoteSource:
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
-                with anyio.fail_after(bound):
-                    await _check(client)
+                if self._relay is None:
+                    # While a forwarded request holds the stdio session, it is the check: a
+                    # remote busy with a long call may not answer a ping in time, and that
+                    # request's own timeout bounds it.
+                    with anyio.fail_after(bound):
+                        await _check(client)
                 if self._pending.is_set() or self._status.down is not None:
                     # The remote changed, or a forwarded request failed while this connection
                     # works: list again (which also clears "down").
@@ -896,6 +905,26 @@ async def _check(client: Client) -> None:
     except MCPError as exc:
         if not _refused(exc):
             raise
+
+
+def _sole(group: ExceptionGroup[Exception]) -> Exception:
+    """What failed in ``group``.
+
+    Its one leaf; a lost connection when every leaf is a transport failure; else the group.
+    """
+    leaves: list[Exception] = []
+    pending: list[Exception] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, ExceptionGroup):
+            pending.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    if len(leaves) == 1:
+        return leaves[0]
+    if all(isinstance(leaf, _TRANSPORT_ERRORS) for leaf in leaves):
+        return _Down(_reason(group))
+    return group
 
 
 def _refused(exc: MCPError) -> bool:
