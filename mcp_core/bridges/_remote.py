@@ -10,10 +10,21 @@ callbacks belong to that request alone (concurrent requests never see each other
 stdio server is one process and one session: forwarded requests take turns on it, so that what
 the remote sends mid-request unambiguously belongs to the request in progress.
 
+Eras. In the default mode an HTTP (or in-process) remote is probed with ``server/discover`` and
+spoken to at 2026-07-28 when it can; each forwarded request of a handshake-era client uses the
+handshake when the remote accepts it, so what the remote asks mid-request is asked in the era the
+client speaks. A stdio server is one session for every client, so it is spoken to in the era its
+handshake gives (``initialize``), where each of its questions is a request that either era's
+client can answer through the gateway; only a remote that refuses the handshake is spoken to at
+2026-07-28.
+
 Running. Outside :meth:`RemoteSource.running`, every ``provide()`` and every forwarded request
 opens its own connection (a stdio server is started for each: correct, but slow). While running
 (``App`` runs its sources for each server run), a background task keeps one connection to the
-remote: it lists the remote when it connects and again on each ``list_changed`` the remote sends,
+remote: it lists the remote when it connects, then follows its changes the way the remote's
+capabilities offer — ``list_changed`` notifications (handshake era) or a ``subscriptions/listen``
+stream (2026-07-28) for the kinds whose ``listChanged`` it declares, and a new listing every
+``poll_interval`` seconds for the kinds it does not (or when it refuses to be listened to). It
 checks the connection every ``health_interval`` seconds, and on failure reconnects with backoff.
 ``subscribe(listener)`` is told each time the catalogue changes, the remote goes down or comes
 back, so the registry provides again.
@@ -29,6 +40,11 @@ stretch at a time, with the event loop free between stretches, and each element 
 made (too deep, an invalid name, schema or ``$ref``) is skipped with one diagnostic line. The
 remote's ``list_changed`` notifications never make it list more than about half the time: the
 next listing waits at least a second, and at least as long as the last one took.
+
+Optional features. Whatever the remote does not offer costs only that feature: a list method or
+``subscriptions/listen`` it refuses (-32601, say) is skipped with a diagnostic naming the remote
+and the method, and the connection stays up; an error answer to a health check still proves the
+connection works.
 
 Down. ``provide()`` raises :class:`~mcp_core.errors.SourceUnavailableError` while the remote is
 unreachable (the registry keeps serving its last good catalogue and reports it unavailable), and a
@@ -166,6 +182,9 @@ class RemoteSource:
     - ``headers``: sent with every HTTP request (a service token, say);
     - ``timeout``: seconds allowed for connecting and for each list, read, prompt or completion
       request; ``call_timeout`` for each tool call (None: no limit);
+    - ``poll_interval``: while running, seconds between listings of a remote that does not
+      announce its changes (no ``listChanged`` capability, or ``subscriptions/listen``
+      refused); None: never (such a remote's changes are seen when it reconnects);
     - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
       the longest wait between reconnection attempts (it doubles from ``health_interval``, or
       one second if that is longer);
@@ -197,7 +216,9 @@ class RemoteSource:
         "_meter",
         "_mode",
         "_name",
+        "_notes",
         "_pending",
+        "_poll_interval",
         "_relay",
         "_run",
         "_shared",
@@ -217,6 +238,7 @@ class RemoteSource:
         timeout: float = 30.0,
         call_timeout: float | None = 300.0,
         health_interval: float = 5.0,
+        poll_interval: float | None = 60.0,
         max_backoff: float = 30.0,
         max_pages: int = 1000,
         max_elements: int = DEFAULT_MAX_ELEMENTS,
@@ -244,10 +266,12 @@ class RemoteSource:
         ):
             if not (math.isfinite(seconds) and seconds > 0):
                 raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
-        if call_timeout is not None and not (math.isfinite(call_timeout) and call_timeout > 0):
-            raise ValueError(
-                "RemoteSource call_timeout must be a positive number of seconds or None"
-            )
+        for label, optional in (("call_timeout", call_timeout), ("poll_interval", poll_interval)):
+            if optional is not None and not (math.isfinite(optional) and optional > 0):
+                raise ValueError(
+                    f"RemoteSource {label} must be a positive number of seconds or None, "
+                    f"got {optional!r}"
+                )
         for label, count in (
             ("max_pages", max_pages),
             ("max_elements", max_elements),
@@ -265,6 +289,7 @@ class RemoteSource:
         self._timeout = timeout
         self._call_timeout = call_timeout
         self._health_interval = health_interval
+        self._poll_interval = poll_interval
         self._max_backoff = max_backoff
         self._max_pages = max_pages
         self._max_elements = max_elements
@@ -275,7 +300,8 @@ class RemoteSource:
         self._kinds = kinds
         self._tags = frozenset(tags)
         self._listeners = ChangeListeners()
-        self._diagnostics: tuple[SourceDiagnostic, ...] = ()
+        self._diagnostics: tuple[SourceDiagnostic, ...] = ()  # of the last listing
+        self._notes: tuple[SourceDiagnostic, ...] = ()  # of the running connection
         self._status = _Status()
         self._run: SharedRun[None] = SharedRun(self._supervise)
         self._shared: Client | None = None  # the running stdio session, taken in turns
@@ -333,8 +359,12 @@ class RemoteSource:
         return self._kinds & offered
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """Remote elements skipped by the last listing (invalid definitions, endless lists)."""
-        return self._diagnostics
+        """What the last listing skipped, and what the running connection does without.
+
+        Skipped: invalid definitions, endless or refused lists; done without: a refused
+        ``subscriptions/listen`` (the remote is polled instead).
+        """
+        return self._diagnostics + self._notes
 
     def cache_inputs(self) -> Mapping[str, object]:
         """What identifies the remote (its address and the options that change the catalogue)."""
@@ -397,7 +427,11 @@ class RemoteSource:
         attempts: list[tuple[str, types.DiscoverResult | None]] = [
             ("auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode, None)
         ]
-        if relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
+        if self._mode == "auto" and isinstance(self._target, StdioServerParameters):
+            # One session serves every client: the handshake's era, where the remote's questions
+            # are requests either era's client can answer (2026-07-28 if it refuses the handshake).
+            attempts.insert(0, ("legacy", None))
+        elif relay is not None and status.protocol in MODERN_PROTOCOL_VERSIONS:
             # A per-request session of a remote known to speak 2026-07-28 adopts that version
             # without probing again. For a handshake-era client it first tries the handshake,
             # so that what the remote asks mid-request is asked the same way on both legs (a
@@ -485,16 +519,21 @@ class RemoteSource:
             raise self._unavailable(status.down)  # fail fast: the supervisor is reconnecting
         relay = _Relay(gateway)
         try:
-            shared = self._shared
-            if shared is not None:
-                async with self._lock:
-                    self._relay = relay
-                    try:
-                        return await request(shared, relay)
-                    finally:
-                        self._relay = None
-            async with self._connect(relay) as client:
-                return await request(client, relay)
+            try:
+                shared = self._shared
+                if shared is not None:
+                    async with self._lock:
+                        self._relay = relay
+                        try:
+                            return await request(shared, relay)
+                        finally:
+                            self._relay = None
+                async with self._connect(relay) as client:
+                    return await request(client, relay)
+            except ExceptionGroup as group:
+                # A transport's task group wraps what failed in it (a 2026-07-28 session opens
+                # without a round trip, so a remote that died fails at the first request).
+                raise _sole(group) from None
         except _Down as exc:
             self._went_down(str(exc))
             raise self._unavailable(str(exc)) from None
@@ -546,7 +585,13 @@ class RemoteSource:
                     continue
                 models: list[Any] = []
                 listed.append((kind, models))
-                await self._walk(fetch, key, models, budget, notes)
+                try:
+                    await self._walk(fetch, key, models, budget, notes)
+                except MCPError as exc:
+                    if not _refused(exc):
+                        raise
+                    method = f"{key.replace('resource_templates', 'resources/templates')}/list"
+                    notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
         if clock.cancelled_caught:
             notes.append(
                 self._note(
@@ -661,6 +706,7 @@ class RemoteSource:
         while True:
             try:
                 async with self._connect(None) as client:
+                    self._notes = ()
                     status.protocol = client.protocol_version
                     status.discover = client.session.discover_result
                     await self._refresh(client)
@@ -699,31 +745,85 @@ class RemoteSource:
     async def _watch(self, client: Client) -> None:
         """Until the connection fails: check it periodically, list again on the remote's changes.
 
+        Changes are followed as the remote's capabilities offer (see the module documentation).
         A check that does not answer within ``min(timeout, max(1, 4 * health_interval))`` seconds
         counts as a lost connection (a request to a server that died may otherwise wait for its
         whole read timeout).
         """
         bound = min(self._timeout, max(1.0, 4 * self._health_interval))
+        announced, silent = self._announcing(client.server_capabilities)
         async with anyio.create_task_group() as tasks:
-            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                tasks.start_soon(self._listen, client)
+            if silent:
+                _log.info(
+                    "%r does not announce changes to its %s; %s",
+                    self,
+                    " and ".join(sorted(silent)),
+                    self._polling_phrase(),
+                )
+                tasks.start_soon(self._poll)
+            if announced and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                tasks.start_soon(self._listen, client, announced, bool(silent))
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
-                with anyio.fail_after(bound):
-                    await _check(client)
+                if self._relay is None:
+                    # While a forwarded request holds the stdio session, it is the check: a
+                    # remote busy with a long call may not answer a ping in time, and that
+                    # request's own timeout bounds it.
+                    with anyio.fail_after(bound):
+                        await _check(client)
                 if self._pending.is_set() or self._status.down is not None:
                     # The remote changed, or a forwarded request failed while this connection
                     # works: list again (which also clears "down").
                     self._pending = anyio.Event()
                     await self._refresh(client)
 
-    async def _listen(self, client: Client) -> None:
-        async with client.listen(
-            tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
-        ) as subscription:
-            async for _ in subscription:
-                self._pending.set()
+    def _announcing(self, capabilities: types.ServerCapabilities) -> tuple[set[str], set[str]]:
+        """The lists (of those taken) whose changes the remote announces, and those it does not."""
+        announced: set[str] = set()
+        silent: set[str] = set()
+        for kinds, name in _KIND_CAPABILITY:
+            offered = getattr(capabilities, name)
+            if offered is None or not self._kinds & kinds:
+                continue
+            (announced if offered.list_changed else silent).add(name)
+        return announced, silent
+
+    async def _listen(self, client: Client, announced: set[str], polled: bool) -> None:
+        """List again on each change the ``subscriptions/listen`` stream announces.
+
+        Only the lists the remote declares ``listChanged`` for are asked (the others are polled).
+        A remote that refuses to be listened to is polled instead, and stays connected.
+        """
+        try:
+            async with client.listen(
+                tools_list_changed="tools" in announced,
+                prompts_list_changed="prompts" in announced,
+                resources_list_changed="resources" in announced,
+            ) as subscription:
+                async for _ in subscription:
+                    self._pending.set()
+        except MCPError as exc:
+            if not _refused(exc):
+                raise
+            how = self._polling_phrase()
+            self._notes += (self._note("skipped", _refusal("subscriptions/listen", exc, how)),)
+            if not polled:
+                await self._poll()
+
+    def _polling_phrase(self) -> str:
+        if self._poll_interval is None:
+            return "its changes are seen when it reconnects (poll_interval=None)"
+        return f"listing it again every {self._poll_interval:g} s"
+
+    async def _poll(self) -> None:
+        """List the remote again every ``poll_interval`` seconds (never, when that is None)."""
+        interval = self._poll_interval
+        if interval is None:
+            return
+        while True:
+            await anyio.sleep(interval)
+            self._pending.set()
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, _LIST_CHANGED):
@@ -999,14 +1099,13 @@ async def _sample(
     return types.CreateMessageResult.model_validate(dict(answer), by_name=False)
 
 
-async def _elicit(
-    gateway: ClientGateway, params: types.ElicitRequestParams
-) -> types.ElicitResult | types.ErrorData:
-    if not isinstance(params, types.ElicitRequestFormParams):
-        return types.ErrorData(
-            code=types.INVALID_REQUEST, message="URL-mode elicitation is not relayed"
+async def _elicit(gateway: ClientGateway, params: types.ElicitRequestParams) -> types.ElicitResult:
+    if isinstance(params, types.ElicitRequestURLParams):
+        answer = await gateway.elicit_url(
+            params.message, params.url, elicitation_id=params.elicitation_id
         )
-    answer = await gateway.elicit(params.message, params.requested_schema)
+    else:
+        answer = await gateway.elicit(params.message, params.requested_schema)
     return types.ElicitResult.model_validate(dict(answer), by_name=False)
 
 
@@ -1056,13 +1155,49 @@ def _know_tools(client: Client, tools: types.ListToolsResult) -> None:
 
 
 async def _check(client: Client) -> None:
-    """One cheap request proving the connection works (raises when it does not)."""
-    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        await client.session.discover()
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
-        await client.send_ping()
+    """One cheap request proving the connection works (raises when it does not).
+
+    Any answer proves it, an error too (a remote that refuses ``ping`` still answers).
+    """
+    try:
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            await client.session.discover()
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only
+            await client.send_ping()
+    except MCPError as exc:
+        if not _refused(exc):
+            raise
+
+
+def _sole(group: ExceptionGroup[Exception]) -> Exception:
+    """What failed in ``group``.
+
+    Its one leaf; a lost connection when every leaf is a transport failure; else the group.
+    """
+    leaves: list[Exception] = []
+    pending: list[Exception] = [group]
+    while pending:
+        exc = pending.pop()
+        if isinstance(exc, ExceptionGroup):
+            pending.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    if len(leaves) == 1:
+        return leaves[0]
+    if all(isinstance(leaf, _TRANSPORT_ERRORS) for leaf in leaves):
+        return _Down(_reason(group))
+    return group
+
+
+def _refused(exc: MCPError) -> bool:
+    """Whether the remote answered ``exc`` itself (rather than the connection failing)."""
+    return exc.code not in (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
+
+
+def _refusal(method: str, exc: MCPError, instead: str) -> str:
+    return f"the remote refused {method} (error {exc.code}: {exc}); {instead}"
 
 
 def _clipped(text: str, limit: int = 400) -> str:
@@ -1110,4 +1245,7 @@ def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
         return target.name
     if isinstance(target, str):
         return httpx2.URL(target).host or target
-    return Path(target.args[-1]).stem if target.args else Path(target.command).name
+    command = Path(target.command).name
+    if command.startswith(("python", "node", "uv", "npx")) and target.args:
+        return Path(target.args[0]).stem  # the script an interpreter runs
+    return command

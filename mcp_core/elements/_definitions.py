@@ -94,13 +94,19 @@ def _check_text(owner: str, field_name: str, value: object, *, optional: bool = 
         raise _fail(owner, field_name, f"must be a string, got {type(value).__name__}")
 
 
-def _check_name(owner: str, value: object) -> None:
+def _check_name(owner: str, value: object, *, spaces: bool = False) -> None:
+    """A name: at most 128 printable characters, without spaces unless ``spaces``.
+
+    A resource's name is only a label (a resource is known by its URI), and servers in the wild
+    write it as a title ("Business Insights Memo"): spaces are allowed there.
+    """
     if not isinstance(value, str) or not value.strip():
         raise _fail(owner, "name", f"must be a non-empty string, got {value!r}")
-    if len(value) > 128 or any(ch.isspace() or not ch.isprintable() for ch in value):  # noqa: PLR2004 -- the spec's limit
-        raise _fail(
-            owner, "name", f"{value!r} must be at most 128 printable characters without spaces"
-        )
+    if len(value) > 128 or any(  # noqa: PLR2004 -- the spec's limit
+        (ch.isspace() and not (spaces and ch == " ")) or not ch.isprintable() for ch in value
+    ):
+        without = "" if spaces else " without spaces"
+        raise _fail(owner, "name", f"{value!r} must be at most 128 printable characters{without}")
 
 
 def _frozen_object(owner: str, field_name: str, value: object) -> FrozenDict:
@@ -498,7 +504,7 @@ class Resource:
                 "or 'app://config'",
             )
         owner = f"Resource {self.uri!r}"
-        _check_name(owner, self.name)
+        _check_name(owner, self.name, spaces=True)
         _check_mime(owner, self.mime_type)
         if self.size is not None and (
             isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 0
@@ -574,7 +580,7 @@ class ResourceTemplate:
                 f"{self.uri_template!r} has no scheme; start it like 'app://items/{{id}}'",
             )
         owner = f"ResourceTemplate {self.uri_template!r}"
-        _check_name(owner, self.name)
+        _check_name(owner, self.name, spaces=True)
         _check_mime(owner, self.mime_type)
         if self.annotations is not None and not isinstance(self.annotations, Annotations):
             raise _fail(owner, "annotations", "must be an Annotations value")

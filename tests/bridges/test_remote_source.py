@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,7 +18,8 @@ from mcp_core.bridges import RemoteSource
 from mcp_core.elements import ElementKind, ElementRef, Tool
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.handlers import Invoker, tool_from_function
-from mcp_core.handlers.testing import RecordingGateway
+from mcp_core.handlers.testing import ElicitUrlCall, RecordingGateway
+from mcp_core.visibility import SessionInfo
 from tests.e2e.conftest import free_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -164,8 +168,8 @@ class TestForwarding:
             )
             assert asked == {"content": [{"type": "text", "text": "42 accept"}]}
 
-    async def test_roots_relayed_and_what_cannot_be_is_refused(self) -> None:
-        """Roots reach the remote; URL elicitation and a client that fails are errors it is told."""
+    async def test_roots_and_url_elicitation_relayed_and_a_failure_told(self) -> None:
+        """Roots and URL elicitation reach the remote; a client that fails is an error it is told."""
         app = App("asker")
 
         @app.tool
@@ -190,7 +194,9 @@ class TestForwarding:
         source = RemoteSource(app.server.lowlevel, mode="legacy")
         collection = await source.provide()
         gateway = RecordingGateway(
-            roots=[{"uri": "file:///project", "name": "p"}], sample_result=down
+            roots=[{"uri": "file:///project", "name": "p"}],
+            sample_result=down,
+            elicit_result={"action": "accept"},
         )
         result = await Invoker().call_tool(
             element(collection, ElementKind.TOOL, "probe"), {}, gateway
@@ -200,11 +206,13 @@ class TestForwarding:
                 {
                     "type": "text",
                     "text": "[{'uri': 'file:///project', 'name': 'p'}]"
-                    " | URL-mode elicitation is not relayed"
+                    " | {'action': 'accept'}"
                     " | the client could not answer sampling/createMessage",
                 }
             ]
         }  # the client's own failure (and its address) is not the remote's to see
+        opened = [call.url for call in gateway.calls if isinstance(call, ElicitUrlCall)]
+        assert opened == ["https://example.com/login"]
 
     async def test_running_follows_changes(self) -> None:
         """While running, a tool registered on the remote is announced and then provided."""
@@ -250,3 +258,116 @@ class TestForwarding:
                 await back.wait()
             collection = await source.provide()
         assert "work" in {e.ref.key for e in collection}
+
+
+def quiet_remote(names: list[str], **handlers: Any) -> Server[Any]:
+    """An SDK low-level server listing tools ``names`` (read at each listing), announcing nothing."""
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
+        tools = [types.Tool(name=name, input_schema={"type": "object"}) for name in names]
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=params.name)])
+
+    return Server("quiet", on_list_tools=list_tools, on_call_tool=call_tool, **handlers)
+
+
+async def followed(source: RemoteSource, names: list[str], added: str) -> list[str]:
+    """Run ``source``, add the tool ``added`` to the remote, and wait until it is provided."""
+    changed = anyio.Event()
+    source.subscribe(lambda kinds: changed.set())
+    async with source.running():
+        assert [e.ref.key for e in await source.provide()] == names
+        names.append(added)
+        with anyio.fail_after(10):
+            while added not in {e.ref.key for e in await source.provide()}:
+                await changed.wait()
+                changed = anyio.Event()
+        assert source.available is True
+        return [e.ref.key for e in await source.provide()]
+
+
+class TestNegotiation:
+    """Only what the remote offers is used; what it lacks costs that feature, never the connection."""
+
+    @pytest.mark.parametrize("mode", ["auto", "legacy"])
+    async def test_a_remote_announcing_nothing_is_polled(self, mode: str) -> None:
+        """No listChanged, no subscriptions/listen: connected, and its changes found by polling."""
+        names = ["first"]
+        source = RemoteSource(
+            quiet_remote(names),
+            mode=mode,  # type: ignore[arg-type]  # both literals
+            health_interval=0.05,
+            poll_interval=0.1,
+        )
+        assert await followed(source, names, "second") == ["first", "second"]
+        assert source.diagnostics() == ()
+
+    async def test_a_refused_listen_costs_only_listening(self) -> None:
+        """A remote declaring listChanged but refusing subscriptions/listen is polled, with a note."""
+
+        async def refuse(ctx: Any, params: Any) -> Any:
+            raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
+
+        names = ["first"]
+        remote = quiet_remote(names, on_subscriptions_listen=refuse)
+        source = RemoteSource(remote, health_interval=0.05, poll_interval=0.1)
+        assert await followed(source, names, "second") == ["first", "second"]
+        (note,) = source.diagnostics()
+        assert note.kind == "skipped"
+        assert note.source == "RemoteSource('quiet')"
+        assert "refused subscriptions/listen (error -32601: Method not found)" in note.message
+        assert "listing it again every 0.1 s" in note.message
+
+    async def test_a_refused_list_costs_only_that_list(self) -> None:
+        """resources/templates/list refused (as SDK 1.x servers do): resources still served."""
+
+        async def list_resources(ctx: Any, params: Any) -> Any:
+            resource = types.Resource(uri="memo://insights", name="Business Insights Memo")
+            return types.ListResourcesResult(resources=[resource])
+
+        remote = quiet_remote(["first"], on_list_resources=list_resources)
+        source = RemoteSource(remote, mode="legacy")
+        collection = await source.provide()
+        assert {e.ref.key for e in collection} == {"first", "memo://insights"}
+        (note,) = source.diagnostics()
+        assert "refused resources/templates/list (error -32601" in note.message
+        assert "serving none" in note.message
+
+    async def test_poll_interval_is_checked(self) -> None:
+        """A poll interval is a positive number of seconds, or None for never."""
+        RemoteSource("http://x/mcp", poll_interval=None)
+        with pytest.raises(ValueError, match="poll_interval must be a positive number"):
+            RemoteSource("http://x/mcp", poll_interval=0)
+
+    @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+    @pytest.mark.parametrize("running", [False, True])
+    async def test_a_stdio_remote_asks_in_either_era(self, era: str, *, running: bool) -> None:
+        """An SDK server's session requests reach a client of either era (default mode)."""
+        script = Path(__file__).with_name("sdk_asker.py")
+        source = RemoteSource.stdio(sys.executable, [str(script)])
+        gateway = RecordingGateway(
+            session=SessionInfo(attributes={"protocol_version": era}),
+            sample_result={
+                "role": "assistant",
+                "content": {"type": "text", "text": "42"},
+                "model": "m",
+            },
+            elicit_result={"action": "accept", "content": {"name": "Ann"}},
+        )
+        async with AsyncExitStack() as stack:
+            if running:
+                await stack.enter_async_context(source.running())
+            collection = await source.provide()
+            answers = [
+                await Invoker().call_tool(element(collection, ElementKind.TOOL, name), {}, gateway)
+                for name in ("sample", "elicit", "elicit_url")
+            ]
+        assert [answer["content"][0]["text"] for answer in answers] == [
+            "42",
+            "accept Ann",
+            "accept",
+        ]
+        opened = [call.url for call in gateway.calls if isinstance(call, ElicitUrlCall)]
+        assert opened == ["https://example.com/sign-in"]

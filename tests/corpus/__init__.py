@@ -1,0 +1,1 @@
+"""The corpus of real third-party MCP servers (installed from PyPI by scripts/corpus.py)."""

@@ -1,0 +1,133 @@
+"""Real third-party servers: served natively and through mcp-core, the answers compared.
+
+Each cell is one server of tests/corpus/servers.toml, one flavor of serving it, and one client
+era (the official client by default, which negotiates 2026-07-28 where the server speaks it, and
+``mode="legacy"``). Its transcript (every list, then the requests of the server's ``ask``
+entries) must equal the same client's transcript of the server served natively, once the
+differences documented in docs/adopt.md are taken out — and those, exactly, are all that differ
+across the corpus.
+
+The servers are installed from PyPI by ``scripts/corpus.py install`` (``scripts/install
+--with-services``, so CI has them); without them these tests are skipped, except in CI, where a
+missing server fails.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import StdioServerParameters
+
+from tests.clients import ROOT
+from tests.corpus._corpus import (
+    RULES,
+    SERVERS,
+    Place,
+    bounded,
+    documented,
+    installed,
+    make_place,
+    native,
+    normalised,
+    proxied,
+    reconciled,
+    transcript,
+)
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
+"""The client's era, and the official client's mode that gives it (where the server speaks it)."""
+
+Flavor = Callable[[str, Place], StdioServerParameters]
+FLAVORS: dict[str, Flavor] = {
+    "remote-auto": lambda name, place: proxied(name, place, "auto"),
+    "remote-legacy": lambda name, place: proxied(name, place, "legacy"),
+}
+"""How mcp-core serves a corpus server, besides natively (the adopted flavors join here)."""
+
+DIFFERENCES = ROOT / "docs" / "adopt.md"
+_NATIVE: dict[tuple[str, str], list[Any]] = {}
+
+
+PAGE = (
+    b"<html><head><title>Corpus</title></head><body><h1>Corpus page</h1>"
+    b"<p>Served on loopback for the fetch server.</p></body></html>"
+)
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args: Any) -> None:
+        """Quiet."""
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[str]:
+    """A web page on 127.0.0.1 for the fetch server."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/page"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _require(name: str) -> None:
+    if installed(name):
+        return
+    message = f"the corpus server {name!r} is not installed: run python scripts/corpus.py install"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+async def _run(target: StdioServerParameters, era: str, name: str, place: Place) -> list[Any]:
+    async with bounded(120):
+        answers: list[Any] = normalised(await transcript(target, ERAS[era], name, place), place)
+    return answers
+
+
+@pytest.mark.parametrize("era", list(ERAS))
+@pytest.mark.parametrize("flavor", list(FLAVORS))
+@pytest.mark.parametrize("name", list(SERVERS))
+async def test_same_answers_as_native(
+    name: str, flavor: str, era: str, tmp_path: Path, page: str
+) -> None:
+    """Every answer equals the native one, but for the documented differences."""
+    _require(name)
+    if (name, era) not in _NATIVE:  # one native run serves every flavor in this process
+        here = make_place(tmp_path / "native", page)
+        _NATIVE[name, era] = await _run(native(name, here), era, name, here)
+    mine = _NATIVE[name, era]
+    other_place = make_place(tmp_path / flavor, page)
+    theirs = await _run(FLAVORS[flavor](name, other_place), era, name, other_place)
+    left, right, used = reconciled(mine, theirs)
+    unknown = used - set(documented(DIFFERENCES))
+    assert not unknown, f"differences used but not documented in docs/adopt.md: {unknown}"
+    for (label, expected), (_, got) in zip(left, right, strict=True):
+        assert got == expected, f"{name} {flavor} {era}: {label} differs from native"
+
+
+def test_the_documented_differences_are_exactly_the_rules() -> None:
+    """docs/adopt.md lists each difference the comparison takes out, and nothing else."""
+    rows = documented(DIFFERENCES)
+    assert set(rows) == set(RULES)
+    assert all(rows.values())
