@@ -259,27 +259,20 @@ class RemoteSource:
                 f"RemoteSource needs an http(s) URL, StdioServerParameters or an SDK Server, "
                 f"got {type(target).__name__}"
             )
-        for label, seconds in (
-            ("timeout", timeout),
-            ("health_interval", health_interval),
-            ("max_listing_time", max_listing_time),
-        ):
-            if not (math.isfinite(seconds) and seconds > 0):
-                raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
-        for label, optional in (("call_timeout", call_timeout), ("poll_interval", poll_interval)):
-            if optional is not None and not (math.isfinite(optional) and optional > 0):
-                raise ValueError(
-                    f"RemoteSource {label} must be a positive number of seconds or None, "
-                    f"got {optional!r}"
-                )
-        for label, count in (
-            ("max_pages", max_pages),
-            ("max_elements", max_elements),
-            ("max_bytes", max_bytes),
-            ("max_message_bytes", max_message_bytes),
-        ):
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise ValueError(f"RemoteSource {label} must be at least 1, got {count!r}")
+        _check_settings(
+            seconds={
+                "timeout": timeout,
+                "health_interval": health_interval,
+                "max_listing_time": max_listing_time,
+            },
+            optional_seconds={"call_timeout": call_timeout, "poll_interval": poll_interval},
+            counts={
+                "max_pages": max_pages,
+                "max_elements": max_elements,
+                "max_bytes": max_bytes,
+                "max_message_bytes": max_message_bytes,
+            },
+        )
         if headers is not None and not isinstance(target, str):
             raise ValueError("RemoteSource headers apply to HTTP remotes only")
         self._target = target
@@ -585,13 +578,7 @@ class RemoteSource:
                     continue
                 models: list[Any] = []
                 listed.append((kind, models))
-                try:
-                    await self._walk(fetch, key, models, budget, notes)
-                except MCPError as exc:
-                    if not _refused(exc):
-                        raise
-                    method = f"{key.replace('resource_templates', 'resources/templates')}/list"
-                    notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
+                await self._walk_offered(fetch, key, models, budget, notes)
         if clock.cancelled_caught:
             notes.append(
                 self._note(
@@ -615,6 +602,23 @@ class RemoteSource:
                     await anyio.lowlevel.checkpoint()
         self._diagnostics = tuple(notes)
         return ElementCollection(found.values())
+
+    async def _walk_offered(
+        self,
+        fetch: Callable[..., Awaitable[Any]],
+        key: str,
+        items: list[Any],
+        budget: _Budget,
+        notes: list[SourceDiagnostic],
+    ) -> None:
+        """:meth:`_walk`, where a list the remote refuses costs only that list (a diagnostic)."""
+        try:
+            await self._walk(fetch, key, items, budget, notes)
+        except MCPError as exc:
+            if not _refused(exc):
+                raise
+            method = f"{key.replace('resource_templates', 'resources/templates')}/list"
+            notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
 
     async def _walk(
         self,
@@ -1152,6 +1156,27 @@ def _know_tools(client: Client, tools: types.ListToolsResult) -> None:
     absorb = getattr(client.session, "_absorb_tool_listing", None)
     if callable(absorb):
         absorb(tools.model_copy(deep=True), complete=False)
+
+
+def _check_settings(
+    *,
+    seconds: Mapping[str, float],
+    optional_seconds: Mapping[str, float | None],
+    counts: Mapping[str, int],
+) -> None:
+    """Refuse a setting out of its range, naming it (a ValueError)."""
+    for label, value in seconds.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"RemoteSource {label} must be a positive number of seconds")
+    for label, optional in optional_seconds.items():
+        if optional is not None and not (math.isfinite(optional) and optional > 0):
+            raise ValueError(
+                f"RemoteSource {label} must be a positive number of seconds or None, "
+                f"got {optional!r}"
+            )
+    for label, count in counts.items():
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"RemoteSource {label} must be at least 1, got {count!r}")
 
 
 async def _check(client: Client) -> None:
