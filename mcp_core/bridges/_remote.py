@@ -924,7 +924,7 @@ class _Metered(httpx2.AsyncBaseTransport):
         body = b"".join(chunks)
         if too_large:
             meter.refused = True
-            body = _refusal(request, meter.limit)
+            body = _oversized_answer(request, meter.limit)
             headers = [(b"content-type", b"application/json")]
         return httpx2.Response(
             response.status_code,
@@ -958,7 +958,7 @@ class _Counted(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-def _refusal(request: httpx2.Request, limit: int) -> bytes:
+def _oversized_answer(request: httpx2.Request, limit: int) -> bytes:
     """A JSON-RPC error answering ``request``: its answer was larger than ``limit`` bytes."""
     try:
         request_id = json.loads(request.content).get("id")

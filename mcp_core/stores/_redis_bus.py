@@ -410,7 +410,7 @@ class RedisChangeBus:
         finally:
             # Shielded and bounded: usually closed by a cancellation, and Redis may be frozen.
             with anyio.move_on_after(timeout, shield=True):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+                await pubsub.aclose()
 
     async def _accepted(
         self, change: Change, delivered: Mapping[str, int], offset: float
