@@ -343,7 +343,7 @@ class HttpEdge:
     async def _serve(self, client: str, scope: Scope, receive: Receive, send: Send) -> None:
         held = 0
         try:
-            if scope.get("method") == "POST":
+            if scope.get("method") == "POST" and not self._declared_too_large(scope):
                 read = await self._read_body(client, receive, send)
                 if read is None:
                     return
@@ -352,6 +352,14 @@ class HttpEdge:
             await self._sessions(client, scope, receive, send)
         finally:
             self._budget.give_back(client, held)
+
+    def _declared_too_large(self, scope: Scope) -> bool:
+        """Whether the body's declared length is over the limit (the SDK then answers 413 unread)."""
+        declared = _header(scope, b"content-length")
+        try:
+            return declared is not None and int(declared) > self._max_body
+        except ValueError:
+            return False
 
     async def _sessions(self, client: str, scope: Scope, receive: Receive, send: Send) -> None:
         slots = self._slots
