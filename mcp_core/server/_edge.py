@@ -35,11 +35,11 @@ import json
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import anyio
 import h11
@@ -107,6 +107,11 @@ def client_identity(scope: Scope, trusted_proxies: frozenset[str]) -> str:
 
 def trusted(proxies: Iterable[str]) -> frozenset[str]:
     """The trusted proxy addresses, checked: ValueError naming one that is not an IP address."""
+    if isinstance(proxies, str):
+        raise TypeError(
+            f"trusted_proxies is a list of addresses, got the string {proxies!r}; write "
+            f"[{proxies!r}]"
+        )
     checked = set()
     for proxy in proxies:
         try:
@@ -158,7 +163,7 @@ class SessionSlots:
         # Open sessions per client.
         self._held: dict[str, int] = {}
         self._lock = anyio.Lock()
-        self.reclaim: Any = None
+        self.reclaim: Callable[[str], Awaitable[None]] | None = None
 
     def __len__(self) -> int:
         return len(self._lru)
@@ -206,7 +211,7 @@ class SessionSlots:
     async def admit(self, client: str) -> _Ticket | tuple[int, str]:
         """Make room for ``client`` to open a session: its ticket, or the (status, reason) refusing it.
 
-        The ticket holds a slot until the session opens or the request ends (:meth:`release`).
+        The ticket holds a slot until the session opens or the request ends (:meth:`holding`).
         """
         async with self._lock:
             if self._per_client is not None and self.held_by(client) >= self._per_client:
@@ -343,7 +348,7 @@ class HttpEdge:
     async def _serve(self, client: str, scope: Scope, receive: Receive, send: Send) -> None:
         held = 0
         try:
-            if scope.get("method") == "POST":
+            if scope.get("method") == "POST" and not self._declared_too_large(scope):
                 read = await self._read_body(client, receive, send)
                 if read is None:
                     return
@@ -352,6 +357,14 @@ class HttpEdge:
             await self._sessions(client, scope, receive, send)
         finally:
             self._budget.give_back(client, held)
+
+    def _declared_too_large(self, scope: Scope) -> bool:
+        """Whether the body's declared length is over the limit (the SDK then answers 413 unread)."""
+        declared = _header(scope, b"content-length")
+        try:
+            return declared is not None and int(declared) > self._max_body
+        except ValueError:
+            return False
 
     async def _sessions(self, client: str, scope: Scope, receive: Receive, send: Send) -> None:
         slots = self._slots

@@ -7,6 +7,7 @@ import importlib.metadata
 import logging
 import math
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard, final
@@ -73,13 +74,15 @@ class EntryPointSource:
       error, ``sys.exit()``: any exception but cancellation, ``KeyboardInterrupt`` and
       ``GeneratorExit``), its factory raises, or it names something that is not a plugin — costs
       only itself: it contributes nothing, a ``skipped`` diagnostic names the entry point, its
-      distribution and the error, and the next ``provide()`` tries it again.
-    - Time (ADR 0072): each plugin is imported in a thread of its own and waited for at most
-      ``import_timeout`` seconds (None: no limit). A plugin whose import takes longer (it
-      blocks on the network, a lock, a prompt) is skipped with a diagnostic and the others are
-      served; its import goes on in the background (a thread cannot be stopped), and a later
-      ``provide()`` serves the plugin once it has finished, without importing it twice. An element whose ref another
-      plugin (earlier in that order) already provides is skipped the same way, naming both.
+      distribution and the error, and the next ``provide()`` tries it again. An element whose ref
+      another plugin (earlier in that order) already provides is skipped the same way, naming
+      both.
+    - Time (ADR 0072): each plugin is imported in a thread of its own, all at once, and the
+      load waits for them at most ``import_timeout`` seconds (None: no limit). A plugin whose
+      import takes longer (it blocks on the network, a lock, a prompt) is skipped with a
+      diagnostic and the others are served; its import goes on in the background (a thread
+      cannot be stopped), and a later ``provide()`` serves the plugin once it has finished,
+      without importing it twice.
     - ``kinds()`` answers the declared ``kinds`` without loading anything. The default,
       ``ElementKind.ALL``, over-advertises unless you declare what the group's plugins provide; a
       plugin's element outside the declared kinds is skipped by the registry with a diagnostic.
@@ -136,11 +139,18 @@ class EntryPointSource:
         diagnostics: list[SourceDiagnostic] = []
         elements: dict[ElementRef, Element] = {}
         owners: dict[ElementRef, _Plugin] = {}
-        for plugin in self._installed():
+        installed = self._installed()
+        # Every import starts now and shares one deadline: blocking plugins cost the load one
+        # import_timeout in all, not one each.
+        for plugin in installed:
+            if plugin not in self._loaded and plugin not in self._importing:
+                self._importing[plugin] = _import_in_background(plugin)
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        for plugin in installed:
             loaded = self._loaded.get(plugin)
             if loaded is None:
                 try:
-                    loaded = await self._load(plugin)
+                    loaded = await self._load(plugin, deadline)
                 except TimeoutError:
                     message = (
                         f"{plugin.label} did not finish importing within {self._timeout:g} s and "
@@ -200,24 +210,21 @@ class EntryPointSource:
         return SourceDiagnostic(source=repr(self), kind="skipped", message=message, ref=ref)
 
     async def _load(
-        self, plugin: _Plugin
+        self, plugin: _Plugin, deadline: float | None
     ) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
-        """Import the plugin (bounded in time) and admit what it names, item by item.
+        """The plugin's import (started by provide()), awaited until ``deadline``, admitted.
 
         A factory returning several items (a plugin manager's) has each admitted alone: one item
         that cannot be built is skipped with a diagnostic, the plugin's others are served.
 
         Raises what the import or the plugin raised, or TimeoutError when the import is still
-        running after the timeout.
+        running at the deadline.
         """
-        future = self._importing.get(plugin)
-        if future is None:
-            future = self._importing[plugin] = _import_in_background(plugin)
-        timeout = self._timeout
+        future = self._importing[plugin]
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             target = await anyio.to_thread.run_sync(
-                lambda: future.result(math.inf if timeout is None else timeout),
-                abandon_on_cancel=True,
+                lambda: future.result(left), abandon_on_cancel=True
             )
         except concurrent.futures.TimeoutError:
             raise TimeoutError from None

@@ -291,18 +291,23 @@ class TestReadDeadlines:
             trusted_proxies=["127.0.0.1"],
         )
         with served(app) as (url, port):
-            attacker = from_client("203.0.113.9")
-            extra = f"x-forwarded-for: {attacker['x-forwarded-for']}\r\n"
-            first = _partial_post(port, 3_000_000, 700 * 1024, extra)
-            await anyio.sleep(0.3)  # let the server read it: it holds 700 KiB for this client
-            second = _partial_post(port, 3_000_000, 700 * 1024, extra)
-            answer = await anyio.to_thread.run_sync(_read_all, second)
-            assert answer.startswith(b"HTTP/1.1 429 ")
-            assert b"retry-after: 1" in answer.lower()
+            extra = "x-forwarded-for: 203.0.113.9\r\n"
+            stalled = _partial_post(port, 3_000_000, 700 * 1024, extra)
+            # A complete 400 KiB body of the same client is refused once the server holds the
+            # stalled one's 700 KiB (until then it is served): ask until it is.
+            probe = b"[" + b" " * (400 * 1024) + b"]"
+            headers = {"content-type": "application/json", **from_client("203.0.113.9")}
             async with httpx2.AsyncClient(timeout=30) as http:
+                with anyio.fail_after(20):
+                    while True:
+                        refused = await http.post(url, content=probe, headers=headers)
+                        if refused.status_code == 429:
+                            break
+                        await anyio.sleep(0.05)
+                assert refused.headers["retry-after"] == "1"
+                assert "Too many request bodies in flight" in refused.text
                 await ping(await session_of(url, http, "198.51.100.7"), 1)
-            first.close()
-            second.close()
+            stalled.close()
 
     async def test_slow_headers_are_closed(self) -> None:
         """Attacker opens 200 connections and sends headers a little at a time, never ending.

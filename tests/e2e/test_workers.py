@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from tests.clients import WAIT, listening, text, tool_names, until
-from tests.e2e._http import RawSession
+from tests.e2e._http import ForwardedSession, RawSession
 from tests.e2e._workers import (
     Cluster,
     add_catalogue_tool,
@@ -201,3 +201,31 @@ async def test_a_joining_worker_serves_the_catalogue_from_redis(cluster: Cluster
 
 async def _lacks(client: Client, name: str) -> bool:
     return name not in await tool_names(client)
+
+
+async def test_one_client_behind_haproxy_holds_only_its_own_sessions(cluster: Cluster) -> None:
+    """Attacker: an anonymous client behind HAProxy opening 260 sessions (over 100 per worker).
+
+    HAProxy adds ``X-Forwarded-For`` and the workers trust it (``--trusted-proxy``), so the
+    attacker's sessions count against its own limit on each worker: its oldest are reclaimed,
+    and another client's session, opened first, is still served. (Every test client connects
+    from 127.0.0.1, so each names itself in an ``X-Forwarded-For`` of its own, as an outer proxy
+    would; HAProxy's entry, 127.0.0.1, is trusted and skipped.)
+    """
+    limits = httpx2.Limits(max_connections=20)
+    async with httpx2.AsyncClient(timeout=WAIT, limits=limits) as http:
+        victim = ForwardedSession(cluster.url, http, forwarded="198.51.100.7")
+        await victim.open()
+        opened = []
+        for _ in range(260):
+            session = ForwardedSession(cluster.url, http, forwarded="203.0.113.9")
+            await session.open()
+            opened.append(session)
+        ping = {"jsonrpc": "2.0", "id": 5, "method": "ping"}
+        first = await http.post(cluster.url, json=ping, headers=opened[0].headers())
+        last = await http.post(cluster.url, json=ping, headers=opened[-1].headers())
+        kept = await http.post(cluster.url, json=ping, headers=victim.headers())
+        for session in opened:
+            await session.delete()
+        await victim.delete()
+    assert (first.status_code, last.status_code, kept.status_code) == (404, 200, 200)
