@@ -8,6 +8,8 @@ over-long names, storms of ``list_changed``. Whatever it sends:
 
 - the gateway's own tool, the healthy backend and ``/healthz`` keep answering (each within
   :data:`LIVENESS`, a bound for a loaded machine: the frozen gateway took minutes);
+- a backend whose first page is servable is served (it is never dropped whole for what else it
+  sends);
 - each client hears at most about one ``tools/list_changed`` a second;
 - the gateway's peak memory (``VmHWM``) stays under :data:`MEMORY_BOUND`, the bound
   ``docs/security.md`` documents for a gateway with the bounds set here.
@@ -140,6 +142,8 @@ def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[
     finally:
         stop(hostile)
     assert heard.count <= heard.seconds / 1.0 + 2, plan
+    if servable(plan):
+        assert any(name.startswith("hostile_") for name in heard.tools), plan
     peak = peak_rss(deployment.gateway)
     print(f"hostile plan {plan}: {heard.count} announcements, peak RSS {peak >> 20} MiB")  # noqa: T201 -- figures for the log
     assert peak <= MEMORY_BOUND, plan
@@ -151,6 +155,16 @@ class Heard:
 
     count: int = 0
     seconds: float = 0.0
+    tools: set[str] = field(default_factory=set)  # the gateway's tools at the end
+
+
+def servable(plan: dict[str, Any]) -> bool:
+    """Whether the plan's first page holds tools the gateway serves (valid, within its bounds)."""
+    per_page: int = plan.get("per_page", 10)
+    name_length: int = plan.get("name_length", 0)
+    size = per_page * (plan.get("description_bytes", 0) + name_length + 200)
+    plain: bool = plan.get("schema", "plain") == "plain"
+    return plain and name_length <= 128 - len("hostile_") and size <= MAX_MESSAGE_BYTES
 
 
 async def answered(listed: Path) -> bool:
@@ -181,7 +195,8 @@ async def probe(deployment: Deployment, listed: Path) -> Heard:
                 assert text(forecast).startswith("oslo: day 1:")
                 health = await http.get(f"{deployment.url}/healthz")
                 assert health.status_code == 200, health.text[:300]
-                assert {"echo", "weather_forecast"} <= await tool_names(client)
+                heard.tools = await tool_names(client)
+                assert {"echo", "weather_forecast"} <= heard.tools
             await anyio.sleep(0.1)
         heard.seconds = anyio.current_time() - began
     return heard
