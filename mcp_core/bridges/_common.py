@@ -8,6 +8,7 @@ a :class:`Backend`: one function per request, each given the bridge's source fir
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -20,12 +21,14 @@ from mcp_core.elements import (
     Definition,
     Element,
     ElementKind,
+    JsonValue,
     Prompt,
     Resource,
     ResourceTemplate,
     Tool,
     UriTemplate,
     definition_from_wire,
+    freeze,
 )
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers import DEFAULT_LIMITS, ClientGateway, EmbeddedResource, ToolResult
@@ -76,12 +79,19 @@ class Backend:
 
 
 def bridged(
-    kind: ElementKind, listed: BaseModel, backend: Backend, tags: frozenset[str]
+    kind: ElementKind,
+    listed: BaseModel,
+    backend: Backend,
+    tags: frozenset[str],
+    *,
+    schemas: dict[str, JsonValue] | None = None,
 ) -> Element:
     """The element for a definition the backend listed, every request forwarded to the backend.
 
     A prompt's arguments and a template's variables each get a completion provider when the
-    backend completes.
+    backend completes. With ``schemas`` (one dict for a whole listing), equal tool schemas are
+    held once, shared by the elements, as derived schemas are: admission then checks each
+    distinct schema once, and the catalogue keeps one copy.
 
     Raises:
         InvalidElementError: the definition breaks a rule mcp-core enforces (the message says
@@ -94,6 +104,8 @@ def bridged(
             f"its definition nests JSON objects and arrays too deeply to be read "
             f"(far more than the limit of {DEFAULT_LIMITS.max_depth} levels)"
         ) from None
+    if schemas is not None:
+        _share_schemas(wire, schemas)
     definition: Definition = definition_from_wire(kind, wire)
     handler: object
     names: Iterable[str] = ()
@@ -118,6 +130,22 @@ def bridged(
     return Element(
         definition=definition, handler=handler, completions=completions or None, tags=tags
     )
+
+
+def _share_schemas(wire: dict[str, Any], schemas: dict[str, JsonValue]) -> None:
+    """Replace a tool's schemas in ``wire`` by the frozen equal ones of ``schemas`` (or add them)."""
+    for key in ("inputSchema", "outputSchema"):
+        value = wire.get(key)
+        if not isinstance(value, dict):
+            continue
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        shared = schemas.get(text)
+        if shared is None:
+            try:
+                shared = schemas[text] = freeze(value)
+            except (TypeError, ValueError, RecursionError):
+                continue  # the definition's own check says what is wrong with it
+        wire[key] = shared
 
 
 @final

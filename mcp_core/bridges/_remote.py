@@ -77,7 +77,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
-from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, JsonValue
 from mcp_core.errors import (
     ElementNotFoundError,
     InvalidElementError,
@@ -589,12 +589,13 @@ class RemoteSource:
                 )
             )
         found: dict[ElementRef, Element] = {}
+        schemas: dict[str, JsonValue] = {}  # equal schemas held once (see bridged)
         made = 0
         for kind, models in listed:
             if kind is ElementKind.TOOL:
                 self._status.tools = types.ListToolsResult(tools=models)
             for model in models:
-                note = _admit(found, kind, model, backend, self._tags)
+                note = _admit(found, kind, model, backend, self._tags, schemas=schemas)
                 if note is not None:
                     notes.append(self._note("skipped", *note))
                 made += 1
@@ -975,10 +976,12 @@ def _admit(
     model: Any,
     backend: Backend,
     tags: frozenset[str],
+    *,
+    schemas: dict[str, JsonValue] | None = None,
 ) -> tuple[str, ElementRef | None] | None:
     """Add the remote's ``model`` to ``found``; or why it was skipped (and which element)."""
     try:
-        element = bridged(kind, model, backend, tags)
+        element = bridged(kind, model, backend, tags, schemas=schemas)
     except InvalidElementError as exc:
         key = getattr(model, "name", None) or getattr(model, "uri_template", None)
         key = str(key or getattr(model, "uri", ""))

@@ -112,6 +112,22 @@ def _is_async(fn: Callable[..., Any]) -> bool:
 
 
 def _arity(method: Callable[..., Any]) -> int | None:
+    """How many positional arguments ``method`` takes (None: any number, or unknown)."""
+    function = getattr(method, "__func__", None)
+    if inspect.ismethod(method) and inspect.isfunction(function):
+        # A bound method's arity is its class's function's, less the bound first argument:
+        # decided once per function, not once per element (thousands share a handler class).
+        found = _function_arity(function)
+        return None if found is None else max(found - 1, 0)
+    return _signature_arity(method)
+
+
+@functools.lru_cache(maxsize=1024)
+def _function_arity(function: Callable[..., Any]) -> int | None:
+    return _signature_arity(function)
+
+
+def _signature_arity(method: Callable[..., Any]) -> int | None:
     try:
         parameters = inspect.signature(method).parameters.values()
     except (TypeError, ValueError):

@@ -359,7 +359,12 @@ class PrefixedSource:
         if inner_ref is None:
             return None
         element = await lookup_in(self._inner, inner_ref)
-        return self._renamed(element) if element is not None else None
+        if element is None:
+            return None
+        try:
+            return self._renamed(element)
+        except InvalidElementError:  # left out of provide(): it does not exist here either
+            return None
 
     def _renamed(self, element: Element) -> Element:
         try:

@@ -160,9 +160,9 @@ class TestListingBounds:
         seen: list[int] = []  # the other task's turns when each element was made
         admit = remote._admit
 
-        def counted(*args: Any) -> Any:
+        def counted(*args: Any, **options: Any) -> Any:
             seen.append(turns)
-            return admit(*args)
+            return admit(*args, **options)
 
         monkeypatch.setattr(remote, "_admit", counted)
         source = RemoteSource(hostile(tmp_path, per_page=3000), mode="legacy")

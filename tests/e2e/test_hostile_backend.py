@@ -8,6 +8,8 @@ over-long names, storms of ``list_changed``. Whatever it sends:
 
 - the gateway's own tool, the healthy backend and ``/healthz`` keep answering (each within
   :data:`LIVENESS`, a bound for a loaded machine: the frozen gateway took minutes);
+- a backend whose first page is servable is served (it is never dropped whole for what else it
+  sends);
 - each client hears at most about one ``tools/list_changed`` a second;
 - the gateway's peak memory (``VmHWM``) stays under :data:`MEMORY_BOUND`, the bound
   ``docs/security.md`` documents for a gateway with the bounds set here.
@@ -136,7 +138,7 @@ def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[
         [sys.executable, str(SERVERS / "hostile_backend.py"), str(port), str(path)], port
     )
     try:
-        heard = anyio.run(probe, deployment, listed)
+        heard = anyio.run(probe, deployment, listed, servable(plan))
     finally:
         stop(hostile)
     assert heard.count <= heard.seconds / 1.0 + 2, plan
@@ -153,14 +155,26 @@ class Heard:
     seconds: float = 0.0
 
 
+def servable(plan: dict[str, Any]) -> bool:
+    """Whether the plan's first page holds tools the gateway serves (valid, within its bounds)."""
+    per_page: int = plan.get("per_page", 10)
+    name_length: int = plan.get("name_length", 0)
+    size = per_page * (plan.get("description_bytes", 0) + name_length + 200)
+    plain: bool = plan.get("schema", "plain") == "plain"
+    return plain and name_length <= 128 - len("hostile_") and size <= MAX_MESSAGE_BYTES
+
+
 async def answered(listed: Path) -> bool:
     """Whether the hostile backend has answered a list request (made its page)."""
     path = anyio.Path(listed)
     return await path.exists() and "answered" in await path.read_text()
 
 
-async def probe(deployment: Deployment, listed: Path) -> Heard:
-    """Once the hostile backend answered a list, everything else answers, for a while."""
+async def probe(deployment: Deployment, listed: Path, served: bool) -> Heard:
+    """Once the hostile backend answered a list, everything else answers, for a while.
+
+    With ``served``, the hostile backend's tools are then served too.
+    """
     heard = Heard()
 
     async def on_message(message: Any) -> None:
@@ -183,5 +197,11 @@ async def probe(deployment: Deployment, listed: Path) -> Heard:
                 assert health.status_code == 200, health.text[:300]
                 assert {"echo", "weather_forecast"} <= await tool_names(client)
             await anyio.sleep(0.1)
+
+        async def hostile_served() -> bool:
+            return any(name.startswith("hostile_") for name in await tool_names(client))
+
+        if served:
+            await until(hostile_served)
         heard.seconds = anyio.current_time() - began
     return heard

@@ -97,6 +97,7 @@ class TestPrefixedSource:
         assert diagnostic.kind == "skipped"
         assert diagnostic.ref == ElementRef.tool("t" * 125)
         assert "use a shorter prefix" in diagnostic.message
+        assert await source.lookup(ElementRef.tool("prefix_" + "t" * 125)) is None
         source_ok = PrefixedSource(CountingSource(ElementCollection([short])), "prefix")
         await source_ok.provide()
         assert not source_ok.diagnostics()
