@@ -20,6 +20,7 @@ Every skip is one ``skipped`` :class:`SourceDiagnostic`; nothing here raises for
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -136,7 +137,7 @@ async def _built(
                     source=source,
                     kind="skipped",
                     message=(
-                        f"{label} ({callable_name(item)}) raised {type(exc).__name__}: {exc}; "
+                        f"{label} ({_builder_name(item)}) raised {type(exc).__name__}: {exc}; "
                         "the other items are served; fix this one"
                     ),
                 )
@@ -154,6 +155,13 @@ async def _built(
         return found
     diagnostics.append(_stray(label, source, what))
     return []
+
+
+def _builder_name(builder: object) -> str:
+    """The builder's name for a message: a partial by the function it wraps."""
+    if isinstance(builder, functools.partial):
+        return f"partial({callable_name(builder.func)}, ...)"
+    return callable_name(builder)
 
 
 def _stray(label: str, source: str, value: object) -> SourceDiagnostic:
