@@ -12,6 +12,7 @@ from mcp_core.app import App
 from mcp_core.elements import Element, HandlerRef, Tool
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers import (
+    ElementMark,
     Invoker,
     marks_of,
     prompt_from_function,
@@ -246,6 +247,7 @@ class TestCallables:
         """@tool on a lambda: the mark's ref and the derived element agree on the name."""
         marked = tool(lambda x: x)
         mark = marks_of(marked)[0]
-        derived = mark.derive(marked)  # type: ignore[union-attr]  # an ElementMark
+        assert isinstance(mark, ElementMark)
+        derived = mark.derive(marked)
         assert derived.ref == mark.ref(marked)
         assert derived.definition.name.startswith(f"{__name__}.lambda_")
