@@ -84,14 +84,12 @@ async def admit_items(
     source: str,
     owner: str,
     kinds: ElementKind = ElementKind.ALL,
-    into: Admitted | None = None,
 ) -> Admitted:
     """Admit each item of ``items`` alone (see the module docstring); ``owner`` names the factory.
 
-    ``source`` describes the source for the diagnostics; ``into`` continues an earlier admission
-    (an earlier item's refs win over this one's).
+    ``source`` describes the source for the diagnostics; ``kinds`` are the kinds it declares.
     """
-    admitted = into if into is not None else Admitted()
+    admitted = Admitted()
     index = -1
     iterator: Iterator[object] = iter(items)
     while True:
