@@ -64,7 +64,9 @@ class EntryPointSource:
     :class:`~mcp_core.elements.ElementCollection` or iterable of elements, a function marked with
     the decorators of :mod:`mcp_core.handlers` (derived as :class:`FunctionSource` does), or a
     callable taking no arguments (a factory, a class) that returns an element, a collection or an
-    iterable of elements.
+    iterable of elements and of builders (callables returning one): each item of a factory's
+    iterable is admitted alone, so one plugin of a plugin manager that fails to build costs only
+    itself (a ``skipped`` diagnostic naming the entry point and the item).
 
     - Loading: on ``provide()``, the group's entry points are read from the installed metadata
       (so a plugin installed since the last ``provide()`` is found by a reload) and ordered by

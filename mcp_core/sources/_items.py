@@ -20,6 +20,7 @@ Every skip is one ``skipped`` :class:`SourceDiagnostic`; nothing here raises for
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -83,14 +84,12 @@ async def admit_items(
     source: str,
     owner: str,
     kinds: ElementKind = ElementKind.ALL,
-    into: Admitted | None = None,
 ) -> Admitted:
     """Admit each item of ``items`` alone (see the module docstring); ``owner`` names the factory.
 
-    ``source`` describes the source for the diagnostics; ``into`` continues an earlier admission
-    (an earlier item's refs win over this one's).
+    ``source`` describes the source for the diagnostics; ``kinds`` are the kinds it declares.
     """
-    admitted = into if into is not None else Admitted()
+    admitted = Admitted()
     index = -1
     iterator: Iterator[object] = iter(items)
     while True:
@@ -136,7 +135,7 @@ async def _built(
                     source=source,
                     kind="skipped",
                     message=(
-                        f"{label} ({callable_name(item)}) raised {type(exc).__name__}: {exc}; "
+                        f"{label} ({_builder_name(item)}) raised {type(exc).__name__}: {exc}; "
                         "the other items are served; fix this one"
                     ),
                 )
@@ -154,6 +153,13 @@ async def _built(
         return found
     diagnostics.append(_stray(label, source, what))
     return []
+
+
+def _builder_name(builder: object) -> str:
+    """The builder's name for a message: a partial by the function it wraps."""
+    if isinstance(builder, functools.partial):
+        return f"partial({callable_name(builder.func)}, ...)"
+    return callable_name(builder)
 
 
 def _stray(label: str, source: str, value: object) -> SourceDiagnostic:

@@ -22,6 +22,7 @@ from mcp import Client
 
 from mcp_core import App, Message
 from mcp_core.elements import Annotations, Icon, Tool, ToolAnnotations
+from mcp_core.errors import HandlerKindError
 from mcp_core.handlers import ClientGateway
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -369,3 +370,50 @@ async def test_an_overriding_template_keeps_the_discovered_completion(
     assert completed.completion.values == ["OSL"]
     assert isinstance(read.contents[0], types.TextResourceContents)
     assert read.contents[0].text == "manual station OSL"
+
+
+class ConfigHandler:
+    """ResourceHandlerInterface: reads a fixed resource."""
+
+    async def read(self, uri: str, gateway: ClientGateway) -> str:
+        """The resource's text."""
+        return f"read {uri}"
+
+
+class ProfileHandler:
+    """ResourceTemplateHandlerInterface: reads a templated resource with its variables."""
+
+    async def read(self, uri: str, variables: Mapping[str, str], gateway: ClientGateway) -> str:
+        """The profile of the user the URI names."""
+        return f"profile of {variables['user_id']}"
+
+
+class GreetingHandler:
+    """PromptHandlerInterface: renders a prompt from its arguments."""
+
+    async def get(self, arguments: Mapping[str, str], gateway: ClientGateway) -> str:
+        """A user message."""
+        return f"Greet {arguments['name']}"
+
+
+async def test_the_four_handler_interfaces_through_add(mode: str) -> None:
+    """Builder::add() with each handler interface; a wrong pairing is refused when added."""
+    from mcp_core.elements import Prompt, PromptArgument, Resource, ResourceTemplate
+
+    app = App("explicit")
+    app.add(Resource(uri="config://app", name="config"), ConfigHandler())
+    app.add(ResourceTemplate(uri_template="user://{user_id}", name="user"), ProfileHandler())
+    greeting = Prompt(name="greet", arguments=(PromptArgument(name="name", required=True),))
+    app.add(greeting, GreetingHandler())
+    with pytest.raises(HandlerKindError, match="cannot serve a prompt"):
+        app.add(Prompt(name="wrong"), ConfigHandler())
+    async with Client(app.server.lowlevel, mode=mode) as client:
+        config = await client.read_resource("config://app")
+        profile = await client.read_resource("user://7")
+        prompt = await client.get_prompt("greet", {"name": "Ann"})
+    assert isinstance(config.contents[0], types.TextResourceContents)
+    assert config.contents[0].text == "read config://app"
+    assert isinstance(profile.contents[0], types.TextResourceContents)
+    assert profile.contents[0].text == "profile of 7"
+    assert isinstance(prompt.messages[0].content, types.TextContent)
+    assert prompt.messages[0].content.text == "Greet Ann"

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ResourceUpdated
 
 from mcp_core import App, ClientGateway
 from mcp_core.elements import (
@@ -28,7 +30,7 @@ from mcp_core.elements import (
 )
 from mcp_core.sources import IsolatedSource, LazySource, ValidatedSource
 from mcp_core.visibility import SessionInfo, handler_access
-from tests.clients import Inbox
+from tests.clients import WAIT, Inbox
 from tests.e2e._http import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -297,3 +299,29 @@ async def test_a_rerun_handler_sends_each_notification_once(mode: str) -> None:
     assert reports == [1, 2, 3]
     assert inbox.asked == ["Your name?"]
     assert inbox.sampled == ["summarize"]
+
+
+async def test_updates_reach_only_those_a_plugin_lets_read_the_uri() -> None:
+    """2026-07-28: bob listens to node://ann and node://bob; only his own node's update reaches him."""
+    nodes = NodeProvider()
+    app = access_app(nodes)
+
+    @app.tool
+    async def touch(uri: str) -> str:
+        """Announce that ``uri`` changed."""
+        await app.server.notify_resource_updated(uri)
+        return uri
+
+    bob = types.Implementation(name="bob", version="1")
+    with serve(app.asgi()) as url:
+        async with (
+            Client(url, client_info=bob) as client,
+            client.listen(resource_subscriptions=["node://ann", "node://bob"]) as events,
+        ):
+            await client.call_tool("touch", {"uri": "node://ann"})
+            await client.call_tool("touch", {"uri": "node://bob"})
+            with anyio.fail_after(WAIT):
+                event = await anext(aiter(events))
+    assert isinstance(event, ResourceUpdated)
+    assert event.uri == "node://bob"
+    assert "node://ann" in nodes.checked  # asked with the concrete URI, and refused

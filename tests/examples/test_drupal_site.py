@@ -1,0 +1,124 @@
+"""examples/drupal end to end: one plugin factory, per-URI access, the rounds, stdio and HTTP."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from tests.clients import Inbox, bearer, stdio, text
+from tests.examples.conftest import EXAMPLES, running_script
+
+SERVER = EXAMPLES / "drupal" / "drupal_site.py"
+ANN, BOB = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """The site over streamable HTTP, with a token for ann (editor) and one for bob."""
+    with running_script(SERVER, env={"SITE_TOKENS": f"{ANN}=ann,{BOB}=bob"}) as base:
+        yield f"{base}/mcp"
+
+
+def confirming() -> Inbox:
+    """A user who confirms every question."""
+    return Inbox(form={"confirm": True})
+
+
+@asynccontextmanager
+async def over_stdio(user: str, mode: str, inbox: Inbox) -> AsyncIterator[Client]:
+    """``mcp-core run examples/drupal/drupal_site.py`` as ``SITE_USER=user`` (drush's account)."""
+    async with inbox.client(stdio(SERVER, env={"SITE_USER": user}), mode=mode) as client:
+        yield client
+
+
+async def test_one_factory_per_plugin_access_and_a_broken_plugin(url: str, mode: str) -> None:
+    """Ann (editor) and bob see what each plugin allows; the misconfigured plugin cost only itself."""
+    async with (
+        bearer(url, ANN, confirming(), mode=mode) as ann,
+        bearer(url, BOB, confirming(), mode=mode) as bob,
+    ):
+        ann_tools = {tool.name for tool in (await ann.list_tools()).tools}
+        bob_tools = {tool.name for tool in (await bob.list_tools()).tools}
+        with pytest.raises(MCPError) as hidden:
+            await bob.call_tool("content_export", {})
+        status = "\n".join(json.loads(text(await ann.call_tool("plugin_status", {}))))
+        echoed = await bob.call_tool("echo", {"message": "hi", "_trace": "t-1"})
+    assert ann_tools == {"echo", "describe", "content_export", "plugin_status"}
+    assert bob_tools == {"echo", "describe", "plugin_status"}
+    assert (hidden.value.code, hidden.value.message) == (-32602, "Unknown tool: content_export")
+    assert "'content search' may only use letters" in status  # skipped alone, said why
+    assert text(echoed) == "echo: hi"  # the plugin's own filter dropped _trace
+
+
+async def test_access_is_checked_on_the_concrete_uri(url: str, mode: str) -> None:
+    """node://2 (ann's draft): ann reads, subscribes and completes it; for bob it is missing."""
+    ref = types.ResourceTemplateReference(uri="node://2")
+    async with (
+        bearer(url, ANN, confirming(), mode=mode) as ann,
+        bearer(url, BOB, confirming(), mode=mode) as bob,
+    ):
+        mine = text(await ann.read_resource("node://2"))
+        published = text(await bob.read_resource("node://1"))
+        with pytest.raises(MCPError) as draft:
+            await bob.read_resource("node://2")
+        completed = await ann.complete(ref, {"name": "nid", "value": ""})
+        with pytest.raises(MCPError) as completion:
+            await bob.complete(ref, {"name": "nid", "value": ""})
+        if mode == "legacy":
+            await ann.subscribe_resource("node://2")
+            with pytest.raises(MCPError) as subscription:
+                await bob.subscribe_resource("node://2")
+            assert subscription.value.error.message == "Resource not found"
+    assert (mine, published) == ("Ann's draft", "Welcome")
+    assert draft.value.error.message == "Resource not found"
+    assert completed.completion.values == ["1", "2", "3"]
+    assert completion.value.error.code == -32602
+
+
+async def test_a_plugin_returns_its_definition_and_talks_once_per_step(url: str, mode: str) -> None:
+    """Describe returns its own schema and meta; content_export's logs and progress arrive once."""
+    inbox = confirming()
+    reports: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(progress)
+
+    async with bearer(url, ANN, inbox, mode=mode, log_level="debug") as ann:
+        described = await ann.call_tool("describe", {})
+        exported = await ann.call_tool("content_export", {}, progress_callback=on_progress)
+    assert not described.is_error
+    assert described.structured_content == {
+        "input_schema": {"type": "object"},
+        "meta": {"drupal": {"plugin": "DescribeTool", "config": "describe"}},
+    }
+    assert text(exported) == "exported 3 nodes"
+    assert inbox.asked == ["Export 3 nodes?"]
+    assert inbox.logs == ["preparing the export", "export written"]
+    assert reports == [1, 2]
+
+
+async def test_a_stdio_run_as_the_drush_account(mode: str) -> None:
+    """Over stdio the account is SITE_USER: bob's view, and a call instantiates one plugin."""
+    async with over_stdio("bob", mode, confirming()) as bob:
+        echoed = await bob.session.send_request(
+            types.CallToolRequest(
+                params=types.CallToolRequestParams(name="echo", arguments={"message": "x"})
+            ),
+            types.CallToolResult,
+        )
+        before_list = json.loads(text(await bob.call_tool("plugin_status", {})))
+        tools = {tool.name for tool in (await bob.list_tools()).tools}
+        with pytest.raises(MCPError):
+            await bob.read_resource("node://2")
+    assert text(echoed) == "echo: x"
+    assert before_list[-1] == "created: ['echo']"  # per-name: the call built only its plugin
+    assert tools == {"echo", "describe", "plugin_status"}
