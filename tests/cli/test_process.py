@@ -392,12 +392,64 @@ class TestMistakes:
         )
 
     def test_folder_target(self, tmp_path: Path) -> None:
-        """A folder is not a target: say which file or module to name instead."""
+        """A folder is not a target: name the file in it that builds a server."""
+        write(tmp_path, "helpers.py", "def helper() -> int:\n    return 1\n")
+        write(tmp_path, "notes.py", SERVER)
         result = self.cli("inspect", str(tmp_path))
         assert result.returncode == 2
         assert result.stderr == (
-            f"mcp-core: {tmp_path} is a folder; name a Python file in it "
-            f"({tmp_path / 'server.py'}) or a module (pkg.mod)\n"
+            f"mcp-core: {tmp_path} is a folder; name a Python file in it, such as "
+            f"{tmp_path / 'notes.py'}, or a module (pkg.mod)\n"
+        )
+
+    def test_empty_folder_target(self, tmp_path: Path) -> None:
+        """A folder without Python files: suggest no file that does not exist."""
+        result = self.cli("run", str(tmp_path))
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"mcp-core: {tmp_path} is a folder; it holds no Python file; name a server file "
+            "(path/to/server.py) or a module (pkg.mod)\n",
+        )
+
+    def test_collection_file_as_target(self, server_file: Path) -> None:
+        """``mcp-core run catalog.json`` points at ``--collection``, which serves it."""
+        catalog = server_file.with_name("catalog.json")
+        assert self.cli("dump", str(server_file), "-o", str(catalog)).returncode == 0
+        result = self.cli("run", str(catalog))
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"mcp-core: {catalog} is not a Python file; name a server file (path/to/server.py) "
+            f"or a module (pkg.mod); a collection written by `mcp-core dump` is served with "
+            f"`mcp-core run --collection {catalog}` (CollectionFileSource in code)\n",
+        )
+        inspected = self.cli("inspect", "--collection", str(catalog), "--json")
+        assert inspected.returncode == 0, inspected.stderr
+        report = json.loads(inspected.stdout)
+        assert [tool["name"] for tool in report["elements"]["Tools"]] == ["add"]
+        assert [s["source"] for s in report["sources"]] == [
+            f"CollectionFileSource({str(catalog)!r})"
+        ]
+        assert report["problems"] == []  # server:add imports from the file's folder
+
+    @pytest.mark.parametrize("extra", [[], ["--collection", "catalog.json"]], ids=["none", "both"])
+    def test_target_or_collection(self, server_file: Path, extra: list[str]) -> None:
+        """``run`` takes exactly one of TARGET and ``--collection``: a usage error names both."""
+        target = [str(server_file)] if extra else []
+        result = self.cli("run", *target, *extra)
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core: error: run takes a TARGET or --collection FILE: mcp-core run server.py, "
+            "or mcp-core run --collection catalog.json"
+        )
+
+    def test_missing_collection_file(self, tmp_path: Path) -> None:
+        """A collection file that does not exist: how to write one."""
+        missing = tmp_path / "catalog.json"
+        result = self.cli("run", "--collection", str(missing))
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"mcp-core: no such file: {missing}; write one with "
+            f"`mcp-core dump server.py -o {missing}`\n",
         )
 
     def test_page_size(self, server_file: Path) -> None:
