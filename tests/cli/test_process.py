@@ -407,8 +407,10 @@ class TestMistakes:
         result = self.cli("run", str(tmp_path))
         assert (result.returncode, result.stderr) == (
             2,
-            f"mcp-core: {tmp_path} is a folder; it holds no Python file; name a server file "
-            "(path/to/server.py) or a module (pkg.mod)\n",
+            (
+                f"mcp-core: {tmp_path} is a folder; it holds no Python file; name a server file "
+                "(path/to/server.py) or a module (pkg.mod)\n"
+            ),
         )
 
     def test_collection_file_as_target(self, server_file: Path) -> None:
@@ -418,9 +420,11 @@ class TestMistakes:
         result = self.cli("run", str(catalog))
         assert (result.returncode, result.stderr) == (
             2,
-            f"mcp-core: {catalog} is not a Python file; name a server file (path/to/server.py) "
-            f"or a module (pkg.mod); a collection written by `mcp-core dump` is served with "
-            f"`mcp-core run --collection {catalog}` (CollectionFileSource in code)\n",
+            (
+                f"mcp-core: {catalog} is not a Python file; name a server file (path/to/server.py) "
+                f"or a module (pkg.mod); a collection written by `mcp-core dump` is served with "
+                f"`mcp-core run --collection {catalog}` (CollectionFileSource in code)\n"
+            ),
         )
         inspected = self.cli("inspect", "--collection", str(catalog), "--json")
         assert inspected.returncode == 0, inspected.stderr
@@ -448,8 +452,10 @@ class TestMistakes:
         result = self.cli("run", "--collection", str(missing))
         assert (result.returncode, result.stderr) == (
             2,
-            f"mcp-core: no such file: {missing}; write one with "
-            f"`mcp-core dump server.py -o {missing}`\n",
+            (
+                f"mcp-core: no such file: {missing}; write one with "
+                f"`mcp-core dump server.py -o {missing}`\n"
+            ),
         )
 
     def test_page_size(self, server_file: Path) -> None:
