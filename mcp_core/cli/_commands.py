@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         "--log-level",
         default="WARNING",
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="server log level; logs go to stderr",
+        help="server log level (default %(default)s); logs go to stderr",
     )
     worker = run.add_argument_group(
         "one worker of several (docs/deployment.md)",

@@ -193,6 +193,55 @@ class TestSignals:
         assert (returncode, err) == (status, f"mcp-core: stopped ({sig.name})\n")
 
 
+# The console script as pip writes it, behind an audit hook that sends the process SIGINT as it
+# starts importing MODULE: a point early in its life, the same on a fast machine and a slow one.
+INTERRUPTED_SCRIPT = """
+import os, signal, sys
+
+def interrupt(event, args):
+    if event == "import" and args[0] == MODULE and not sent:
+        sent.append(MODULE)
+        os.kill(os.getpid(), signal.SIGINT)
+
+sent = []
+sys.addaudithook(interrupt)
+sys.argv = ["mcp-core", *ARGV]
+from mcp_core.cli import main
+sys.exit(main())
+"""
+
+
+class TestEarlyInterrupt:
+    """Ctrl-C while mcp-core starts (importing the SDK, the target...) is as quiet as later."""
+
+    @pytest.mark.parametrize(
+        "module",
+        [
+            "mcp_core.cli._commands",  # the first import main() makes
+            "mcp",  # the SDK
+            "mcp_core.app",
+            "uvicorn",
+            "helpers",  # while the target's own code runs: it imports this module
+        ],
+    )
+    def test_one_line_whenever_it_comes(self, module: str, tmp_path: Path) -> None:
+        """Each interrupted start ends with the goodbye line and 130, no traceback."""
+        write(tmp_path, "helpers.py", "GREETING = 'hello'\n")
+        server_file = write(tmp_path, "server.py", "import helpers\n" + textwrap.dedent(SERVER))
+        argv = ["run", str(server_file), "--transport", "http", "--port", "0"]
+        script = INTERRUPTED_SCRIPT.replace("MODULE", repr(module)).replace("ARGV", repr(argv))
+        result = subprocess.run(  # noqa: S603 -- this interpreter, running mcp-core's entry
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=server_file.parent,
+            preexec_fn=_as_in_a_terminal,
+        )
+        assert (result.returncode, result.stderr) == (130, "mcp-core: stopped (SIGINT)\n")
+
+
 class TestServingLine:
     """The "serving ... at" line comes once the socket is bound, from the CLI and app.run() alike."""
 
@@ -243,6 +292,36 @@ class TestServingLine:
         returncode, err = finish(process)
         # app.run() returns after a signal, as uvicorn.run does: the script then ends normally.
         assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT)\n")
+
+
+class TestLogFormat:
+    """``mcp-core run`` and ``python server.py`` (``app.run()``) log the same lines."""
+
+    def test_same_lines_either_way(
+        self, tmp_path: Path, processes: list[subprocess.Popen[str]]
+    ) -> None:
+        """A startup warning reads the same from both launch modes."""
+        source = SERVER.replace(
+            'if __name__ == "__main__":',
+            'app.discover("no_such_package_xyz")\n\n\n    if __name__ == "__main__":',
+        )
+        server_file = write(tmp_path, "server.py", source)
+        logged = []
+        for command in (
+            [MCP_CORE, "run", str(server_file), "--transport", "http", "--port", "0"],
+            [sys.executable, str(server_file)],
+        ):
+            process = start(command)
+            processes.append(process)
+            lines = [read_line(process), read_line(process)]  # the warning, the serving line
+            process.send_signal(signal.SIGINT)
+            finish(process)
+            logged.append([line for line in lines if not line.startswith("mcp-core: serving")])
+        via_cli, via_script = logged
+        assert via_cli == via_script
+        (warning,) = via_cli
+        assert warning.startswith("WARNING mcp_core.registry: ")
+        assert "no_such_package_xyz" in warning
 
 
 class TestClosedPipe:
