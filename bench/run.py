@@ -199,8 +199,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+_QUIET: list[bool] = [False]
+"""Whether progress lines are left out (a smoke run says one line at its end)."""
+
+
 def _say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    if not _QUIET[0]:
+        print(text, file=sys.stderr, flush=True)
 
 
 # -- environment ------------------------------------------------------------------------------
@@ -489,6 +494,20 @@ def _smoke(args: argparse.Namespace, given: set[str]) -> None:
         args.no_write = True
 
 
+def _smoke_summary(results: Results, meta: Meta) -> None:
+    """A smoke run's one line (and one more per failed process): it measures nothing worth reading."""
+    failed = results.errors()
+    wall = dict(meta.machine).get("harness wall time", "")
+    verdict = f"{len(failed)} failed" if failed else "all ran"
+    print(
+        f"bench smoke: {len(results.outcomes)} processes, {verdict} ({wall}); the report renders "
+        "(not written; asserts no timings)"
+    )
+    for outcome in failed:
+        last = (outcome.error or "").strip().splitlines()
+        print(f"  {outcome.job.describe()}: {last[-1][:200] if last else 'failed'}")
+
+
 def _choose(args: argparse.Namespace) -> tuple[list[str], dict[str, str], list[str]]:
     """The libraries that can be measured, each one's interpreter, and notes for the report."""
     wanted = [lib.strip() for lib in args.libs.split(",") if lib.strip()]
@@ -659,6 +678,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = {a.lstrip("-").split("=")[0] for a in raw if a.startswith("--")}
     if args.smoke:
         _smoke(args, given)
+        _QUIET[0] = args.no_write  # unless it writes the document (--doc, --plot): one line
     if args.report_from is not None:
         results, meta = _saved(args.report_from)
     else:
@@ -673,7 +693,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _say(problem)
             meta = dataclasses.replace(meta, plot_name=None)
     generated = _report.render(results, meta)
-    print(generated)
+    if args.smoke and _QUIET[0]:
+        _smoke_summary(results, meta)
+    else:
+        print(generated)
     if write:
         existing = args.doc.read_text(encoding="utf-8") if args.doc.exists() else None
         args.doc.parent.mkdir(parents=True, exist_ok=True)

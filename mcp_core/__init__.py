@@ -8,9 +8,14 @@ first use, so ``import mcp_core.elements`` stays free of the server stack and th
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+# Not typing.TYPE_CHECKING: importing typing would cost the console script (mcp_core.cli:main)
+# milliseconds before it can handle Ctrl-C (mcp_core.cli._main); type checkers read this name.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from mcp_core._version import __version__
     from mcp_core.app import App
     from mcp_core.elements import (

@@ -24,9 +24,12 @@ Demo users: ``alice`` / ``wonderland`` (administrator) and ``bob`` / ``builder``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hmac
 import os
 import secrets
+import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -195,12 +198,23 @@ web.add_middleware(
 
 
 def main() -> None:
-    """Serve the application (and its MCP endpoint) with uvicorn."""
+    """Serve the application (and its MCP endpoint) with uvicorn; say where once listening."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     args = parser.parse_args()
-    uvicorn.run(web, host=args.host, port=args.port, log_level="warning")
+    # Bound first, so the line below names the real port (--port 0) and never a taken one.
+    listening = socket.create_server((args.host, args.port))
+    host, port = listening.getsockname()[:2]
+    print(
+        f"notes: serving at http://{host}:{port}/ (MCP endpoint: http://{host}:{port}/mcp; "
+        "sign in with POST /login first); Ctrl-C stops it",
+        file=sys.stderr,
+        flush=True,
+    )
+    server = uvicorn.Server(uvicorn.Config(web, log_level="warning"))
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C once it has stopped
+        server.run(sockets=[listening])
 
 
 if __name__ == "__main__":

@@ -67,18 +67,22 @@ class _Declared:
 
     The source is rebuilt from the declarations whenever one is added, so declaring after the
     registry loaded takes effect at the next ``reload()``. ``kind_of`` gives each declaration's
-    kind, so that ``kinds()`` is a running union, answered without building the source.
+    kind, so that ``kinds()`` is a running union, answered without building the source. It joins
+    the registry (``serve(self)``) with the first declaration: an app lists no source for what
+    it never declared.
     """
 
-    __slots__ = ("_build", "_items", "_kind_of", "_kinds", "_label", "_source")
+    __slots__ = ("_build", "_items", "_kind_of", "_kinds", "_label", "_serve", "_source")
 
     def __init__(
         self,
         label: str,
         build: Callable[[tuple[Any, ...]], ElementSource],
         kind_of: Callable[[Any], ElementKind],
+        serve: Callable[[_Declared], None],
     ) -> None:
         self._label = label
+        self._serve = serve
         self._build = build
         self._kind_of = kind_of
         self._items: list[Any] = []
@@ -93,6 +97,8 @@ class _Declared:
         return len(self._items)
 
     def append(self, item: object) -> None:
+        if not self._items:
+            self._serve(self)
         self._items.append(item)
         self._kinds |= self._kind_of(item).value
         self._source = None
@@ -220,9 +226,11 @@ class App:
 
         app.run()                       # stdio; app.run("http", port=8000) for streamable HTTP
 
-    Decorated functions form one source at ``Priority.MANUAL``; elements given to :meth:`add`
-    another at the same priority; :meth:`discover` adds a ``DiscoverySource`` at
-    ``Priority.DISCOVERY`` (so what is declared here beats what is discovered), and
+    Decorated functions form one source at ``Priority.MANUAL`` (``App('name').functions``);
+    elements given to :meth:`add` another at the same priority (``App('name').add()``); each is
+    served from its first declaration on, so an app lists no source for what it never declared;
+    :meth:`discover` adds a ``DiscoverySource`` at ``Priority.DISCOVERY`` (so what is declared
+    here beats what is discovered), and
     :meth:`add_source` any source at any priority. :attr:`registry` is the reference
     :class:`~mcp_core.registry.Registry` over all of them; it rejects handlers of the wrong kind.
     Declarations made after the app started serving take effect at the next
@@ -302,16 +310,16 @@ class App:
             provide_timeout=provide_timeout,
             retry=retry,
         )
+        # Each joins the registry with its first declaration (see _Declared).
+        served = functools.partial(self.registry.add_source, priority=Priority.MANUAL)
         self._functions = _Declared(
-            f"App({name!r}).functions", lambda fns: FunctionSource(*fns), declared_kind
+            f"App({name!r}).functions", lambda fns: FunctionSource(*fns), declared_kind, served
         )
-        label = f"App({name!r}).elements"
+        label = f"App({name!r}).add()"
         self._added = _Declared(
-            label, lambda added: _Added(label, added), lambda added: added[0].kind
+            label, lambda added: _Added(label, added), lambda added: added[0].kind, served
         )
         self._decorators: dict[_Declaring[Any], Callable[..., Any]] = {}
-        self.registry.add_source(self._functions, Priority.MANUAL)
-        self.registry.add_source(self._added, Priority.MANUAL)
         self._visibility: ElementVisibility = ALWAYS
         self._server: McpServer | None = None
         self._server_options: dict[str, Any] = {

@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final, TextIO
 
 import anyio
@@ -19,7 +20,7 @@ from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRe
 from mcp_core.errors import DeploymentError, ElementNotFoundError, ListenError, NotSerializableError
 from mcp_core.handlers import by_reference
 from mcp_core.registry import collect
-from mcp_core.server import ENVIRONMENT, Deployment
+from mcp_core.server import ENVIRONMENT, Deployment, log_to_stderr
 from mcp_core.sources import SourceDiagnostic
 
 __all__ = ["run_command"]
@@ -52,8 +53,13 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="serve TARGET over stdio or streamable HTTP")
-    run.add_argument("target", metavar="TARGET")
-    run.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    _target_arguments(run)
+    run.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (the default: a client starts the server) or streamable HTTP",
+    )
     run.add_argument(
         "--host", default="127.0.0.1", help="HTTP: interface to bind (default %(default)s)"
     )
@@ -91,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
         "--log-level",
         default="WARNING",
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="server log level; logs go to stderr",
+        help="server log level (default %(default)s); logs go to stderr",
     )
     worker = run.add_argument_group(
         "one worker of several (docs/deployment.md)",
@@ -120,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser(
         "inspect", help="show TARGET's catalogue, capabilities and every diagnostic"
     )
-    inspect.add_argument("target", metavar="TARGET")
+    _target_arguments(inspect)
     inspect.add_argument("--json", action="store_true", help="print one JSON document")
     inspect.add_argument(
         "--strict",
@@ -135,6 +141,16 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("target", metavar="TARGET")
     dump.add_argument("-o", "--output", required=True, help="file to write ('-' for stdout)")
     return parser
+
+
+def _target_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("target", metavar="TARGET", nargs="?")
+    command.add_argument(
+        "--collection",
+        metavar="FILE",
+        help="instead of TARGET: a collection file written by `mcp-core dump`, served through "
+        "CollectionFileSource (its handlers import as they did where it was dumped)",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -158,7 +174,13 @@ def _ip_address(text: str) -> str:
 
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run the command; the exit status (see :func:`mcp_core.cli.main`)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command != "dump" and (args.target is None) == (args.collection is None):
+        parser.error(
+            f"{args.command} takes a TARGET or --collection FILE: "
+            f"mcp-core {args.command} server.py, or mcp-core {args.command} --collection catalog.json"
+        )
     deployment: Deployment | None = None
     try:
         if args.command == "run":
@@ -169,7 +191,10 @@ def run_command(argv: Sequence[str] | None) -> int:
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
     try:
-        target = load_target(args.target, deployment=lambda: deployment)
+        if args.command != "dump" and args.collection is not None:
+            target = _collection_target(args.collection, deployment)
+        else:
+            target = load_target(args.target, deployment=lambda: deployment)
     except TargetError as exc:
         if exc.details:
             sys.stderr.write(exc.details)
@@ -188,6 +213,28 @@ def run_command(argv: Sequence[str] | None) -> int:
         return 1
 
 
+def _collection_target(path: str, deployment: Deployment | None) -> Target:
+    """An App serving the collection file at ``path``, named after the file.
+
+    The file's folder comes first on the import path, as for a server file: the handlers of a
+    collection dumped from ``server.py`` are ``server:...`` references that import from there.
+    """
+    from mcp_core.app import App  # noqa: PLC0415 -- the serving stack, once the arguments are read
+    from mcp_core.sources import CollectionFileSource  # noqa: PLC0415 -- likewise
+
+    file = Path(path)
+    if not file.is_file():
+        raise TargetError(
+            f"no such file: {path}; write one with `mcp-core dump server.py -o {path}`"
+            if not file.exists()
+            else f"{path} is not a file; name a collection file written by `mcp-core dump`"
+        )
+    sys.path.insert(0, str(file.resolve().parent))
+    app = App(file.stem, deployment=deployment)
+    app.add_source(CollectionFileSource(file))
+    return Target(f"--collection {path}", app, app.server, app.invoker)
+
+
 def _export_worker_settings(args: argparse.Namespace) -> None:
     """The worker flags, as the environment variables the target's code reads too."""
     for flag, variable in (
@@ -202,9 +249,7 @@ def _export_worker_settings(args: argparse.Namespace) -> None:
 
 def _run(target: Target, args: argparse.Namespace) -> int:
     # Logs go to stderr: on stdio, stdout is the protocol.
-    logging.basicConfig(
-        level=args.log_level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
-    )
+    log_to_stderr(args.log_level)
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size

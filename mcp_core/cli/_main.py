@@ -13,10 +13,12 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+
+TYPE_CHECKING = False  # not typing's: importing typing would delay the handling of Ctrl-C
 
 if TYPE_CHECKING:
     from types import FrameType
+    from typing import Final
 
 __all__ = ["main"]
 

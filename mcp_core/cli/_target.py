@@ -37,6 +37,9 @@ _DEFAULT_NAMES: Final = ("app", "mcp", "server", "create_server", "create_app")
 # mcp-core's own files and importlib's: left out of the traceback of a target that fails to import.
 _PACKAGE_DIR: Final = str(Path(__file__).resolve().parents[1]) + os.sep
 _IMPORTLIB_DIR: Final = str(Path(importlib.__file__).resolve().parent) + os.sep
+# What a file that builds a server says: the one to suggest when a folder is named.
+_SERVER_MARKS: Final = ("App(", "McpServer(", "MCPServer(", "FastMCP(", "Registry(")
+_USUAL_NAMES: Final = ("server.py", "app.py", "main.py")
 _ROLE_METHODS: Final = (
     *("tools", "resources", "resource_templates", "prompts"),
     *("get_tool", "get_prompt", "get_resource", "load", "kinds"),
@@ -259,12 +262,20 @@ def _import(module_part: str) -> Any:
 
 def _import_file(module_part: str, path: Path) -> Any:
     if path.is_dir():
-        raise TargetError(
-            f"{module_part} is a folder; name a Python file in it ({path / 'server.py'}) "
-            "or a module (pkg.mod)"
-        )
+        raise TargetError(f"{module_part} is a folder; {_in_folder(path)}")
     if not path.is_file():
         raise TargetError(f"no such file: {module_part}")
+    if path.suffix != ".py":
+        collection = (
+            f"; a collection written by `mcp-core dump` is served with "
+            f"`mcp-core run --collection {module_part}` (CollectionFileSource in code)"
+            if path.suffix == ".json"
+            else ""
+        )
+        raise TargetError(
+            f"{module_part} is not a Python file; name a server file (path/to/server.py) or a "
+            f"module (pkg.mod){collection}"
+        )
     folder = str(path.resolve().parent)
     # The file's folder comes first on the path, as `python file.py` would have it.
     sys.path.insert(0, folder)
@@ -290,6 +301,25 @@ def _import_file(module_part: str, path: Path) -> Any:
         del sys.modules[name]
         raise _import_failed(module_part, exc) from exc
     return module
+
+
+def _in_folder(folder: Path) -> str:
+    """What to name instead of ``folder``: a Python file in it that builds a server, if any."""
+    files = sorted(
+        (p for p in folder.glob("*.py") if not p.name.startswith("_")),
+        key=lambda p: (p.name not in _USUAL_NAMES, p.name),
+    )
+    servers = [p for p in files if any(m in _text(p) for m in _SERVER_MARKS)]
+    if servers or files:
+        return f"name a Python file in it, such as {(servers or files)[0]}, or a module (pkg.mod)"
+    return "it holds no Python file; name a server file (path/to/server.py) or a module (pkg.mod)"
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _import_failed(module_part: str, exc: Exception) -> TargetError:

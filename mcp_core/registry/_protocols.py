@@ -1,4 +1,4 @@
-"""The four registry roles. Request handlers depend on the narrowest role they use."""
+"""The five registry roles. Request handlers depend on the narrowest role they use."""
 
 from __future__ import annotations
 

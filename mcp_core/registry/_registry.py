@@ -1,4 +1,4 @@
-"""The reference Registry: all four roles over an ordered list of (source, priority).
+"""The reference Registry: all five roles over an ordered list of (source, priority).
 
 The whole merge happens in one place (:func:`_merge`), once per load or reload, and produces an
 immutable base layer. Runtime registrations are a small overlay consulted first, so a write is

@@ -34,12 +34,14 @@ from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._host import HostAuthentication
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
+from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
     "ENVIRONMENT",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
+    "LOG_FORMAT",
     "RESOURCE_NOT_FOUND",
     "CursorCodec",
     "Deployment",
@@ -58,6 +60,7 @@ __all__ = [
     "SessionEventStore",
     "SessionHook",
     "WireError",
+    "log_to_stderr",
     "sample_through",
     "sdk_context",
     "wire_error",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import signal
 import socket
 import sys
@@ -37,8 +38,10 @@ if TYPE_CHECKING:
     from mcp_core.server._binding import McpServer
 
 __all__ = [
+    "LOG_FORMAT",
     "SHUTDOWN_GRACE",
     "listen",
+    "log_to_stderr",
     "run_server",
     "run_until_stopped",
     "say",
@@ -51,6 +54,17 @@ __all__ = [
 SHUTDOWN_GRACE: Final = 5
 
 _STOPPING: Final = (signal.SIGINT, signal.SIGTERM)
+
+LOG_FORMAT: Final = "%(levelname)s %(name)s: %(message)s"
+"""How a served process logs, whether started by ``mcp-core run`` or by ``app.run()``."""
+
+
+def log_to_stderr(level: int | str = logging.WARNING) -> None:
+    """Log to stderr in :data:`LOG_FORMAT` from ``level`` on, unless logging is set up already.
+
+    A program that configured logging itself (any handler on the root logger) keeps its own.
+    """
+    logging.basicConfig(level=level, stream=sys.stderr, format=LOG_FORMAT)
 
 
 def say(text: str) -> None:
@@ -200,6 +214,7 @@ def run_server(
     options: dict[str, object],
 ) -> signal.Signals | None:
     """Serve ``server`` in this process (stdio or streamable HTTP) until stopped; see ``McpServer.run``."""
+    log_to_stderr()  # the same lines as `mcp-core run`'s, unless the program chose its own
     name = server.lowlevel.name
     if transport == "stdio":
         stopped = run_until_stopped(server.run_stdio)

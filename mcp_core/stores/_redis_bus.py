@@ -410,7 +410,7 @@ class RedisChangeBus:
         finally:
             # Shielded and bounded: usually closed by a cancellation, and Redis may be frozen.
             with anyio.move_on_after(timeout, shield=True):
-                await pubsub.aclose()
+                await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # unannotated in older redis-py
 
     async def _accepted(
         self, change: Change, delivered: Mapping[str, int], offset: float

@@ -82,10 +82,10 @@ class TestDeclarationIsolation:
             ("App('mixed').functions", "resource_template 'app://users/{id}'"),
             ("App('mixed').functions", "tool 'unresolvable'"),
             ("App('mixed').functions", "tool 'dup'"),
-            ("App('mixed').elements", "tool 'also_good'"),
+            ("App('mixed').add()", "tool 'also_good'"),
         }
         assert all(__file__ in message for message in found.values())
-        assert found["App('mixed').elements", "tool 'also_good'"].startswith(
+        assert found["App('mixed').add()", "tool 'also_good'"].startswith(
             f"declared twice, by app.add() at {__file__}:"
         )
 

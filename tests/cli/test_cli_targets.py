@@ -203,10 +203,19 @@ class TestReadmeFlow:
     def test_dump_then_serve_from_the_collection_file(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """`mcp-core dump server.py -o catalog.json`; a CollectionFileSource serves it back."""
+        """`mcp-core dump server.py -o catalog.json`; a CollectionFileSource serves it back.
+
+        The snippet's plugin line is taken up, as its comment invites once there are plugins.
+        """
         text = README.read_text(encoding="utf-8")
         start = text.index("```python\n# server.py") + len("```python\n")
-        write(tmp_path, "server.py", text[start : text.index("```", start)])
+        snippet = text[start : text.index("```", start)]
+        assert '# app.discover("my_plugins")' in snippet
+        write(
+            tmp_path,
+            "server.py",
+            snippet.replace('# app.discover("my_plugins")', 'app.discover("my_plugins")'),
+        )
         write(
             tmp_path,
             "my_plugins/weather.py",

@@ -195,6 +195,55 @@ class TestSignals:
         assert (returncode, err) == (status, f"mcp-core: stopped ({sig.name})\n")
 
 
+# The console script as pip writes it, behind an audit hook that sends the process SIGINT as it
+# starts importing MODULE: a point early in its life, the same on a fast machine and a slow one.
+INTERRUPTED_SCRIPT = """
+import os, signal, sys
+
+def interrupt(event, args):
+    if event == "import" and args[0] == MODULE and not sent:
+        sent.append(MODULE)
+        os.kill(os.getpid(), signal.SIGINT)
+
+sent = []
+sys.addaudithook(interrupt)
+sys.argv = ["mcp-core", *ARGV]
+from mcp_core.cli import main
+sys.exit(main())
+"""
+
+
+class TestEarlyInterrupt:
+    """Ctrl-C while mcp-core starts (importing the SDK, the target...) is as quiet as later."""
+
+    @pytest.mark.parametrize(
+        "module",
+        [
+            "mcp_core.cli._commands",  # the first import main() makes
+            "mcp",  # the SDK
+            "mcp_core.app",
+            "uvicorn",
+            "helpers",  # while the target's own code runs: it imports this module
+        ],
+    )
+    def test_one_line_whenever_it_comes(self, module: str, tmp_path: Path) -> None:
+        """Each interrupted start ends with the goodbye line and 130, no traceback."""
+        write(tmp_path, "helpers.py", "GREETING = 'hello'\n")
+        server_file = write(tmp_path, "server.py", "import helpers\n" + textwrap.dedent(SERVER))
+        argv = ["run", str(server_file), "--transport", "http", "--port", "0"]
+        script = INTERRUPTED_SCRIPT.replace("MODULE", repr(module)).replace("ARGV", repr(argv))
+        result = subprocess.run(  # noqa: S603 -- this interpreter, running mcp-core's entry
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=server_file.parent,
+            preexec_fn=_as_in_a_terminal,
+        )
+        assert (result.returncode, result.stderr) == (130, "mcp-core: stopped (SIGINT)\n")
+
+
 class TestServingLine:
     """The "serving ... at" line comes once the socket is bound, from the CLI and app.run() alike."""
 
@@ -280,6 +329,36 @@ class TestEdgeFlags:
         assert statuses == [404, 200, 200]
         process.send_signal(signal.SIGTERM)
         finish(process)
+
+
+class TestLogFormat:
+    """``mcp-core run`` and ``python server.py`` (``app.run()``) log the same lines."""
+
+    def test_same_lines_either_way(
+        self, tmp_path: Path, processes: list[subprocess.Popen[str]]
+    ) -> None:
+        """A startup warning reads the same from both launch modes."""
+        source = SERVER.replace(
+            'if __name__ == "__main__":',
+            'app.discover("no_such_package_xyz")\n\n\n    if __name__ == "__main__":',
+        )
+        server_file = write(tmp_path, "server.py", source)
+        logged = []
+        for command in (
+            [MCP_CORE, "run", str(server_file), "--transport", "http", "--port", "0"],
+            [sys.executable, str(server_file)],
+        ):
+            process = start(command)
+            processes.append(process)
+            lines = [read_line(process), read_line(process)]  # the warning, the serving line
+            process.send_signal(signal.SIGINT)
+            finish(process)
+            logged.append([line for line in lines if not line.startswith("mcp-core: serving")])
+        via_cli, via_script = logged
+        assert via_cli == via_script
+        (warning,) = via_cli
+        assert warning.startswith("WARNING mcp_core.registry: ")
+        assert "no_such_package_xyz" in warning
 
 
 class TestClosedPipe:
@@ -429,12 +508,70 @@ class TestMistakes:
         )
 
     def test_folder_target(self, tmp_path: Path) -> None:
-        """A folder is not a target: say which file or module to name instead."""
+        """A folder is not a target: name the file in it that builds a server."""
+        write(tmp_path, "helpers.py", "def helper() -> int:\n    return 1\n")
+        write(tmp_path, "notes.py", SERVER)
         result = self.cli("inspect", str(tmp_path))
         assert result.returncode == 2
         assert result.stderr == (
-            f"mcp-core: {tmp_path} is a folder; name a Python file in it "
-            f"({tmp_path / 'server.py'}) or a module (pkg.mod)\n"
+            f"mcp-core: {tmp_path} is a folder; name a Python file in it, such as "
+            f"{tmp_path / 'notes.py'}, or a module (pkg.mod)\n"
+        )
+
+    def test_empty_folder_target(self, tmp_path: Path) -> None:
+        """A folder without Python files: suggest no file that does not exist."""
+        result = self.cli("run", str(tmp_path))
+        assert (result.returncode, result.stderr) == (
+            2,
+            (
+                f"mcp-core: {tmp_path} is a folder; it holds no Python file; name a server file "
+                "(path/to/server.py) or a module (pkg.mod)\n"
+            ),
+        )
+
+    def test_collection_file_as_target(self, server_file: Path) -> None:
+        """``mcp-core run catalog.json`` points at ``--collection``, which serves it."""
+        catalog = server_file.with_name("catalog.json")
+        assert self.cli("dump", str(server_file), "-o", str(catalog)).returncode == 0
+        result = self.cli("run", str(catalog))
+        assert (result.returncode, result.stderr) == (
+            2,
+            (
+                f"mcp-core: {catalog} is not a Python file; name a server file (path/to/server.py) "
+                f"or a module (pkg.mod); a collection written by `mcp-core dump` is served with "
+                f"`mcp-core run --collection {catalog}` (CollectionFileSource in code)\n"
+            ),
+        )
+        inspected = self.cli("inspect", "--collection", str(catalog), "--json")
+        assert inspected.returncode == 0, inspected.stderr
+        report = json.loads(inspected.stdout)
+        assert [tool["name"] for tool in report["elements"]["Tools"]] == ["add"]
+        assert [s["source"] for s in report["sources"]] == [
+            f"CollectionFileSource({str(catalog)!r})"
+        ]
+        assert report["problems"] == []  # server:add imports from the file's folder
+
+    @pytest.mark.parametrize("extra", [[], ["--collection", "catalog.json"]], ids=["none", "both"])
+    def test_target_or_collection(self, server_file: Path, extra: list[str]) -> None:
+        """``run`` takes exactly one of TARGET and ``--collection``: a usage error names both."""
+        target = [str(server_file)] if extra else []
+        result = self.cli("run", *target, *extra)
+        assert result.returncode == 2
+        assert result.stderr.splitlines()[-1] == (
+            "mcp-core: error: run takes a TARGET or --collection FILE: mcp-core run server.py, "
+            "or mcp-core run --collection catalog.json"
+        )
+
+    def test_missing_collection_file(self, tmp_path: Path) -> None:
+        """A collection file that does not exist: how to write one."""
+        missing = tmp_path / "catalog.json"
+        result = self.cli("run", "--collection", str(missing))
+        assert (result.returncode, result.stderr) == (
+            2,
+            (
+                f"mcp-core: no such file: {missing}; write one with "
+                f"`mcp-core dump server.py -o {missing}`\n"
+            ),
         )
 
     def test_page_size(self, server_file: Path) -> None:

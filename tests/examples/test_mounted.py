@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
@@ -117,3 +120,26 @@ async def test_a_signed_in_browser_lends_nothing(base: str) -> None:
     assert cross_site.status_code == 403
     assert rebound.status_code == 421
     assert own.status_code == 200
+
+
+def test_says_where_it_serves() -> None:
+    """Started as its docs page says (here on a free port), it names its URL, which answers."""
+    process = subprocess.Popen(  # noqa: S603 -- this interpreter, running the example
+        [sys.executable, str(APP), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        said = re.fullmatch(
+            r"notes: serving at (http://127\.0\.0\.1:\d+/) \(MCP endpoint: \1mcp; sign in with "
+            r"POST /login first\); Ctrl-C stops it\n",
+            line,
+        )
+        assert said is not None, line
+        assert httpx2.get(f"{said[1]}notes").status_code == 401  # listening, and guarded
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
