@@ -408,7 +408,7 @@ def _covers(session: KitSession) -> list[str]:
 def _versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for distribution in (
-        "mcp-core",
+        "mcp-core-server",
         "pytest-mcp-conformance",
         "mcp",
         "hypothesis",

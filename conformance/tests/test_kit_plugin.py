@@ -203,7 +203,7 @@ class TestReport:
         assert document["target"]["spec"] == "mcp_conformance.reference.static:source"
         assert set(document["versions"]) >= {
             "python",
-            "mcp-core",
+            "mcp-core-server",
             "pytest-mcp-conformance",
             "mcp",
             "hypothesis",

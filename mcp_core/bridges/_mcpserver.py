@@ -203,10 +203,11 @@ def adoption_problems(server: MCPServer[Any]) -> list[str]:
         own = _LISTS.get(method)
         if own is not None:
             if entry.handler != getattr(server, own):
+                lister = own.replace("_handle_", "")
                 problems.append(
                     f"its {method} handler was replaced on the low-level server, but mcp-core "
-                    f"lists the server's elements itself (MCPServer.{method.split('/')[0]}), so "
-                    "that handler would never run"
+                    f"lists the server's elements itself (MCPServer.{lister}()), so that handler "
+                    "would never run"
                 )
             continue
         problems.append(

@@ -77,9 +77,10 @@ def own_value(cls: type[_V], value: object, *, parameter: str) -> _V:
     if callable(dump):
         wire = dump(by_alias=True, mode="json", exclude_none=True)
     if not isinstance(wire, Mapping):
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
         raise TypeError(
-            f"{parameter} must be a {cls.__name__} (mcp-core's, the SDK's mcp.types one, or its "
-            f"wire mapping), got {type(value).__name__}"
+            f"{parameter} must be {article} {cls.__name__} (mcp-core's, the SDK's mcp.types one, "
+            f"or its wire mapping), got {type(value).__name__}"
         )
     try:
         return cls.from_wire(wire)
@@ -340,13 +341,26 @@ class ToolExecution:
         return cls(task_support=data.get("taskSupport"))
 
 
+def _own(owner: str, field_name: str, cls: type[_V], value: object) -> _V:
+    """``value`` as ``cls`` (the SDK's model or a wire mapping read once), or the field's error."""
+    try:
+        return own_value(cls, value, parameter=field_name)
+    except TypeError:
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise _fail(
+            owner,
+            field_name,
+            f"must be {article} {cls.__name__} value (mcp-core's, the SDK's, or its wire mapping)",
+        ) from None
+
+
 def _common_post_init(owner: str, obj: Any) -> None:
     _check_text(owner, "title", obj.title)
     _check_text(owner, "description", obj.description)
     if obj.icons is not None:
-        if not all(isinstance(icon, Icon) for icon in obj.icons):
+        if isinstance(obj.icons, str | bytes | Mapping) or hasattr(obj.icons, "model_dump"):
             raise _fail(owner, "icons", "must be a sequence of Icon values")
-        _set(obj, "icons", tuple(obj.icons))
+        _set(obj, "icons", tuple(_own(owner, "icons", Icon, icon) for icon in obj.icons))
     if obj.meta is not None:
         _set(obj, "meta", _frozen_object(owner, "meta", obj.meta))
 
@@ -437,7 +451,7 @@ class Tool:
                 _set(self, "output_schema", output)
             _check_object_schema(owner, "output_schema", output)
         if self.annotations is not None and not isinstance(self.annotations, ToolAnnotations):
-            raise _fail(owner, "annotations", "must be a ToolAnnotations value")
+            _set(self, "annotations", _own(owner, "annotations", ToolAnnotations, self.annotations))
         if self.execution is not None and not isinstance(self.execution, ToolExecution):
             raise _fail(owner, "execution", "must be a ToolExecution value")
         _common_post_init(owner, self)
@@ -511,7 +525,7 @@ class Resource:
         ):
             raise _fail(owner, "size", f"must be a non-negative integer (bytes), got {self.size!r}")
         if self.annotations is not None and not isinstance(self.annotations, Annotations):
-            raise _fail(owner, "annotations", "must be an Annotations value")
+            _set(self, "annotations", _own(owner, "annotations", Annotations, self.annotations))
         _common_post_init(owner, self)
         # Refs are asked for on every lookup and merge; build the value once.
         _set(self, "_ref", ElementRef(ElementKind.RESOURCE, self.uri))
@@ -583,7 +597,7 @@ class ResourceTemplate:
         _check_name(owner, self.name, spaces=True)
         _check_mime(owner, self.mime_type)
         if self.annotations is not None and not isinstance(self.annotations, Annotations):
-            raise _fail(owner, "annotations", "must be an Annotations value")
+            _set(self, "annotations", _own(owner, "annotations", Annotations, self.annotations))
         _common_post_init(owner, self)
         # Refs are asked for on every lookup and merge; build the value once.
         _set(self, "_ref", ElementRef(ElementKind.RESOURCE_TEMPLATE, self.uri_template))

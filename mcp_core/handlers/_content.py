@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Literal, TypeAlias, final
 
-from mcp_core.elements import Annotations, FrozenDict, Icon, freeze, thaw
+from mcp_core.elements import Annotations, FrozenDict, Icon, freeze, own_value, thaw
 
 __all__ = [
     "Audio",
@@ -72,7 +72,9 @@ def _plain(value: Mapping[str, Any]) -> Any:
 
 def _check_common(owner: str, obj: Any) -> None:
     if obj.annotations is not None and not isinstance(obj.annotations, Annotations):
-        raise TypeError(f"{owner}: annotations must be an Annotations value")
+        # The SDK's mcp.types.Annotations (or a wire mapping) is read once into mcp-core's.
+        annotations = own_value(Annotations, obj.annotations, parameter=f"{owner}: annotations")
+        object.__setattr__(obj, "annotations", annotations)
     if obj.meta is not None:
         object.__setattr__(obj, "meta", freeze(obj.meta, path="meta"))
 

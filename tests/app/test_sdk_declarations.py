@@ -262,3 +262,27 @@ def test_the_rebuilt_typeddict_keeps_its_name_and_keys() -> None:
     assert rebuilt.__doc__ == Labelled.__doc__
     assert rebuilt.__required_keys__ == frozenset({"point"})
     assert pydantic_readable(int) is int
+
+
+def test_definitions_and_content_values_take_sdk_models() -> None:
+    """``Tool(...)``, ``Resource(...)`` and content values read the SDK's models once."""
+    from mcp_core.elements import Icon, Resource, Tool, ToolAnnotations
+    from mcp_core.errors import InvalidElementError
+    from mcp_core.handlers import Text
+
+    tool = Tool(
+        name="t",
+        input_schema={"type": "object"},
+        annotations=ANNOTATIONS,  # type: ignore[arg-type]  # the SDK's model, accepted at run time
+        icons=[ICON],  # type: ignore[list-item]  # same
+    )
+    assert tool.annotations == ToolAnnotations(
+        title="Adder", read_only_hint=True, idempotent_hint=True
+    )
+    assert tool.icons == (Icon(src=ICON.src, mime_type="image/png", sizes=("48x48",)),)
+    resource = Resource(uri="app://r", name="r", annotations=mt.Annotations(priority=0.5))  # type: ignore[arg-type]  # same
+    assert resource.to_wire()["annotations"] == {"priority": 0.5}
+    text = Text("hi", annotations=mt.Annotations(audience=["user"]))  # type: ignore[arg-type]  # same
+    assert text.to_wire()["annotations"] == {"audience": ["user"]}
+    with pytest.raises(InvalidElementError, match="icons must be an Icon value"):
+        Tool(name="t", input_schema={"type": "object"}, icons=[5])  # type: ignore[list-item]  # the misuse

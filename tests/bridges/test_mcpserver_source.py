@@ -238,3 +238,26 @@ class TestAdoption:
                 await client.call_tool("login", {})
         assert raised.value.error.code == -32042
         assert raised.value.error.data["elicitations"][0]["url"] == "https://example.org/in"
+
+    async def test_a_handler_it_installed_for_a_routed_request_is_reached(self) -> None:
+        """A ``tools/call`` handler the server put on its low-level server answers the call."""
+        server = legacy_server()
+        lowlevel = server._lowlevel_server
+        original = lowlevel.get_request_handler("tools/call")
+        assert original is not None
+
+        async def stamped(ctx: Any, params: types.CallToolRequestParams) -> Any:
+            result = await original.handler(ctx, params)
+            assert isinstance(result, types.CallToolResult)
+            result.content.append(types.TextContent(type="text", text="(stamped)"))
+            return result
+
+        lowlevel.add_request_handler("tools/call", types.CallToolRequestParams, stamped)
+        app = App("new")
+        app.add_source(MCPServerSource(server))
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            refused = await client.call_tool("refuse", {})
+        assert [block.text for block in refused.content] == [  # type: ignore[union-attr]  # text
+            "Error executing tool refuse: not today",
+            "(stamped)",
+        ]

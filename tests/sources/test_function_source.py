@@ -192,12 +192,19 @@ class TestFunctionSource:
         assert "variadic" in diagnostic.message
 
     async def test_any_exception_while_deriving_is_contained(self) -> None:
-        """Even a non-mcp-core error (here from a bad option value) costs only its element."""
+        """Even a non-mcp-core error (here from a broken signature) costs only its element.
 
-        @tool(icons=5)  # type: ignore[call-overload, untyped-decorator]  # the misuse under test
+        (A bad option value, ``@tool(icons=5)``, fails at the decorator instead: ADR 0065.)
+        """
+
+        @tool
         def iconic() -> str:
             return "x"
 
+        iconic.__signature__ = 5  # type: ignore[attr-defined]  # inspect.signature raises TypeError
+
+        with pytest.raises(TypeError, match=r"tool\(icons=\.\.\.\) must be a list"):
+            tool(icons=5)  # type: ignore[call-overload]  # the misuse under test
         source = FunctionSource(iconic, add)
         assert (await source.provide()).refs == (ElementRef.tool("add"),)
         [diagnostic] = source.diagnostics()
