@@ -27,6 +27,7 @@ from tests.clients import MCP_CORE, ROOT
 MANIFEST = ROOT / "tests" / "corpus" / "servers.toml"
 HOME = ROOT / ".tools" / "corpus"
 PROXY = ROOT / "tests" / "corpus" / "proxy.py"
+ADOPT = ROOT / "tests" / "corpus" / "adopt.py"
 
 with MANIFEST.open("rb") as _file:
     SERVERS: dict[str, dict[str, Any]] = tomllib.load(_file)["servers"]
@@ -79,6 +80,21 @@ def proxied(name: str, place: Place, mode: str) -> StdioServerParameters:
         args=["run", str(PROXY)],
         env={**os.environ, "CORPUS_SERVER": json.dumps(spec)},
         cwd=place.workdir,
+    )
+
+
+def adopted(name: str, place: Place, how: str) -> StdioServerParameters:
+    """``mcp-core run tests/corpus/adopt.py``: the server's own object, in mcp-core's process.
+
+    ``how`` is ``"adopted"`` (its bridge source in an App) or ``"as-is"`` (the object itself
+    given to the CLI); the server's entry must have ``adopt``.
+    """
+    entry = SERVERS[name]
+    site = next((HOME / name / "lib").glob("python3*/site-packages"))
+    spec = {**place.fill(entry["adopt"]), "site": str(site), "how": how}
+    env = {**os.environ, **place.fill(entry.get("env", {})), "CORPUS_ADOPT": json.dumps(spec)}
+    return StdioServerParameters(
+        command=str(MCP_CORE), args=["run", str(ADOPT)], env=env, cwd=place.workdir
     )
 
 
