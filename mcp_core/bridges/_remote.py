@@ -657,7 +657,8 @@ class RemoteSource:
         """List again on each change the ``subscriptions/listen`` stream announces.
 
         Only the lists the remote declares ``listChanged`` for are asked (the others are polled).
-        A remote that refuses to be listened to is polled instead, and stays connected.
+        A remote that refuses to be listened to is polled instead, and stays connected; so is
+        one that ends the stream (a lost stream is a lost connection, and is reconnected).
         """
         try:
             async with client.listen(
@@ -667,13 +668,14 @@ class RemoteSource:
             ) as subscription:
                 async for _ in subscription:
                     self._pending.set()
+            _log.info("%r ended its subscriptions/listen stream; %s", self, self._polling_phrase())
         except MCPError as exc:
             if not _refused(exc):
                 raise
             how = self._polling_phrase()
             self._notes += (self._note("skipped", _refusal("subscriptions/listen", exc, how)),)
-            if not polled:
-                await self._poll()
+        if not polled:
+            await self._poll()
 
     def _polling_phrase(self) -> str:
         if self._poll_interval is None:
