@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
@@ -59,6 +60,16 @@ class Place:
 def installed(name: str) -> bool:
     """Whether scripts/corpus.py installed the server's environment."""
     return (HOME / name / "mcp-core-corpus.json").is_file()
+
+
+def require(name: str) -> None:
+    """Skip the test unless the server is installed (in CI, fail it: CI installs the corpus)."""
+    if installed(name):
+        return
+    message = f"the corpus server {name!r} is not installed: run python scripts/corpus.py install"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def native(name: str, place: Place) -> StdioServerParameters:

@@ -14,10 +14,7 @@ missing server fails.
 
 from __future__ import annotations
 
-import http.server
-import os
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +29,12 @@ from tests.corpus._corpus import (
     adopted,
     bounded,
     documented,
-    installed,
     make_place,
     native,
     normalised,
     proxied,
     reconciled,
+    require,
     transcript,
 )
 
@@ -89,46 +86,6 @@ DIFFERENCES = ROOT / "docs" / "adopt.md"
 _NATIVE: dict[tuple[str, str], list[Any]] = {}
 
 
-PAGE = (
-    b"<html><head><title>Corpus</title></head><body><h1>Corpus page</h1>"
-    b"<p>Served on loopback for the fetch server.</p></body></html>"
-)
-
-
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args: Any) -> None:
-        """Quiet."""
-
-
-@pytest.fixture(scope="module")
-def page() -> Iterator[str]:
-    """A web page on 127.0.0.1 for the fetch server."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/page"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _require(name: str) -> None:
-    if installed(name):
-        return
-    message = f"the corpus server {name!r} is not installed: run python scripts/corpus.py install"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 async def _run(target: StdioServerParameters, era: str, name: str, place: Place) -> list[Any]:
     async with bounded(120):
         answers: list[Any] = normalised(await transcript(target, ERAS[era], name, place), place)
@@ -140,7 +97,7 @@ async def test_same_answers_as_native(
     name: str, flavor: str, era: str, tmp_path: Path, page: str
 ) -> None:
     """Every answer equals the native one, but for the documented differences."""
-    _require(name)
+    require(name)
     if (name, era) not in _NATIVE:  # one native run serves every flavor in this process
         here = make_place(tmp_path / "native", page)
         _NATIVE[name, era] = await _run(native(name, here), era, name, here)
