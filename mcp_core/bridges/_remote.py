@@ -972,6 +972,10 @@ def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
     if isinstance(target, str):
         return httpx2.URL(target).host or target
     command = Path(target.command).name
-    if command.startswith(("python", "node", "uv", "npx")) and target.args:
-        return Path(target.args[0]).stem  # the script an interpreter runs
+    if command.startswith(("python", "node", "npx", "uvx")):
+        # What the launcher runs: its first argument that is not an option (a script, a module
+        # after -m, a package).
+        launched = next((arg for arg in target.args if not arg.startswith("-")), None)
+        if launched is not None:
+            return Path(launched).stem
     return command
