@@ -169,6 +169,8 @@ async def transcript(target: StdioServerParameters, era: str, name: str, place: 
 _TIMES = (
     re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)?"),
     re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"),
+    # The day a time falls on (a native run and a cell may straddle midnight somewhere).
+    re.compile(r"\b(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"),
 )
 
 
