@@ -33,6 +33,7 @@ def start_sample(port: int, workdir: Path) -> subprocess.Popen[bytes]:
     command = [str(HOME / "sample" / "bin" / "sample-mcp-server"), "--transport", "http"]
     env = {
         "MCP_NOTES_DB": str(workdir / "notes.db"),
+        "MCP_TELEMETRY_DB": str(workdir / "telemetry.db"),
         "FASTMCP_CHECK_FOR_UPDATES": "off",
         "FASTMCP_SHOW_SERVER_BANNER": "false",
     }
