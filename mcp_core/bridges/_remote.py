@@ -798,7 +798,8 @@ class RemoteSource:
         """List again on each change the ``subscriptions/listen`` stream announces.
 
         Only the lists the remote declares ``listChanged`` for are asked (the others are polled).
-        A remote that refuses to be listened to is polled instead, and stays connected.
+        A remote that refuses to be listened to is polled instead, and stays connected; so is
+        one that ends the stream (a lost stream is a lost connection, and is reconnected).
         """
         try:
             async with client.listen(
@@ -808,13 +809,14 @@ class RemoteSource:
             ) as subscription:
                 async for _ in subscription:
                     self._pending.set()
+            _log.info("%r ended its subscriptions/listen stream; %s", self, self._polling_phrase())
         except MCPError as exc:
             if not _refused(exc):
                 raise
             how = self._polling_phrase()
             self._notes += (self._note("skipped", _refusal("subscriptions/listen", exc, how)),)
-            if not polled:
-                await self._poll()
+        if not polled:
+            await self._poll()
 
     def _polling_phrase(self) -> str:
         if self._poll_interval is None:
@@ -1274,6 +1276,10 @@ def _default_name(target: str | StdioServerParameters | Server[Any]) -> str:
     if isinstance(target, str):
         return httpx2.URL(target).host or target
     command = Path(target.command).name
-    if command.startswith(("python", "node", "uv", "npx")) and target.args:
-        return Path(target.args[0]).stem  # the script an interpreter runs
+    if command.startswith(("python", "node", "npx", "uvx")):
+        # What the launcher runs: its first argument that is not an option (a script, a module
+        # after -m, a package).
+        launched = next((arg for arg in target.args if not arg.startswith("-")), None)
+        if launched is not None:
+            return Path(launched).stem
     return command

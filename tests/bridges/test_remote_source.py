@@ -371,3 +371,20 @@ class TestNegotiation:
         ]
         opened = [call.url for call in gateway.calls if isinstance(call, ElicitUrlCall)]
         assert opened == ["https://example.com/sign-in"]
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "name"),
+    [
+        ("python", ["notes.py", "--port", "3"], "notes"),
+        ("python3", ["-m", "mcp_server_time"], "mcp_server_time"),
+        ("/venv/bin/mcp-server-time", ["--local-timezone", "UTC"], "mcp-server-time"),
+        ("npx", ["-y", "@modelcontextprotocol/server-memory"], "server-memory"),
+        ("uvx", ["mcp-server-git"], "mcp-server-git"),
+    ],
+)
+def test_a_stdio_remote_is_named_after_what_it_runs(
+    command: str, args: list[str], name: str
+) -> None:
+    """Without a name, a stdio remote is named after its command, or the script it launches."""
+    assert RemoteSource.stdio(command, args).name == name

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
@@ -27,6 +28,7 @@ from tests.clients import MCP_CORE, ROOT
 MANIFEST = ROOT / "tests" / "corpus" / "servers.toml"
 HOME = ROOT / ".tools" / "corpus"
 PROXY = ROOT / "tests" / "corpus" / "proxy.py"
+ADOPT = ROOT / "tests" / "corpus" / "adopt.py"
 
 with MANIFEST.open("rb") as _file:
     SERVERS: dict[str, dict[str, Any]] = tomllib.load(_file)["servers"]
@@ -60,6 +62,16 @@ def installed(name: str) -> bool:
     return (HOME / name / "mcp-core-corpus.json").is_file()
 
 
+def require(name: str) -> None:
+    """Skip the test unless the server is installed (in CI, fail it: CI installs the corpus)."""
+    if installed(name):
+        return
+    message = f"the corpus server {name!r} is not installed: run python scripts/corpus.py install"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def native(name: str, place: Place) -> StdioServerParameters:
     """The server itself, over stdio."""
     entry = SERVERS[name]
@@ -79,6 +91,21 @@ def proxied(name: str, place: Place, mode: str) -> StdioServerParameters:
         args=["run", str(PROXY)],
         env={**os.environ, "CORPUS_SERVER": json.dumps(spec)},
         cwd=place.workdir,
+    )
+
+
+def adopted(name: str, place: Place, how: str) -> StdioServerParameters:
+    """``mcp-core run tests/corpus/adopt.py``: the server's own object, in mcp-core's process.
+
+    ``how`` is ``"adopted"`` (its bridge source in an App) or ``"as-is"`` (the object itself
+    given to the CLI); the server's entry must have ``adopt``.
+    """
+    entry = SERVERS[name]
+    site = next((HOME / name / "lib").glob("python3*/site-packages"))
+    spec = {**place.fill(entry["adopt"]), "site": str(site), "how": how}
+    env = {**os.environ, **place.fill(entry.get("env", {})), "CORPUS_ADOPT": json.dumps(spec)}
+    return StdioServerParameters(
+        command=str(MCP_CORE), args=["run", str(ADOPT)], env=env, cwd=place.workdir
     )
 
 
@@ -142,6 +169,8 @@ async def transcript(target: StdioServerParameters, era: str, name: str, place: 
 _TIMES = (
     re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)?"),
     re.compile(r"\b\d+(\.\d+)? ?(ms|s)\b"),
+    # The day a time falls on (a native run and a cell may straddle midnight somewhere).
+    re.compile(r"\b(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"),
 )
 
 

@@ -7,7 +7,6 @@ tool of the gateway's own, all through one endpoint.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,8 +16,8 @@ import pytest
 from mcp import Client
 
 from tests.clients import MCP_CORE, ROOT, text, tool_names, until
-from tests.corpus._corpus import HOME, make_place, native
-from tests.corpus.test_corpus import ERAS, page  # noqa: F401 -- the fixture, shared
+from tests.corpus._corpus import HOME, make_place, native, require
+from tests.corpus.test_corpus import ERAS
 from tests.e2e.conftest import free_port, start, stop
 
 pytestmark = [
@@ -34,6 +33,7 @@ def start_sample(port: int, workdir: Path) -> subprocess.Popen[bytes]:
     command = [str(HOME / "sample" / "bin" / "sample-mcp-server"), "--transport", "http"]
     env = {
         "MCP_NOTES_DB": str(workdir / "notes.db"),
+        "MCP_TELEMETRY_DB": str(workdir / "telemetry.db"),
         "FASTMCP_CHECK_FOR_UPDATES": "off",
         "FASTMCP_SHOW_SERVER_BANNER": "false",
     }
@@ -51,16 +51,10 @@ class Deployment:
 
 
 @pytest.fixture
-def gateway(tmp_path: Path, page: str) -> Iterator[Deployment]:  # noqa: F811
+def gateway(tmp_path: Path, page: str) -> Iterator[Deployment]:
     """The sample backend over HTTP, and the gateway (which starts the others over stdio)."""
     for name in BACKENDS:
-        if not (HOME / name / "mcp-core-corpus.json").is_file():
-            message = (
-                f"the corpus server {name!r} is not installed: run python scripts/corpus.py install"
-            )
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
+        require(name)
     place = make_place(tmp_path, page)
     stdio = {}
     for name in ("time", "git", "fetch"):
@@ -90,7 +84,7 @@ def gateway(tmp_path: Path, page: str) -> Iterator[Deployment]:  # noqa: F811
 async def test_gateway_over_real_servers(
     gateway: Deployment,
     era: str,
-    page: str,  # noqa: F811
+    page: str,
 ) -> None:
     """Every backend answers through one endpoint; one killed and restarted costs only itself."""
     workdir = gateway.workdir
