@@ -7,7 +7,7 @@ from typing import NoReturn, TypeVar, final
 
 import anyio
 import pytest
-from hypothesis import given
+from hypothesis import given, seed
 from hypothesis import settings as Settings  # noqa: N812 -- the class, next to a `settings()` method
 from hypothesis.strategies import SearchStrategy
 
@@ -100,7 +100,8 @@ class Kit:
             anyio.run(body, example)
 
         check.__name__ = check.__qualname__ = name
-        self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))()
+        test = self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))
+        seed(self.session.seed)(test)()
 
 
 @pytest.fixture(name="kit")

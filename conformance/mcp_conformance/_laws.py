@@ -253,6 +253,12 @@ LAWS: Final[tuple[Law, ...]] = (
         "None); the last set wins",
     ),
     Law(
+        id="store.expiry",
+        about="store",
+        statement="an entry is live while the clock reads less than its set time plus its TTL and "
+        "gone from then on (at exactly the TTL), alike for get, delete, delete_prefix and entries",
+    ),
+    Law(
         id="store.delete",
         about="store",
         statement="delete(k) removes only k and says whether it was there; delete_prefix(p) "

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, TypeVar, final
 
 import anyio
 import anyio.lowlevel
+from hypothesis import seed
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -198,7 +199,8 @@ class _Loop:
 
 def run_machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> None:
     """Run ``plan``'s state machine against the target under the profile's settings."""
-    run_state_machine_as_test(_machine(kit, plan, roles), settings=kit.settings())
+    machine = seed(kit.session.seed)(_machine(kit, plan, roles))
+    run_state_machine_as_test(machine, settings=kit.settings())
 
 
 def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBasedStateMachine]:  # noqa: C901 -- one machine, its rules enabled by the plan

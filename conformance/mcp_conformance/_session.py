@@ -32,6 +32,9 @@ class KitSession:
     target: Target
     profile: Profile
     report_path: Path | None
+    # The seed every check draws its examples from: the same seed, target and profile replay
+    # the same run.
+    seed: int = 0
     # A registry target's roles, probed once when the run starts (empty for other kinds).
     roles: Mapping[Role, RoleStatus] = field(default_factory=dict)
     # The optional protocols the target's object has (ResourceCandidates, ElementLookup): a

@@ -16,8 +16,10 @@ Results travel as JSON in each test report's ``user_properties``, so the control
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import platform
+import secrets
 import traceback
 import warnings
 from collections.abc import Generator
@@ -93,7 +95,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--mcp-conformance-profile",
         choices=tuple(PROFILES),
         default="fast",
-        help="how hard to look: fast (default; derandomized, sized for CI) or deep",
+        help="how hard to look: fast (default; sized for CI) or deep",
+    )
+    group.addoption(
+        "--mcp-conformance-seed",
+        metavar="N",
+        type=_seed,
+        default=None,
+        help="the seed examples are drawn from (default: a new one per run, printed for replay)",
     )
     group.addoption(
         "--mcp-conformance-report",
@@ -176,6 +185,11 @@ def _kit_session(config: pytest.Config) -> KitSession:
         raise pytest.UsageError(f"conformance kit: {exc}") from exc
     profile: ProfileName = config.getoption("mcp_conformance_profile")
     report = config.getoption("mcp_conformance_report")
+    seed: int | None = config.getoption("mcp_conformance_seed")
+    if seed is None:
+        # Drawn once, by the controller: pytest-xdist hands the options to its workers, so
+        # every worker of the run draws from the same seed.
+        seed = config.option.mcp_conformance_seed = secrets.randbelow(2**32)
     probed = _refuse_or_probe(target)
     return KitSession(
         target=target,
@@ -183,7 +197,20 @@ def _kit_session(config: pytest.Config) -> KitSession:
         report_path=config.invocation_params.dir / report if report else None,
         roles=probed.roles,
         optional=probed.optional,
+        seed=seed,
     )
+
+
+def _seed(text: str) -> int:
+    """``--mcp-conformance-seed``'s value: a whole number from 0 to 2**32 - 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        message = f"the seed is a whole number from 0 to {2**32 - 1}, got {text!r}"
+        raise argparse.ArgumentTypeError(message)
+    return value
 
 
 def _refuse_or_probe(target: Target) -> Probed:
@@ -221,6 +248,10 @@ class _Certification:
             f"mcp-conformance: {self.session.target.describe()}",
             f"mcp-conformance: capabilities: {self.session.target.capabilities.describe()}",
             f"mcp-conformance: profile {self.session.profile.describe()}",
+            (
+                f"mcp-conformance: seed {self.session.seed} "
+                f"(replay with --mcp-conformance-seed={self.session.seed})"
+            ),
         ]
 
     @pytest.hookimpl(tryfirst=True)
@@ -280,7 +311,7 @@ class _Certification:
                 "name": profile.name,
                 "max_examples": profile.max_examples,
                 "stateful_step_count": profile.stateful_step_count,
-                "derandomize": profile.derandomize,
+                "seed": self.session.seed,
             },
             versions=_versions(),
             law_ids=[entry.id for entry in laws_for(target.kind)],

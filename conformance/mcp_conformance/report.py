@@ -160,6 +160,10 @@ class Report:
             lines.append(
                 f"does not cover: {'; '.join(law.split(':')[0] for law in self.not_covered)}"
             )
+        if "seed" in self.profile:
+            lines.append(
+                f"seed: {self.profile['seed']} (replay: --mcp-conformance-seed={self.profile['seed']})"
+            )
         lines.append(
             f"{len(self.laws)} laws: {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
             f"{counts['N/A']} N/A, {counts['NOT RUN']} NOT RUN - {self.verdict}" + self._why_not()

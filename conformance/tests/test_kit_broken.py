@@ -211,10 +211,14 @@ CASES = (
     Broken("event-store", "events_unguessable", "events.unguessable"),
     Broken("event-store", "events_ended", "events.ended"),
     Broken("event-store", "events_bounded", "events.bounded"),
-    Broken("cache-store", "store_roundtrip", "store.roundtrip"),
-    Broken("cache-store", "store_expiry", "store.roundtrip"),
+    # The first set winning keeps the first TTL too: store.expiry sees that as well.
+    Broken("cache-store", "store_roundtrip", "store.roundtrip", ("store.delete", "store.entries")),
+    # Entries that never expire, or expired ones listed, break store.expiry as well.
+    Broken("cache-store", "store_expiry", "store.roundtrip", ("store.delete", "store.entries")),
     Broken("cache-store", "store_delete", "store.delete"),
-    Broken("cache-store", "store_entries", "store.entries"),
+    Broken("cache-store", "store_expiry_boundary", "store.expiry"),
+    Broken("cache-store", "store_expiry_counts", "store.expiry"),
+    Broken("cache-store", "store_entries", "store.entries", ("store.roundtrip", "store.delete")),
     Broken("change-bus", "bus_versions", "bus.versions"),
     Broken("change-bus", "bus_delivers", "bus.delivers"),
     Broken("change-bus", "bus_catch_up", "bus.catch-up"),
