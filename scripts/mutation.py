@@ -104,7 +104,10 @@ COMPONENTS: Final[Mapping[str, Component]] = {
     ),
     "visibility": Component(
         modules=("mcp_core/visibility/_combinators.py",),
-        targets=(("visibility", "mcp_conformance.reference.visibility:composed"),),
+        targets=tuple(
+            ("visibility", f"mcp_conformance.reference.visibility:{name}")
+            for name in ("composed", "all_of", "any_of", "not_")
+        ),
         outside={
             "_Constant": _OUTSIDE_VISIBILITY,
             "ALWAYS": _OUTSIDE_VISIBILITY,
@@ -237,10 +240,10 @@ _KEYWORD_MARKER: Final = (
 def _keyword_marker(line: str, column: int, operator: str) -> bool:
     """Whether the mutant turns a signature's bare ``*`` into ``/``."""
     rest = line[column + 1 :].lstrip()
+    # A bare `*` followed by `,` or `)` is nothing but the marker (no expression reads so).
     return (
         operator.endswith("_Mul_Div")
         and line[column : column + 1] == "*"
-        and line.lstrip().startswith(("def ", "async def ", "*"))
         and rest[:1] in {",", ")"}
     )
 

@@ -218,6 +218,12 @@ LAWS: Final[tuple[Law, ...]] = (
         "decides lists from their list decisions: a part hiding a template admits none of its URIs",
     ),
     Law(
+        id="visibility.parts",
+        about="visibility",
+        statement="a rule composed of others lists an element exactly as the boolean function of "
+        "its parts' list decisions it declares (Capabilities.decides), on every combination",
+    ),
+    Law(
         id="events.owned",
         about="events",
         statement="a replay sends only the asking session's events; an id it was never given "
