@@ -74,6 +74,15 @@ class Component:
 
 
 _REPR: Final = "a repr is for people reading logs; no contract promises its text"
+_INSPECTION: Final = "an inspection property outside the protocol; no law speaks of it"
+_DEFAULTS: Final = (
+    "a default the factory's arguments replace: the kit passes its own bounds (events.bounded "
+    "holds the store to whatever bounds it is given)"
+)
+_SERVER_SIDE: Final = (
+    "the server's side of event streams (binding a store to the SDK's sessions), certified at "
+    "the wire by the server laws, not by the event-store target"
+)
 _OUTSIDE_VISIBILITY: Final = (
     "a rule, not a combinator: visibility.uri-narrows is about rules composing others, and a rule "
     "deciding alone is certified through a server (server.visibility-agrees)"
@@ -88,7 +97,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
     "sqlite-store": Component(
         modules=("mcp_core/stores/_sqlite.py",),
         targets=(("cache-store", "mcp_conformance.reference.sqlite_store:make_cache_store"),),
-        outside={"SqliteStore.__repr__": _REPR},
+        outside={"SqliteStore.__repr__": _REPR, "SqliteStore.path": _INSPECTION},
     ),
     "change-bus": Component(
         modules=("mcp_core/stores/_bus.py",),
@@ -99,7 +108,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
                 "health() reports for operators (a BackendHealth); no law of ChangeBus speaks of "
                 "it, and ChangePropagation's tests hold it to its word"
             ),
-            "MemoryChangeBus.versions": "an inspection property outside the ChangeBus protocol",
+            "MemoryChangeBus.versions": _INSPECTION,
         },
     ),
     "visibility": Component(
@@ -127,7 +136,17 @@ COMPONENTS: Final[Mapping[str, Component]] = {
     "event-store": Component(
         modules=("mcp_core/server/_events.py",),
         targets=(("event-store", "mcp_core.server:InMemoryEventStore"),),
-        outside={"InMemoryEventStore.__repr__": _REPR},
+        outside={
+            "InMemoryEventStore.__repr__": _REPR,
+            "InMemoryEventStore.retained_events": _INSPECTION,
+            "InMemoryEventStore.retained_bytes": _INSPECTION,
+            "DEFAULT_EVENT_MAX_EVENTS": _DEFAULTS,
+            "DEFAULT_EVENT_MAX_BYTES": _DEFAULTS,
+            "DEFAULT_EVENT_MAX_AGE": _DEFAULTS,
+            "_SessionEvents": _SERVER_SIDE,
+            "_SessionTable": _SERVER_SIDE,
+            "bind_sessions": _SERVER_SIDE,
+        },
     ),
 }
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
-from typing import NoReturn, TypeVar, final
+from typing import Final, NoReturn, TypeVar, final
 
 import anyio
 import pytest
@@ -28,6 +29,9 @@ __all__ = ["Kit", "checks", "kit_fixture"]
 
 T = TypeVar("T")
 
+_PROGRESS_EVERY: Final = 25
+"""Examples between two progress lines of a running check."""
+
 
 def checks(law_id: str) -> pytest.MarkDecorator:
     """Mark a kit check as certifying ``law_id`` (an unknown id is an error at import)."""
@@ -42,11 +46,14 @@ class Kit:
     hypothesis with the profile's settings; ``not_applicable`` ends the check as N/A.
     """
 
-    __slots__ = ("_facts", "session")
+    __slots__ = ("_facts", "_law", "_started", "session")
 
     def __init__(self, session: KitSession, item: pytest.Item) -> None:
         self.session = session
         self._facts = item.stash.setdefault(CHECK_FACTS, CheckFacts())
+        mark = item.get_closest_marker(LAW_MARK)
+        self._law = str(mark.args[0]) if mark is not None else item.name
+        self._started = time.monotonic()
 
     @property
     def target(self) -> Target:
@@ -68,8 +75,13 @@ class Kit:
         return self.session.profile.settings()
 
     def counted(self) -> None:
-        """Count one example (the report records how many each check ran)."""
+        """Count one example (the report records how many each check ran); report progress."""
         self._facts.examples += 1
+        if self.session.progress is not None and self._facts.examples % _PROGRESS_EVERY == 0:
+            elapsed = time.monotonic() - self._started
+            self.session.progress(
+                f"mcp-conformance: {self._law}: {self._facts.examples} examples, {elapsed:.0f} s"
+            )
 
     def not_applicable(self, reason: str, *, why: NotApplicableWhy = "inapplicable") -> NoReturn:
         """End the check as N/A, saying why (see :data:`NotApplicableWhy`)."""

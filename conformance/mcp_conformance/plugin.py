@@ -17,12 +17,13 @@ Results travel as JSON in each test report's ``user_properties``, so the control
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import platform
 import secrets
 import traceback
 import warnings
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
@@ -35,6 +36,7 @@ from mcp_conformance._target import SIGNATURES, Target, TargetError, load_target
 from mcp_conformance.report import CheckResult, Report, build_report
 
 if TYPE_CHECKING:
+    from _pytest.capture import CaptureManager
     from _pytest.terminal import TerminalReporter
 
     from mcp_conformance._probe import Probed
@@ -191,7 +193,11 @@ def _kit_session(config: pytest.Config) -> KitSession:
         # every worker of the run draws from the same seed.
         seed = config.option.mcp_conformance_seed = secrets.randbelow(2**32)
     probed = _refuse_or_probe(target)
+    progress = None
+    if config.get_verbosity() >= 0 and not _is_worker(config):
+        progress = _progress(config)
     return KitSession(
+        progress=progress,
         target=target,
         profile=PROFILES[profile],
         report_path=config.invocation_params.dir / report if report else None,
@@ -199,6 +205,22 @@ def _kit_session(config: pytest.Config) -> KitSession:
         optional=probed.optional,
         seed=seed,
     )
+
+
+def _progress(config: pytest.Config) -> Callable[[str], None]:
+    """Progress lines of a running check, on their own lines of the terminal (past capture)."""
+
+    def write(line: str) -> None:
+        # Looked up when used: this runs before the terminal reporter is configured.
+        reporter: TerminalReporter | None = config.pluginmanager.get_plugin("terminalreporter")
+        capture: CaptureManager | None = config.pluginmanager.get_plugin("capturemanager")
+        if reporter is None:
+            return
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.ensure_newline()
+            reporter.write_line(line)
+
+    return write
 
 
 def _seed(text: str) -> int:
@@ -317,6 +339,7 @@ class _Certification:
             law_ids=[entry.id for entry in laws_for(target.kind)],
             results=self.results,
             covers=_covers(self.session),
+            warnings=_warnings(self.session),
         )
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
@@ -434,6 +457,21 @@ def _covers(session: KitSession) -> list[str]:
     if kind == "wrapper":
         return ["ElementSource (as a wrapper over healthy sources)", *session.optional]
     return ["ElementSource", *session.optional]
+
+
+_NO_CANDIDATES: Final = (
+    "no resource_candidates(uri) (ResourceCandidates, optional): served by McpServer with a "
+    "visibility rule, a URI whose best template is hidden from a session cannot fall back to the "
+    "next candidate, and the server fails server.visibility-agrees; implement it before serving "
+    "this registry with visibility"
+)
+
+
+def _warnings(session: KitSession) -> list[str]:
+    """What a certificate of this run implies downstream that the verdict does not say."""
+    if session.target.kind == "registry" and "ResourceCandidates" not in session.optional:
+        return [_NO_CANDIDATES]
+    return []
 
 
 def _versions() -> dict[str, str]:

@@ -392,6 +392,26 @@ def test_a_registry_without_candidates_is_named_as_the_likely_cause(
     assert "hint: the served Forwarding has no resource_candidates(uri)" in row.detail
 
 
+def test_a_registry_without_candidates_carries_a_warning(pytester: pytest.Pytester) -> None:
+    """Certified without ResourceCandidates, the certificate warns what serving it with visibility costs."""
+    report = run_kit(
+        pytester,
+        *BASE,
+        "--mcp-registry=broken.registry_without_candidates:make_registry",
+        "-k",
+        "candidates or templates",
+    )
+    assert report.law("registry.candidates").why == "declared"
+    (warning,) = report.warnings
+    assert "no resource_candidates(uri)" in warning
+    assert "server.visibility-agrees" in warning
+    assert f"warning: {warning}" in report.table()
+    reference = run_kit(
+        pytester, *BASE, "--mcp-registry=mcp_core.registry:Registry", "-k", "candidates"
+    )
+    assert reference.warnings == ()
+
+
 def test_a_store_without_entries_is_certified_without_the_listing_law(
     pytester: pytest.Pytester,
 ) -> None:
