@@ -13,6 +13,7 @@ from hypothesis import settings as Settings  # noqa: N812 -- the class, next to 
 from hypothesis.strategies import SearchStrategy
 
 from mcp_conformance._capabilities import Capabilities
+from mcp_conformance._contract import escaped, uncontained
 from mcp_conformance._laws import law
 from mcp_conformance._profiles import Profile
 from mcp_conformance._session import (
@@ -109,7 +110,12 @@ class Kit:
 
         def check(example: T) -> None:
             self.counted()
-            anyio.run(body, example)
+            try:
+                anyio.run(body, example)
+            except BaseException as exc:
+                if uncontained(exc):
+                    raise escaped(exc) from exc
+                raise
 
         check.__name__ = check.__qualname__ = name
         test = self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))

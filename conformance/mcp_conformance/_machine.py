@@ -38,13 +38,16 @@ from hypothesis.stateful import (
 )
 
 from mcp_conformance._contract import (
+    KitBaseException,
     LawViolation,
     Listing,
     RegistryUnderTest,
     Role,
     RoleStatus,
     checked,
+    escaped,
     probe_roles,
+    uncontained,
 )
 from mcp_conformance._diff import diff_definitions, diff_lists
 from mcp_conformance._kit import Kit
@@ -83,11 +86,13 @@ __all__ = [
 
 T = TypeVar("T")
 
-_GENERIC_FAILURES: Final[tuple[type[Exception], ...]] = (
+_GENERIC_FAILURES: Final[tuple[type[BaseException], ...]] = (
     RuntimeError,
     SourceError,
     ValueError,
     OSError,
+    SystemExit,
+    KitBaseException,
 )
 
 
@@ -103,7 +108,7 @@ class Plan:
     inverse: bool = False
 
     @property
-    def failures(self) -> tuple[type[Exception], ...]:
+    def failures(self) -> tuple[type[BaseException], ...]:
         """What failing sources raise in this run."""
         if self.faults == "raising":
             return _GENERIC_FAILURES
@@ -182,7 +187,12 @@ class _Loop:
         self._loop = asyncio.new_event_loop()
 
     def run(self, awaitable: Awaitable[T]) -> T:
-        return self._loop.run_until_complete(awaitable)
+        try:
+            return self._loop.run_until_complete(awaitable)
+        except BaseException as exc:
+            if uncontained(exc):
+                raise escaped(exc) from exc
+            raise
 
     def close(self) -> None:
         loop = self._loop
@@ -362,7 +372,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             index=st.integers(min_value=0, max_value=3),
             error=st.sampled_from(plan.failures or (RuntimeError,)),
         )
-        def break_source(self, index: int, error: type[Exception]) -> None:
+        def break_source(self, index: int, error: type[BaseException]) -> None:
             index %= len(self.sources)
             self.sources[index].fail_with = error(f"source {index} is down")
 

@@ -312,7 +312,7 @@ class SourceSpec:
 
     priority: int
     content: tuple[ContentItem, ...]
-    failing: type[Exception] | None = None
+    failing: type[BaseException] | None = None
     declared: ElementKind = ElementKind.ALL
     turns: int = 0
 
@@ -329,7 +329,7 @@ class SourceSpec:
 def source_specs(
     *,
     invalid: bool = False,
-    failures: Sequence[type[Exception]] = (),
+    failures: Sequence[type[BaseException]] = (),
     undeclared: bool = False,
     min_sources: int = 0,
     max_sources: int = 4,

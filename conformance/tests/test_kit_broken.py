@@ -172,6 +172,12 @@ CASES = (
     ),
     Broken(
         "registry",
+        "registry_listener_base_exception",
+        "registry.listener-isolation",
+        ("registry.change-events", "registry.unsubscribe"),
+    ),
+    Broken(
+        "registry",
         "registry_unsubscribe",
         "registry.unsubscribe",
         ("registry.change-events", "registry.listener-isolation"),

@@ -13,10 +13,12 @@ from hypothesis import strategies as st
 
 from mcp_conformance._checks._needs import Needs, require
 from mcp_conformance._contract import (
+    KitBaseException,
     LawViolation,
     RegistryUnderTest,
     Role,
     RoleStatus,
+    uncontained,
 )
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_conformance._machine import (
@@ -483,7 +485,9 @@ class _Pair:
         """Apply ``operation`` to both; the registry under test must not raise."""
         try:
             await self._apply(self.registry, self.sources, operation, number)
-        except Exception as exc:
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not uncontained(exc):
+                raise
             raise LawViolation(
                 f"{_describe(operation, self.words)} raised {type(exc).__name__}: {exc}"
             ) from exc
@@ -515,7 +519,11 @@ def _describe(operation: Operation, words: Vocabulary) -> str:
     return f"{operation[0]}({words.ref(operation[1])})"
 
 
-_ERRORS: Final = st.sampled_from((RuntimeError, ValueError, KeyError, TypeError, LookupError))
+_ERRORS: Final = st.sampled_from(
+    (RuntimeError, ValueError, KeyError, TypeError, LookupError, SystemExit, KitBaseException)
+)
+"""What a raising listener raises: ordinary exceptions, and BaseException subclasses a boundary
+contains too (only cancellation, KeyboardInterrupt and GeneratorExit propagate)."""
 
 
 @checks("registry.listener-isolation")
@@ -526,7 +534,7 @@ def test_registry_listener_isolation(kit: Kit) -> None:
     heard = 0
 
     async def body(
-        example: tuple[Vocabulary, list[SourceSpec], list[Operation], int, type[Exception]],
+        example: tuple[Vocabulary, list[SourceSpec], list[Operation], int, type[BaseException]],
     ) -> None:
         nonlocal heard
         words, specs, operations, position, error = example
