@@ -127,6 +127,12 @@ CASES = (
         ("registry.model", "registry.change-events"),
     ),
     Broken("registry", "registry_templates", "registry.templates", ("registry.resolver-agrees",)),
+    Broken(
+        "registry",
+        "registry_case_insensitive",
+        "registry.resolver-agrees",
+        ("registry.model", "registry.templates"),
+    ),
     Broken("registry", "registry_honest_kinds", "registry.honest-kinds", ("registry.lazy",)),
     Broken(
         "registry",
