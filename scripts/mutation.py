@@ -18,6 +18,8 @@ Subcommands (components default to all of them; ``list`` names them):
   (in scope - equivalent). Exits 1 when a component scores below 95 %, a survivor is not
   listed, a listed equivalent was killed, or the modules changed since the run. ``--docs``
   writes the table into ``conformance/README.md``.
+- ``stubs [COMPONENT...]``: TOML entries for the last run's unlisted survivors, to fill in with
+  the reason each is equivalent (or to kill with a sharper law instead).
 - ``verify``: the equivalents file is consistent with the code: every entry names exactly one
   mutant in scope of its component, gives a reason, and is listed once (no tests run: CI).
 """
@@ -728,6 +730,28 @@ def _list(components: Sequence[str]) -> int:
     return 0
 
 
+def _stubs(components: Sequence[str]) -> int:
+    listed = {(entry.component, entry.key) for entry in equivalents()}
+    for component in components:
+        results = _load_results(component)
+        if results is None:
+            continue
+        by_key = {mutant.key: mutant for mutant in mutants(component)}
+        for row in results["mutants"]:
+            mutant = by_key.get(row["key"])
+            if row["outcome"] != "survived" or mutant is None or (component, mutant.key) in listed:
+                continue
+            print(
+                f"\n[[equivalent]]\ncomponent = {json.dumps(component)}\n"
+                f"module = {json.dumps(mutant.module)}\ndefinition = {json.dumps(mutant.definition)}\n"
+                f"operator = {json.dumps(mutant.operator)}\ncode = {json.dumps(mutant.code)}\n"
+                + (f"nth = {mutant.nth}\n" if mutant.nth else "")
+                + f"# line {mutant.line}:\n# {row['diff'].splitlines()[-1] if row['diff'] else ''}\n"
+                + 'reason = ""'
+            )
+    return 0
+
+
 def _score(components: Sequence[str], *, docs: bool) -> int:
     scores, problems = [], []
     for component in components:
@@ -747,7 +771,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run a subcommand; return the exit status."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    for name in ("list", "run", "score"):
+    for name in ("list", "run", "score", "stubs"):
         command = commands.add_parser(name)
         command.add_argument("components", nargs="*")
         if name == "run":
@@ -762,6 +786,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         components = _components(arguments.components)
         if arguments.command == "list":
             return _list(components)
+        if arguments.command == "stubs":
+            return _stubs(components)
         if arguments.command == "run":
             run(components, max(1, arguments.jobs))
             return 0
