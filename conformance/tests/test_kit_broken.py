@@ -154,6 +154,12 @@ CASES = (
     ),
     Broken(
         "registry",
+        "registry_write_during_load",
+        "registry.first-read-complete",
+        ("registry.single-flight", "registry.lazy"),
+    ),
+    Broken(
+        "registry",
         "registry_reload_atomic",
         "registry.reload-atomic",
         ("registry.model", "registry.load-idempotent"),

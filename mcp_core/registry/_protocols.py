@@ -61,7 +61,7 @@ class ElementCatalog(Protocol):
            (a per-name read may provide only the sources it needs; a load completes the rest).
         4. ``registry.first-read-complete``: every one of several concurrent first reads (lists
            and lookups alike) answers from the fully loaded catalogue, never from a partial or
-           empty one.
+           empty one; a write made before or while the first load runs is part of it.
         5. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
            first added wins; independent of the order registrations happen in and of the order
            in which sources finish providing.
