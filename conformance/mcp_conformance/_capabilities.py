@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, TypeVar, final
 
 if TYPE_CHECKING:
     from mcp_core.elements import ElementCollection
 
-__all__ = ["Capabilities"]
+__all__ = ["Capabilities", "declare"]
+
+F = TypeVar("F", bound=Callable[..., object])
 
 # Fields whose ``False`` withdraws a claim (and so needs a reason); ``relation`` and ``reason``
 # are not claims.
@@ -64,6 +66,12 @@ class Capabilities:
         relation: for a wrapper that changes content by design (``transparent=False``), what it
             provides given what its inner source provides; ``wrapper.transparent`` then checks
             this relation instead of equality (e.g. the renaming a prefixing wrapper does).
+
+    Visibility rules composing others:
+        decides: the boolean function of its parts' list decisions (in the order the parts are
+            given) that the rule's own list decision is, e.g. ``all`` for ``all_of``;
+            ``visibility.parts`` checks it on every combination of decisions. ``None``: the rule
+            declares none, and the law is N/A (declared).
     """
 
     catalog: bool | None = None
@@ -76,6 +84,7 @@ class Capabilities:
     serializable: bool | None = None
     transparent: bool = True
     relation: Callable[[ElementCollection], ElementCollection] | None = None
+    decides: Callable[[Sequence[bool]], bool] | None = None
     reason: str = ""
 
     def __post_init__(self) -> None:
@@ -95,6 +104,8 @@ class Capabilities:
                     "Capabilities.relation replaces transparency: set transparent=False too, so "
                     "the report says the wrapper is checked against its declared relation"
                 )
+        if self.decides is not None and not callable(self.decides):
+            raise TypeError("Capabilities.decides must be a callable: parts' decisions -> bool")
         if self.withdrawn and not self.reason.strip():
             raise ValueError(
                 f"Capabilities withdraws {', '.join(self.withdrawn)} without a reason; say why in "
@@ -112,11 +123,32 @@ class Capabilities:
         shown = [
             f"{field.name}={getattr(self, field.name)!r}"
             for field in fields(self)
-            if field.name not in {"reason", "relation"}
+            if field.name not in {"reason", "relation", "decides"}
             and getattr(self, field.name) != getattr(default, field.name)
         ]
-        if self.relation is not None:
-            shown.append(f"relation={getattr(self.relation, '__qualname__', repr(self.relation))}")
+        for name in ("relation", "decides"):
+            value = getattr(self, name)
+            if value is not None:
+                shown.append(f"{name}={getattr(value, '__qualname__', repr(value))}")
         if not shown:
             return "claims every law"
         return ", ".join(shown) + (f" ({self.reason})" if self.reason else "")
+
+
+def declare(capabilities: Capabilities) -> Callable[[F], F]:
+    """Attach ``capabilities`` to one factory, for modules exporting several.
+
+    ``MCP_CONFORMANCE`` on the module applies to every factory in it; one attached to the
+    factory wins::
+
+        @declare(Capabilities(decides=all))
+        def all_of(parts): ...
+    """
+    if not isinstance(capabilities, Capabilities):
+        raise TypeError(f"declare() takes a Capabilities, got {type(capabilities).__name__}")
+
+    def attach(factory: F) -> F:
+        factory.__dict__["MCP_CONFORMANCE"] = capabilities
+        return factory
+
+    return attach

@@ -52,6 +52,42 @@ class LawViolation(AssertionError):  # noqa: N818 -- the report's verdict reads 
     """A target broke the law under test; the message says what was expected and what happened."""
 
 
+class KitBaseException(BaseException):
+    """A ``BaseException`` subclass no library defines: what a user's bug may raise too.
+
+    The kit's failing sources and listeners raise it (and ``SystemExit``) besides ordinary
+    exceptions: a contract boundary contains every exception but cancellation,
+    ``KeyboardInterrupt`` and ``GeneratorExit``.
+    """
+
+
+_PROPAGATING: Final = KeyboardInterrupt | GeneratorExit
+
+
+def uncontained(exc: BaseException) -> bool:
+    """Whether ``exc`` is a ``BaseException`` (no ``Exception``) a target must not let through.
+
+    Cancellation, ``KeyboardInterrupt`` and ``GeneratorExit`` propagate by design, and hypothesis
+    steers its own runs with ``BaseException`` subclasses of its own: none of those counts.
+    """
+    if isinstance(exc, Exception | _PROPAGATING):
+        return False
+    module = type(exc).__module__
+    if module.startswith(("hypothesis", "_pytest", "pytest", "anyio", "asyncio", "trio")):
+        return False
+    return type(exc).__name__ != "CancelledError"
+
+
+def escaped(exc: BaseException) -> LawViolation:
+    """The violation of a ``BaseException`` that went through the target to the kit."""
+    return LawViolation(
+        f"{type(exc).__name__}: {exc!s} went through the target to the kit: a boundary between "
+        "the target and code it calls (a source, a listener, a rule) contains every exception "
+        "but cancellation, KeyboardInterrupt and GeneratorExit, SystemExit and other "
+        "BaseException subclasses included"
+    )
+
+
 def checked(value: object, hint: Any, *, what: str) -> Any:
     """``value`` if it satisfies ``hint`` (every item of a ``Sequence[X]``), else LawViolation."""
     item_hint = _sequence_item(hint)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
-from typing import NoReturn, TypeVar, final
+from typing import Final, NoReturn, TypeVar, final
 
 import anyio
 import pytest
-from hypothesis import given
+from hypothesis import given, seed
 from hypothesis import settings as Settings  # noqa: N812 -- the class, next to a `settings()` method
 from hypothesis.strategies import SearchStrategy
 
 from mcp_conformance._capabilities import Capabilities
+from mcp_conformance._contract import escaped, uncontained
 from mcp_conformance._laws import law
 from mcp_conformance._profiles import Profile
 from mcp_conformance._session import (
@@ -28,6 +30,9 @@ __all__ = ["Kit", "checks", "kit_fixture"]
 
 T = TypeVar("T")
 
+_PROGRESS_EVERY: Final = 25
+"""Examples between two progress lines of a running check."""
+
 
 def checks(law_id: str) -> pytest.MarkDecorator:
     """Mark a kit check as certifying ``law_id`` (an unknown id is an error at import)."""
@@ -42,11 +47,14 @@ class Kit:
     hypothesis with the profile's settings; ``not_applicable`` ends the check as N/A.
     """
 
-    __slots__ = ("_facts", "session")
+    __slots__ = ("_facts", "_law", "_started", "session")
 
     def __init__(self, session: KitSession, item: pytest.Item) -> None:
         self.session = session
         self._facts = item.stash.setdefault(CHECK_FACTS, CheckFacts())
+        mark = item.get_closest_marker(LAW_MARK)
+        self._law = str(mark.args[0]) if mark is not None else item.name
+        self._started = time.monotonic()
 
     @property
     def target(self) -> Target:
@@ -68,8 +76,13 @@ class Kit:
         return self.session.profile.settings()
 
     def counted(self) -> None:
-        """Count one example (the report records how many each check ran)."""
+        """Count one example (the report records how many each check ran); report progress."""
         self._facts.examples += 1
+        if self.session.progress is not None and self._facts.examples % _PROGRESS_EVERY == 0:
+            elapsed = time.monotonic() - self._started
+            self.session.progress(
+                f"mcp-conformance: {self._law}: {self._facts.examples} examples, {elapsed:.0f} s"
+            )
 
     def not_applicable(self, reason: str, *, why: NotApplicableWhy = "inapplicable") -> NoReturn:
         """End the check as N/A, saying why (see :data:`NotApplicableWhy`)."""
@@ -97,10 +110,16 @@ class Kit:
 
         def check(example: T) -> None:
             self.counted()
-            anyio.run(body, example)
+            try:
+                anyio.run(body, example)
+            except BaseException as exc:
+                if uncontained(exc):
+                    raise escaped(exc) from exc
+                raise
 
         check.__name__ = check.__qualname__ = name
-        self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))()
+        test = self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))
+        seed(self.session.seed)(test)()
 
 
 @pytest.fixture(name="kit")

@@ -218,6 +218,12 @@ LAWS: Final[tuple[Law, ...]] = (
         "decides lists from their list decisions: a part hiding a template admits none of its URIs",
     ),
     Law(
+        id="visibility.parts",
+        about="visibility",
+        statement="a rule composed of others lists an element exactly as the boolean function of "
+        "its parts' list decisions it declares (Capabilities.decides), on every combination",
+    ),
+    Law(
         id="events.owned",
         about="events",
         statement="a replay sends only the asking session's events; an id it was never given "
@@ -251,6 +257,12 @@ LAWS: Final[tuple[Law, ...]] = (
         about="store",
         statement="get(k) after set(k, v) returns v, byte for byte, until the TTL passes (then "
         "None); the last set wins",
+    ),
+    Law(
+        id="store.expiry",
+        about="store",
+        statement="an entry is live while the clock reads less than its set time plus its TTL and "
+        "gone from then on (at exactly the TTL), alike for get, delete, delete_prefix and entries",
     ),
     Law(
         id="store.delete",

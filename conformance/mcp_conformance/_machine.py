@@ -26,6 +26,7 @@ from typing import Any, Final, Literal, TypeVar, final
 
 import anyio
 import anyio.lowlevel
+from hypothesis import seed
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -37,13 +38,16 @@ from hypothesis.stateful import (
 )
 
 from mcp_conformance._contract import (
+    KitBaseException,
     LawViolation,
     Listing,
     RegistryUnderTest,
     Role,
     RoleStatus,
     checked,
+    escaped,
     probe_roles,
+    uncontained,
 )
 from mcp_conformance._diff import diff_definitions, diff_lists
 from mcp_conformance._kit import Kit
@@ -82,11 +86,13 @@ __all__ = [
 
 T = TypeVar("T")
 
-_GENERIC_FAILURES: Final[tuple[type[Exception], ...]] = (
+_GENERIC_FAILURES: Final[tuple[type[BaseException], ...]] = (
     RuntimeError,
     SourceError,
     ValueError,
     OSError,
+    SystemExit,
+    KitBaseException,
 )
 
 
@@ -102,7 +108,7 @@ class Plan:
     inverse: bool = False
 
     @property
-    def failures(self) -> tuple[type[Exception], ...]:
+    def failures(self) -> tuple[type[BaseException], ...]:
         """What failing sources raise in this run."""
         if self.faults == "raising":
             return _GENERIC_FAILURES
@@ -181,7 +187,12 @@ class _Loop:
         self._loop = asyncio.new_event_loop()
 
     def run(self, awaitable: Awaitable[T]) -> T:
-        return self._loop.run_until_complete(awaitable)
+        try:
+            return self._loop.run_until_complete(awaitable)
+        except BaseException as exc:
+            if uncontained(exc):
+                raise escaped(exc) from exc
+            raise
 
     def close(self) -> None:
         loop = self._loop
@@ -198,7 +209,8 @@ class _Loop:
 
 def run_machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> None:
     """Run ``plan``'s state machine against the target under the profile's settings."""
-    run_state_machine_as_test(_machine(kit, plan, roles), settings=kit.settings())
+    machine = seed(kit.session.seed)(_machine(kit, plan, roles))
+    run_state_machine_as_test(machine, settings=kit.settings())
 
 
 def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBasedStateMachine]:  # noqa: C901 -- one machine, its rules enabled by the plan
@@ -360,7 +372,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             index=st.integers(min_value=0, max_value=3),
             error=st.sampled_from(plan.failures or (RuntimeError,)),
         )
-        def break_source(self, index: int, error: type[Exception]) -> None:
+        def break_source(self, index: int, error: type[BaseException]) -> None:
             index %= len(self.sources)
             self.sources[index].fail_with = error(f"source {index} is down")
 

@@ -22,7 +22,11 @@ ProfileName: TypeAlias = Literal["fast", "deep"]
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
-    """How hard the kit looks: examples per check, steps per state-machine run, determinism.
+    """How hard the kit looks: examples per check, steps per state-machine run.
+
+    Neither profile is derandomized: every run draws its examples from the run's seed, which
+    varies from run to run unless pinned (``--mcp-conformance-seed``) and is printed for replay,
+    so a probabilistic miss cannot stay green on every CI run.
 
     ``provide_calls``: how many times ``source.idempotent`` calls a source target's ``provide()``
     on each of its instances (a source that fails now and then must be caught; a wrapper target
@@ -34,7 +38,6 @@ class Profile:
     name: ProfileName
     max_examples: int
     stateful_step_count: int
-    derandomize: bool
     provide_calls: int
     server_examples: int
 
@@ -47,7 +50,7 @@ class Profile:
             settings.get_profile("default"),
             max_examples=self.max_examples if max_examples is None else max_examples,
             stateful_step_count=self.stateful_step_count,
-            derandomize=self.derandomize,
+            derandomize=False,
             # No example database: a certification is a function of the target and the profile,
             # not of what an earlier run on this machine happened to find.
             database=None,
@@ -71,22 +74,16 @@ class Profile:
         )
 
     def describe(self) -> str:
-        """E.g. ``fast (50 examples, 30 steps, derandomized)``."""
-        randomness = "derandomized" if self.derandomize else "randomized"
-        return (
-            f"{self.name} ({self.max_examples} examples, {self.stateful_step_count} steps, "
-            f"{randomness})"
-        )
+        """E.g. ``fast (50 examples, 30 steps)``."""
+        return f"{self.name} ({self.max_examples} examples, {self.stateful_step_count} steps)"
 
 
 PROFILES: Final[dict[ProfileName, Profile]] = {
-    # Sized so that certifying one target takes seconds on two cores, and derandomized so that a
-    # CI run is reproducible: the same target fails the same way every time.
+    # Sized so that certifying one target takes seconds on two cores (a registry under a minute).
     "fast": Profile(
         name="fast",
         max_examples=50,
         stateful_step_count=30,
-        derandomize=True,
         provide_calls=20,
         server_examples=10,
     ),
@@ -94,7 +91,6 @@ PROFILES: Final[dict[ProfileName, Profile]] = {
         name="deep",
         max_examples=1000,
         stateful_step_count=80,
-        derandomize=False,
         provide_calls=200,
         server_examples=100,
     ),

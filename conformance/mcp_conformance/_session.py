@@ -6,7 +6,7 @@ is not used.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
@@ -32,6 +32,11 @@ class KitSession:
     target: Target
     profile: Profile
     report_path: Path | None
+    # The seed every check draws its examples from: the same seed, target and profile replay
+    # the same run.
+    seed: int = 0
+    # Where progress lines go while a check runs (the terminal), or None for silence.
+    progress: Callable[[str], None] | None = None
     # A registry target's roles, probed once when the run starts (empty for other kinds).
     roles: Mapping[Role, RoleStatus] = field(default_factory=dict)
     # The optional protocols the target's object has (ResourceCandidates, ElementLookup): a

@@ -94,7 +94,10 @@ def load_target(kind: TargetKind, spec: str, *, origin: str, search: Path | None
             f"name a factory with the signature {SIGNATURES[kind]}"
         )
     _check_arity(kind, factory, spec=spec, origin=origin)
-    capabilities = getattr(module, "MCP_CONFORMANCE", Capabilities())
+    # One on the factory (declare()) wins over the module's, which covers all its factories.
+    capabilities = getattr(factory, "MCP_CONFORMANCE", None)
+    if capabilities is None:
+        capabilities = getattr(module, "MCP_CONFORMANCE", Capabilities())
     if not isinstance(capabilities, Capabilities):
         raise TargetError(
             f"{origin}={spec}: {module_name}.MCP_CONFORMANCE must be a "

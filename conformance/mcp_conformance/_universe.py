@@ -103,23 +103,53 @@ class Vocabulary:
         return ElementRef(slot[0], self.key(slot))
 
     def probe_uris(self) -> tuple[str, ...]:
-        """URIs worth resolving: every resource URI and one expansion of every template."""
+        """URIs worth resolving: every resource URI, its case twin, two expansions per template.
+
+        One expansion is plain, the other's values need RFC 3986 percent-escapes (a ``/``, a
+        space, a non-ASCII letter, a ``%``), which a template must match with its variables
+        decoded.
+        """
         expanded = tuple(
-            UriTemplate.parse(template).expand(
-                {
-                    name: f"v{number}"
-                    for number, name in enumerate(UriTemplate.parse(template).variables)
-                }
-            )
+            parsed.expand({name: pattern.format(number) for number, name in enumerate(variables)})
             for template in self.resource_templates
+            for parsed in (UriTemplate.parse(template),)
+            for variables in (parsed.variables,)
+            for pattern in ("v{}", _ESCAPED_VALUE)
         )
-        return (*self.resources, *expanded)
+        twins = tuple(
+            twin for uri in self.resources if (twin := _case_twin(uri)) not in self.resources
+        )
+        return tuple(dict.fromkeys((*self.resources, *twins, *expanded)))
+
+
+_ESCAPED_VALUE: Final = "a/b é%{}"
+"""A template value every URI form escapes: ``a%2Fb%20%C3%A9%25`` and a number."""
+
+
+def _case_twin(key: str) -> str:
+    """``key`` with the case of its last letter swapped (its path, for a URI): a different key."""
+    head, _, tail = key.rpartition("/") if "://" in key else ("", "", key)
+    for index in range(len(tail) - 1, -1, -1):
+        if tail[index].swapcase() != tail[index]:
+            twin = tail[:index] + tail[index].swapcase() + tail[index + 1 :]
+            return f"{head}/{twin}" if head else twin
+    return key
 
 
 def _three(strategy: st.SearchStrategy[str]) -> st.SearchStrategy[tuple[str, str, str]]:
     return st.lists(strategy, min_size=3, max_size=3, unique=True).map(
         lambda keys: (keys[0], keys[1], keys[2])
     )
+
+
+@st.composite
+def _three_with_twins(draw: st.DrawFn, strategy: st.SearchStrategy[str]) -> tuple[str, str, str]:
+    """Three keys, the second half the time the first's case twin (``lookup`` and ``lookuP``)."""
+    first, second, third = draw(_three(strategy))
+    twin = _case_twin(first)
+    if twin not in {first, third} and draw(st.booleans()):
+        second = twin
+    return first, second, third
 
 
 # Half the time, templates that overlap (one matches what another expands to) and resource URIs
@@ -132,7 +162,16 @@ _OVERLAPPING: Final = (
     "kit://items/{id}{?fields}",
 )
 _UNDER_TEMPLATES: Final = st.sampled_from(
-    ("kit://items/v0", "kit://items/v0/meta", "kit://notes/a")
+    (
+        "kit://items/v0",
+        "kit://items/v0/meta",
+        "kit://notes/a",
+        # Case twins, an escaped "/", and one letter in two Unicode forms (NFC, NFD), escaped.
+        "kit://notes/A",
+        "kit://items/a%2Fb",
+        "kit://items/%C3%A9",
+        "kit://items/e%CC%81",
+    )
 )
 
 
@@ -147,12 +186,12 @@ def vocabularies(*, overlapping: bool = False) -> st.SearchStrategy[Vocabulary]:
     """
     return st.builds(
         Vocabulary,
-        tools=_three(tool_names()),
+        tools=_three_with_twins(tool_names()),
         resources=_three(_UNDER_TEMPLATES | (st.nothing() if overlapping else uris())),
         resource_templates=_overlapping_templates()
         if overlapping
         else _overlapping_templates() | _three(uri_templates()),
-        prompts=_three(tool_names()),
+        prompts=_three_with_twins(tool_names()),
     )
 
 
@@ -312,7 +351,7 @@ class SourceSpec:
 
     priority: int
     content: tuple[ContentItem, ...]
-    failing: type[Exception] | None = None
+    failing: type[BaseException] | None = None
     declared: ElementKind = ElementKind.ALL
     turns: int = 0
 
@@ -329,7 +368,7 @@ class SourceSpec:
 def source_specs(
     *,
     invalid: bool = False,
-    failures: Sequence[type[Exception]] = (),
+    failures: Sequence[type[BaseException]] = (),
     undeclared: bool = False,
     min_sources: int = 0,
     max_sources: int = 4,

@@ -135,7 +135,7 @@ class MutableSource(_CountingSource):
         self.content = (
             content if isinstance(content, ElementCollection) else ElementCollection(content)
         )
-        self.fail_with: Exception | None = None
+        self.fail_with: BaseException | None = None
         self.delay = delay
         self.turns = turns
 

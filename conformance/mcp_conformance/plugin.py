@@ -16,11 +16,14 @@ Results travel as JSON in each test report's ``user_properties``, so the control
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import importlib.metadata
 import platform
+import secrets
 import traceback
 import warnings
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, final
 
@@ -33,6 +36,7 @@ from mcp_conformance._target import SIGNATURES, Target, TargetError, load_target
 from mcp_conformance.report import CheckResult, Report, build_report
 
 if TYPE_CHECKING:
+    from _pytest.capture import CaptureManager
     from _pytest.terminal import TerminalReporter
 
     from mcp_conformance._probe import Probed
@@ -93,7 +97,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--mcp-conformance-profile",
         choices=tuple(PROFILES),
         default="fast",
-        help="how hard to look: fast (default; derandomized, sized for CI) or deep",
+        help="how hard to look: fast (default; sized for CI) or deep",
+    )
+    group.addoption(
+        "--mcp-conformance-seed",
+        metavar="N",
+        type=_seed,
+        default=None,
+        help="the seed examples are drawn from (default: a new one per run, printed for replay)",
     )
     group.addoption(
         "--mcp-conformance-report",
@@ -176,14 +187,52 @@ def _kit_session(config: pytest.Config) -> KitSession:
         raise pytest.UsageError(f"conformance kit: {exc}") from exc
     profile: ProfileName = config.getoption("mcp_conformance_profile")
     report = config.getoption("mcp_conformance_report")
+    seed: int | None = config.getoption("mcp_conformance_seed")
+    if seed is None:
+        # Drawn once, by the controller: pytest-xdist hands the options to its workers, so
+        # every worker of the run draws from the same seed.
+        seed = config.option.mcp_conformance_seed = secrets.randbelow(2**32)
     probed = _refuse_or_probe(target)
+    progress = None
+    if config.get_verbosity() >= 0 and not _is_worker(config):
+        progress = _progress(config)
     return KitSession(
+        progress=progress,
         target=target,
         profile=PROFILES[profile],
         report_path=config.invocation_params.dir / report if report else None,
         roles=probed.roles,
         optional=probed.optional,
+        seed=seed,
     )
+
+
+def _progress(config: pytest.Config) -> Callable[[str], None]:
+    """Progress lines of a running check, on their own lines of the terminal (past capture)."""
+
+    def write(line: str) -> None:
+        # Looked up when used: this runs before the terminal reporter is configured.
+        reporter: TerminalReporter | None = config.pluginmanager.get_plugin("terminalreporter")
+        capture: CaptureManager | None = config.pluginmanager.get_plugin("capturemanager")
+        if reporter is None:
+            return
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            reporter.ensure_newline()
+            reporter.write_line(line)
+
+    return write
+
+
+def _seed(text: str) -> int:
+    """``--mcp-conformance-seed``'s value: a whole number from 0 to 2**32 - 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        message = f"the seed is a whole number from 0 to {2**32 - 1}, got {text!r}"
+        raise argparse.ArgumentTypeError(message)
+    return value
 
 
 def _refuse_or_probe(target: Target) -> Probed:
@@ -221,6 +270,10 @@ class _Certification:
             f"mcp-conformance: {self.session.target.describe()}",
             f"mcp-conformance: capabilities: {self.session.target.capabilities.describe()}",
             f"mcp-conformance: profile {self.session.profile.describe()}",
+            (
+                f"mcp-conformance: seed {self.session.seed} "
+                f"(replay with --mcp-conformance-seed={self.session.seed})"
+            ),
         ]
 
     @pytest.hookimpl(tryfirst=True)
@@ -280,12 +333,13 @@ class _Certification:
                 "name": profile.name,
                 "max_examples": profile.max_examples,
                 "stateful_step_count": profile.stateful_step_count,
-                "derandomize": profile.derandomize,
+                "seed": self.session.seed,
             },
             versions=_versions(),
             law_ids=[entry.id for entry in laws_for(target.kind)],
             results=self.results,
             covers=_covers(self.session),
+            warnings=_warnings(self.session),
         )
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
@@ -403,6 +457,21 @@ def _covers(session: KitSession) -> list[str]:
     if kind == "wrapper":
         return ["ElementSource (as a wrapper over healthy sources)", *session.optional]
     return ["ElementSource", *session.optional]
+
+
+_NO_CANDIDATES: Final = (
+    "no resource_candidates(uri) (ResourceCandidates, optional): served by McpServer with a "
+    "visibility rule, a URI whose best template is hidden from a session cannot fall back to the "
+    "next candidate, and the server fails server.visibility-agrees; implement it before serving "
+    "this registry with visibility"
+)
+
+
+def _warnings(session: KitSession) -> list[str]:
+    """What a certificate of this run implies downstream that the verdict does not say."""
+    if session.target.kind == "registry" and "ResourceCandidates" not in session.optional:
+        return [_NO_CANDIDATES]
+    return []
 
 
 def _versions() -> dict[str, str]:

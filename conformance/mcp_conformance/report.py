@@ -104,6 +104,9 @@ class Report:
     versions: Mapping[str, str]
     laws: tuple[LawResult, ...]
     covers: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """What the certificate implies downstream that its verdict does not show (e.g. an optional
+    capability left out that a served registry with visibility needs)."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -160,6 +163,11 @@ class Report:
             lines.append(
                 f"does not cover: {'; '.join(law.split(':')[0] for law in self.not_covered)}"
             )
+        lines.extend(f"warning: {warning}" for warning in self.warnings)
+        if "seed" in self.profile:
+            lines.append(
+                f"seed: {self.profile['seed']} (replay: --mcp-conformance-seed={self.profile['seed']})"
+            )
         lines.append(
             f"{len(self.laws)} laws: {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
             f"{counts['N/A']} N/A, {counts['NOT RUN']} NOT RUN - {self.verdict}" + self._why_not()
@@ -192,6 +200,7 @@ class Report:
             "certified": self.certified,
             "covers": list(self.covers),
             "not_covered": list(self.not_covered),
+            "warnings": list(self.warnings),
             "laws": [asdict(row) for row in self.laws],
         }
         return json.dumps(document, indent=2)
@@ -210,6 +219,7 @@ class Report:
             versions=document["versions"],
             laws=tuple(LawResult(**row) for row in document["laws"]),
             covers=tuple(document.get("covers", ())),
+            warnings=tuple(document.get("warnings", ())),
         )
 
 
@@ -221,6 +231,7 @@ def build_report(
     law_ids: Sequence[str],
     results: Iterable[CheckResult],
     covers: Sequence[str] = (),
+    warnings: Sequence[str] = (),
 ) -> Report:
     """One row per law in ``law_ids``: the worst outcome of its checks (NOT RUN if none ran)."""
     by_law: dict[str, list[CheckResult]] = {law_id: [] for law_id in law_ids}
@@ -243,7 +254,12 @@ def build_report(
             )
         )
     return Report(
-        target=target, profile=profile, versions=versions, laws=tuple(rows), covers=tuple(covers)
+        target=target,
+        profile=profile,
+        versions=versions,
+        laws=tuple(rows),
+        covers=tuple(covers),
+        warnings=tuple(warnings),
     )
 
 

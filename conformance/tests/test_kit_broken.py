@@ -127,6 +127,12 @@ CASES = (
         ("registry.model", "registry.change-events"),
     ),
     Broken("registry", "registry_templates", "registry.templates", ("registry.resolver-agrees",)),
+    Broken(
+        "registry",
+        "registry_case_insensitive",
+        "registry.resolver-agrees",
+        ("registry.model", "registry.templates"),
+    ),
     Broken("registry", "registry_honest_kinds", "registry.honest-kinds", ("registry.lazy",)),
     Broken(
         "registry",
@@ -143,6 +149,12 @@ CASES = (
     Broken(
         "registry",
         "registry_first_read_complete",
+        "registry.first-read-complete",
+        ("registry.single-flight", "registry.lazy"),
+    ),
+    Broken(
+        "registry",
+        "registry_write_during_load",
         "registry.first-read-complete",
         ("registry.single-flight", "registry.lazy"),
     ),
@@ -167,6 +179,12 @@ CASES = (
     Broken(
         "registry",
         "registry_listener_isolation",
+        "registry.listener-isolation",
+        ("registry.change-events", "registry.unsubscribe"),
+    ),
+    Broken(
+        "registry",
+        "registry_listener_base_exception",
         "registry.listener-isolation",
         ("registry.change-events", "registry.unsubscribe"),
     ),
@@ -206,17 +224,24 @@ CASES = (
     ),
     Broken("visibility", "visibility_uri_narrows", "visibility.uri-narrows"),
     Broken("visibility", "visibility_lists_only", "visibility.uri-narrows"),
+    Broken("visibility", "visibility_parts", "visibility.parts"),
     Broken("event-store", "events_owned", "events.owned"),
     Broken("event-store", "events_after", "events.after"),
     Broken("event-store", "events_unguessable", "events.unguessable"),
     Broken("event-store", "events_ended", "events.ended"),
     Broken("event-store", "events_bounded", "events.bounded"),
-    Broken("cache-store", "store_roundtrip", "store.roundtrip"),
-    Broken("cache-store", "store_expiry", "store.roundtrip"),
+    # The first set winning keeps the first TTL too: store.expiry sees that as well.
+    Broken("cache-store", "store_roundtrip", "store.roundtrip", ("store.delete", "store.entries")),
+    # Entries that never expire, or expired ones listed, break store.expiry as well.
+    Broken("cache-store", "store_expiry", "store.roundtrip", ("store.delete", "store.entries")),
     Broken("cache-store", "store_delete", "store.delete"),
-    Broken("cache-store", "store_entries", "store.entries"),
+    Broken("cache-store", "store_expiry_boundary", "store.expiry"),
+    Broken("cache-store", "store_expiry_counts", "store.expiry"),
+    Broken("cache-store", "store_entries", "store.entries", ("store.roundtrip", "store.delete")),
     Broken("change-bus", "bus_versions", "bus.versions"),
     Broken("change-bus", "bus_delivers", "bus.delivers"),
+    Broken("change-bus", "bus_back_pressure", "bus.delivers"),
+    Broken("change-bus", "bus_blocks_publisher", "bus.delivers"),
     Broken("change-bus", "bus_catch_up", "bus.catch-up"),
     Broken("change-bus", "bus_catch_up_after_outage", "bus.catch-up"),
 )
@@ -383,6 +408,26 @@ def test_a_registry_without_candidates_is_named_as_the_likely_cause(
     row = report.law("server.visibility-agrees")
     assert row.status == "FAIL", row
     assert "hint: the served Forwarding has no resource_candidates(uri)" in row.detail
+
+
+def test_a_registry_without_candidates_carries_a_warning(pytester: pytest.Pytester) -> None:
+    """Certified without ResourceCandidates, the certificate warns what serving it with visibility costs."""
+    report = run_kit(
+        pytester,
+        *BASE,
+        "--mcp-registry=broken.registry_without_candidates:make_registry",
+        "-k",
+        "candidates or templates",
+    )
+    assert report.law("registry.candidates").why == "declared"
+    (warning,) = report.warnings
+    assert "no resource_candidates(uri)" in warning
+    assert "server.visibility-agrees" in warning
+    assert f"warning: {warning}" in report.table()
+    reference = run_kit(
+        pytester, *BASE, "--mcp-registry=mcp_core.registry:Registry", "-k", "candidates"
+    )
+    assert reference.warnings == ()
 
 
 def test_a_store_without_entries_is_certified_without_the_listing_law(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -141,14 +142,51 @@ class TestTargets:
             in header
         )
         assert "capabilities: transparent=False, relation=renamed (prefixing renames" in header
-        assert "profile fast (50 examples, 30 steps, derandomized)" in header
+        assert "profile fast (50 examples, 30 steps)" in header
+        assert re.search(r"seed (\d+) \(replay with --mcp-conformance-seed=\1\)", header)
 
     def test_deep_profile_is_selected(self, pytester: pytest.Pytester) -> None:
         """--mcp-conformance-profile=deep is what the header reports."""
         result = pytester.runpytest_inprocess(
             *BASE, "--mcp-conformance", STATIC, "--mcp-conformance-profile=deep", "--co"
         )
-        assert "profile deep (1000 examples, 80 steps, randomized)" in result.stdout.str()
+        assert "profile deep (1000 examples, 80 steps)" in result.stdout.str()
+
+
+class TestSeed:
+    """A new seed every run unless pinned; the report prints it, and pinning it replays the run."""
+
+    def test_seed_varies_unless_pinned(self, pytester: pytest.Pytester) -> None:
+        """Two runs draw two seeds; --mcp-conformance-seed fixes it, and the report shows it."""
+        first = run_kit(pytester, *BASE, STATIC)
+        second = run_kit(pytester, *BASE, STATIC)
+        assert first.profile["seed"] != second.profile["seed"]
+        pinned = run_kit(pytester, *BASE, STATIC, "--mcp-conformance-seed=12345")
+        assert pinned.profile["seed"] == 12345
+
+    def test_pinned_seed_replays_a_failure(self, pytester: pytest.Pytester) -> None:
+        """The same seed finds the same counterexample; the table says how to replay it."""
+        target = "--mcp-source=broken.source_flaky:make_source"
+        runs = [
+            run_kit(pytester, *BASE, target, "--mcp-conformance-seed=7", "-k", "idempotent")
+            for _ in range(2)
+        ]
+        assert runs[0].law("source.idempotent").detail == runs[1].law("source.idempotent").detail
+        assert "seed: 7 (replay: --mcp-conformance-seed=7)" in runs[0].table()
+
+    def test_a_bad_seed_is_a_usage_error(self, pytester: pytest.Pytester) -> None:
+        """A seed that is no whole number in range names the range."""
+        result = pytester.runpytest_inprocess(
+            *BASE, "--mcp-conformance", STATIC, "--mcp-conformance-seed=-3"
+        )
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert "the seed is a whole number from 0 to 4294967295" in result.stderr.str()
+
+    def test_xdist_workers_share_the_run_seed(self, pytester: pytest.Pytester) -> None:
+        """Unpinned under -n 2, the controller draws one seed and every worker uses it."""
+        spread = run_kit(pytester, *BASE, STATIC, "-n", "2", subprocess=True)
+        assert spread.certified
+        assert isinstance(spread.profile["seed"], int)
 
 
 class TestCollection:
@@ -212,7 +250,7 @@ class TestReport:
             "name": "fast",
             "max_examples": 50,
             "stateful_step_count": 30,
-            "derandomize": True,
+            "seed": document["profile"]["seed"],
         }
         assert document["counts"] == {"PASS": 6, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
         # StaticSource has lookup(ref): the certificate covers the optional ElementLookup too.
@@ -263,8 +301,10 @@ class TestEnvironment:
     def test_same_report_under_xdist(self, pytester: pytest.Pytester) -> None:
         """-n 2 ships every worker's outcomes to the controller: the report does not change."""
         target = "--mcp-source=broken.source_idempotent:make_source"
-        alone = run_kit(pytester, *BASE, target)
-        spread = run_kit(pytester, *BASE, target, "-n", "2", subprocess=True)
+        alone = run_kit(pytester, *BASE, target, "--mcp-conformance-seed=3")
+        spread = run_kit(
+            pytester, *BASE, target, "--mcp-conformance-seed=3", "-n", "2", subprocess=True
+        )
         assert [(row.law, row.status) for row in spread.laws] == [
             (row.law, row.status) for row in alone.laws
         ]
@@ -274,7 +314,12 @@ class TestEnvironment:
         self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """With CI=true hypothesis loads its ci profile (100 examples); the kit still runs 50."""
-        run = ("--mcp-registry=mcp_core.registry:Registry", "-k", "registry_lazy")
+        run = (
+            "--mcp-registry=mcp_core.registry:Registry",
+            "-k",
+            "registry_lazy",
+            "--mcp-conformance-seed=5",
+        )
         monkeypatch.delenv("CI", raising=False)
         local = run_kit(pytester, *BASE, *run, subprocess=True)
         monkeypatch.setenv("CI", "true")

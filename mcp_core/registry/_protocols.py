@@ -61,7 +61,7 @@ class ElementCatalog(Protocol):
            (a per-name read may provide only the sources it needs; a load completes the rest).
         4. ``registry.first-read-complete``: every one of several concurrent first reads (lists
            and lookups alike) answers from the fully loaded catalogue, never from a partial or
-           empty one.
+           empty one; a write made before or while the first load runs is part of it.
         5. ``registry.precedence``: runtime > higher priority > lower priority; equal priority:
            first added wins; independent of the order registrations happen in and of the order
            in which sources finish providing.
@@ -69,7 +69,9 @@ class ElementCatalog(Protocol):
         7. ``registry.undeclared-kinds``: an element of a kind its source's ``kinds()`` does not
            declare is skipped, and costs only itself.
         8. ``registry.source-isolation``: a raising source costs at most its own elements; every
-           read still succeeds.
+           read still succeeds. Whatever it raises: ``SystemExit`` and other ``BaseException``
+           subclasses included, but for cancellation, ``KeyboardInterrupt`` and
+           ``GeneratorExit``, which propagate.
         9. ``registry.unavailable-keeps-last-good``: a source raising ``SourceUnavailableError``
            on reload keeps serving its previous collection.
     """
@@ -201,7 +203,8 @@ class ChangeNotifier(Protocol):
            listed definitions changed; none for an operation that changed nothing; none before
            and during the first load.
         2. ``registry.listener-isolation``: a listener that raises changes nothing: the operation
-           completes, and every other listener is still called.
+           completes, and every other listener is still called. Whatever it raises, as for a
+           source (``registry.source-isolation``).
         3. ``registry.unsubscribe``: after calling the function ``subscribe`` returned, the
            listener is never called again; other listeners are unaffected.
     """

@@ -62,7 +62,8 @@ class ChangeBus(Protocol):
            returns the :class:`Change` with the versions after it; versions never go down.
         2. ``bus.delivers``: a change published while a subscription is open reaches it (the
            publisher's own subscriptions included), or the subscription is interrupted and
-           then catches up.
+           then catches up. ``publish`` never waits for a subscriber to read: a subscription
+           too slow to keep up is interrupted (and catches up), never silently short.
         3. ``bus.catch-up``: a subscription's first item, and its first after an interruption, is
            a catch-up holding the current version of every key ever published; so a subscriber
            that compares versions misses nothing that was published while it was not listening.

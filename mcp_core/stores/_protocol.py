@@ -21,7 +21,13 @@ class CacheStore(Protocol):
 
     Laws:
         1. ``store.roundtrip``: ``get(k)`` after ``set(k, v)`` returns ``v`` until the TTL passes.
-        2. ``store.delete``: ``delete(k)`` removes only ``k``; ``delete_prefix(p)`` removes only
+        2. ``store.expiry``: an entry set at time ``s`` with TTL ``t`` is live while the store's
+           clock reads less than ``s + t`` and expired from ``s + t`` on, so at exactly its TTL
+           it is gone; every operation agrees (``get`` answers None, ``delete`` says it was not
+           there, ``delete_prefix`` does not count it, ``entries`` does not list it). A backend
+           that keeps time more coarsely keeps an entry at most one tick of its resolution
+           longer (``RedisStore``: whole milliseconds, rounded up, on the Redis server's clock).
+        3. ``store.delete``: ``delete(k)`` removes only ``k``; ``delete_prefix(p)`` removes only
            keys that start with ``p``.
     """
 

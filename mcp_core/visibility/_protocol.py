@@ -55,6 +55,9 @@ class ElementVisibility(Protocol):
            resolution (reads, subscriptions, completion) considers only what the session may
            see, so a request that a hidden element would have answered is answered by the next
            visible candidate, byte for byte as by a server without it.
+        2. ``visibility.parts``: a rule composed of others (``all_of``, ``any_of``, ``not_``)
+           lists an element exactly as a fixed boolean function of its parts' list decisions,
+           asked about the same ref and session (``all``, ``any``, the negation of its part).
     """
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:

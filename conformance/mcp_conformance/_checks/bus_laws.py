@@ -16,8 +16,15 @@ gets them among the steps: while it is down a publish may raise ``CacheStoreErro
 catch up. A bus whose outages only its server can
 cause (Redis) is held to the interrupted half of the laws by its own tests.
 
+Back-pressure: a step may stall a subscription (its task stops reading, as a busy worker would)
+and another publish a burst of changes (up to 70) while it stalls; the stalled subscription
+reads again before deliveries are judged. ``publish`` must not wait for a subscriber to read:
+one that does not return within the kit's patience while a subscription stalls fails
+``bus.delivers``, as does a bus that drops what a slow subscription had no room for without
+interrupting it (a bus may interrupt a subscriber that cannot keep up, which then catches up).
+
 Waiting: a bus may deliver from another connection (Redis pub/sub), so what a subscription is
-owed is waited for, up to 5 s. Once something did not come in a check, the kit waits 0.2 s in
+owed is waited for, up to 5 s of silence. Once something did not come in a check, the kit waits 0.2 s in
 the rest of that check: the failure is found, and shrinking it must not take minutes.
 
 Each law is judged on its own: ``bus.versions`` on what ``publish`` returns, ``bus.delivers``
@@ -28,6 +35,7 @@ least them, for every key ever published), so a bus that breaks one law fails on
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Final, Literal, TypeAlias, final
@@ -49,16 +57,22 @@ _MOST_OPEN: Final = 3
 _PATIENCE: Final = 5.0
 _PATIENCE_AFTER_A_MISS: Final = 0.2
 _WAITED: Final = (
-    f"the kit waits {_PATIENCE:g} s, and {_PATIENCE_AFTER_A_MISS:g} s in a check where something "
-    "already did not come"
+    f"the kit waits {_PATIENCE:g} s from the last item received, and {_PATIENCE_AFTER_A_MISS:g} "
+    "s in a check where something already did not come"
 )
 
 Step: TypeAlias = tuple[str] | tuple[str, int] | tuple[str, frozenset[str], str]
-"""``("open",)``, ``("close", n)``, ``("publish", keys, origin)``, ``("down",)`` or ``("up",)``."""
+"""``("open",)``, ``("close", n)``, ``("stall", n)``, ``("burst", count)``, ``("publish", keys,
+origin)``, ``("down",)`` or ``("up",)``."""
 
 _STEPS: Final = st.lists(
     st.just(("open",))
     | st.tuples(st.just("close"), st.integers(0, _MOST_OPEN - 1))
+    # Back-pressure: one branch for both, so the other steps are drawn as often as before.
+    | st.one_of(
+        st.tuples(st.just("stall"), st.integers(0, _MOST_OPEN - 1)),
+        st.tuples(st.just("burst"), st.sampled_from((20, 70))),
+    )
     | st.tuples(
         st.just("publish"),
         st.frozensets(st.sampled_from(_SOURCE_KEYS), min_size=1, max_size=3),
@@ -120,6 +134,8 @@ class _Subscription:
         """Index in ``items`` from which a catch-up is due, or None when none is."""
         self.scope = anyio.CancelScope()
         self.done = anyio.Event()
+        self.reading = anyio.Event()
+        self.reading.set()
 
     def received(self, item: Change) -> None:
         self.items.append(item)
@@ -169,13 +185,18 @@ class _BusUnderTest:
             raise LawViolation(message)
 
     async def wait(self, subscription: _Subscription, ready: Callable[[], bool]) -> bool:
-        """Whether ``ready()`` came true as ``subscription`` received items, within patience."""
-        with anyio.move_on_after(self.patience.seconds):
-            while not ready():
+        """Whether ``ready()`` came true as ``subscription`` received items.
+
+        The kit's patience is for a silence: it runs again from every item received, so a long
+        burst being delivered is waited for however long it takes.
+        """
+        while not ready():
+            with anyio.move_on_after(self.patience.seconds) as waited:
                 await subscription.arrived.wait()
-            return True
-        self.patience.ran_out()
-        return False
+            if waited.cancelled_caught:
+                self.patience.ran_out()
+                return False
+        return True
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -186,6 +207,10 @@ class _BusUnderTest:
                     await self.subscribe(number)
                 case ("close", int() as index) if self.open:
                     await self.close(self.open[index % len(self.open)])
+                case ("stall", int() as index) if self.open:
+                    self.open[index % len(self.open)].reading = anyio.Event()
+                case ("burst", int() as count):
+                    await self.burst(count, number)
                 case ("publish", frozenset() as keys, str() as origin):
                     await self.publish(keys, origin, number)
                 case ("down",) if self.interruptible and not self.down:
@@ -197,6 +222,12 @@ class _BusUnderTest:
         if self.down:
             await self.bring_back()
         await self.settle()
+
+    async def burst(self, count: int, number: int) -> None:
+        """Publish ``count`` changes in a row (a publish held up by a stalled reader ends it)."""
+        for _ in range(count):
+            if not await self.publish(frozenset({"src:1"}), "w1", number):
+                return
 
     async def subscribe(self, number: int) -> None:
         self.opened += 1
@@ -218,7 +249,14 @@ class _BusUnderTest:
             async with manager as changes:
                 task_status.started()
                 with subscription.scope:
-                    async for item in checked(changes, AsyncIterator[Change], what="subscribe()"):
+                    items = aiter(checked(changes, AsyncIterator[Change], what="subscribe()"))
+                    while True:
+                        # A stalled subscription takes nothing from the bus until it reads again.
+                        await subscription.reading.wait()
+                        try:
+                            item = await anext(items)
+                        except StopAsyncIteration:
+                            break
                         subscription.received(
                             checked(item, Change, what=f"an item of {subscription.name}")
                         )
@@ -230,15 +268,31 @@ class _BusUnderTest:
         subscription.scope.cancel()
         await subscription.done.wait()
 
-    async def publish(self, keys: frozenset[str], origin: str, number: int) -> None:
+    async def publish(self, keys: frozenset[str], origin: str, number: int) -> bool:
+        """Publish ``keys``; whether it returned (a publish a stalled subscriber held up did not)."""
         what = f"publish({sorted(keys)}, origin={origin!r}) at step {number}"
         self.named |= keys
+        stalled = [item.name for item in self.open if not item.reading.is_set()]
         try:
-            change: Change = await awaited(self.obj.publish(keys, origin=origin), Change, what=what)
+            with anyio.move_on_after(self.patience.seconds if stalled else math.inf) as waited:
+                change: Change = await awaited(
+                    self.obj.publish(keys, origin=origin), Change, what=what
+                )
         except CacheStoreError:
             if self.down:
-                return  # unreachable, as take_down() asked: the caller keeps the change
+                return True  # unreachable, as take_down() asked: the caller keeps the change
             raise
+        if waited.cancelled_caught:
+            self.patience.ran_out()
+            self.violated(
+                "bus.delivers",
+                f"{what} did not return while {', '.join(stalled)} was not reading ({_WAITED}): "
+                "publish never waits for a subscriber to read; a bus interrupts a subscriber "
+                "that cannot keep up, which then catches up",
+            )
+            for subscription in self.open:
+                subscription.reading.set()
+            return False
         self.judge_versions(change, keys, what)
         published = _Published(number, origin, change)
         self.published.append(published)
@@ -248,6 +302,7 @@ class _BusUnderTest:
         for subscription in self.open:
             if subscription.awaiting_catch_up is None:
                 subscription.owed.append(published)
+        return True
 
     async def outage(self, method: str) -> None:
         answer = getattr(self.obj, method)()
@@ -291,6 +346,7 @@ class _BusUnderTest:
 
     async def catch_up(self, subscription: _Subscription, which: str) -> None:
         """Wait for the catch-up ``subscription`` is due, and judge it."""
+        subscription.reading.set()
         start = subscription.awaiting_catch_up or 0
         if start == 0:
             arrived = await self.wait(subscription, lambda: bool(subscription.items))
@@ -336,6 +392,8 @@ class _BusUnderTest:
 
     async def settle(self) -> None:
         """Judge ``bus.delivers``: every open subscription received what it is owed."""
+        for subscription in self.open:
+            subscription.reading.set()  # stalled subscriptions read again before the judgement
         if self.law != "bus.delivers":
             return  # the other laws do not wait for deliveries
         published = self.published

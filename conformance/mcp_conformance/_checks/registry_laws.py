@@ -13,10 +13,12 @@ from hypothesis import strategies as st
 
 from mcp_conformance._checks._needs import Needs, require
 from mcp_conformance._contract import (
+    KitBaseException,
     LawViolation,
     RegistryUnderTest,
     Role,
     RoleStatus,
+    uncontained,
 )
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_conformance._machine import (
@@ -281,13 +283,76 @@ def _shown(value: ReadValue) -> str:
     return show(value)
 
 
+Write: TypeAlias = tuple[Slot, int]
+"""A runtime registration at a slot, started after that many turns of the event loop."""
+
+_WRITES: Final = st.lists(
+    st.tuples(st.sampled_from(ALL_SLOTS), st.integers(min_value=0, max_value=6)), max_size=3
+)
+
+
+async def _turns(count: int) -> None:
+    for _ in range(count):
+        await anyio.lowlevel.checkpoint()
+
+
+async def _writes_during_first_load(
+    kit: Kit, words: Vocabulary, specs: list[SourceSpec], writes: list[Write], reader: int
+) -> None:
+    """Registrations interleaved with a first load (a read starts it): none of them is lost.
+
+    Each write starts after a generated number of turns of the event loop while the first read
+    loads the sources, so the schedule puts it before, during or after the load; at the end the
+    catalogue must be what the same registry answers when the writes follow a completed load.
+    """
+    registry = await make_registry(kit, _over(words, specs))
+    reads = reads_of(registry, words)
+    read = reads[sorted(reads)[reader % len(reads)]]
+
+    async def write(number: int, slot: Slot, turns: int) -> None:
+        await _turns(turns)
+        await registry.register(make_element(words, slot, f"runtime #{number}"))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read)
+        for number, (slot, turns) in enumerate(writes):
+            group.start_soon(write, number, slot, turns)
+    got = await registry.listing()
+    twin = await make_registry(kit, _over(words, specs))
+    await _first_load(twin)
+    # Concurrent writes at one slot may land in either order: the twin takes the one that won.
+    for number, (slot, _) in enumerate(writes):
+        await twin.register(make_element(words, slot, f"runtime #{number}"))
+    expected = await twin.listing()
+    if Counter(got.definitions) != Counter(expected.definitions):
+        same_slot = len({slot for slot, _ in writes}) < len(writes)
+        if same_slot and {d.ref for d in got.definitions} == {d.ref for d in expected.definitions}:
+            return
+        missing = [show(d) for d in expected.definitions if d not in got.definitions]
+        extra = [show(d) for d in got.definitions if d not in expected.definitions]
+        schedule = ", ".join(
+            f"register({words.ref(slot)}) after {turns} turns" for slot, turns in writes
+        )
+        raise LawViolation(
+            f"with a first read loading the catalogue and, concurrently, {schedule}: the loaded "
+            f"catalogue lacks {missing or 'nothing'} and has {extra or 'nothing'} more than the "
+            "same registry written to after its load (a write made before or during the first "
+            "load is part of what the first read and every later one answers)"
+        )
+
+
 @checks("registry.first-read-complete")
 def test_registry_first_read_complete(kit: Kit) -> None:
-    """Every concurrent first read answers from the fully loaded catalogue."""
-    _require(kit, "registry.first-read-complete")
+    """Every concurrent first read answers from the fully loaded catalogue; no write is lost."""
+    roles = _require(kit, "registry.first-read-complete")
+    writer = roles["writer"].present
 
-    async def body(example: tuple[Vocabulary, list[SourceSpec], list[int]]) -> None:
-        words, specs, picks = example
+    async def body(
+        example: tuple[Vocabulary, list[SourceSpec], list[int], list[Write]],
+    ) -> None:
+        words, specs, picks, writes = example
+        if writer and writes:
+            await _writes_during_first_load(kit, words, specs, writes, picks[0])
         sources = _over(words, specs)
         registry = await make_registry(kit, sources)
         reads = reads_of(registry, words)
@@ -312,7 +377,9 @@ def test_registry_first_read_complete(kit: Kit) -> None:
                 )
 
     kit.given(
-        st.tuples(vocabularies(), source_specs(min_sources=1), _picks),
+        st.tuples(
+            vocabularies(), source_specs(min_sources=1), _picks, _WRITES if writer else st.just([])
+        ),
         body,
         name="registry_first_read_complete",
     )
@@ -483,7 +550,9 @@ class _Pair:
         """Apply ``operation`` to both; the registry under test must not raise."""
         try:
             await self._apply(self.registry, self.sources, operation, number)
-        except Exception as exc:
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not uncontained(exc):
+                raise
             raise LawViolation(
                 f"{_describe(operation, self.words)} raised {type(exc).__name__}: {exc}"
             ) from exc
@@ -515,7 +584,11 @@ def _describe(operation: Operation, words: Vocabulary) -> str:
     return f"{operation[0]}({words.ref(operation[1])})"
 
 
-_ERRORS: Final = st.sampled_from((RuntimeError, ValueError, KeyError, TypeError, LookupError))
+_ERRORS: Final = st.sampled_from(
+    (RuntimeError, ValueError, KeyError, TypeError, LookupError, SystemExit, KitBaseException)
+)
+"""What a raising listener raises: ordinary exceptions, and BaseException subclasses a boundary
+contains too (only cancellation, KeyboardInterrupt and GeneratorExit propagate)."""
 
 
 @checks("registry.listener-isolation")
@@ -526,7 +599,7 @@ def test_registry_listener_isolation(kit: Kit) -> None:
     heard = 0
 
     async def body(
-        example: tuple[Vocabulary, list[SourceSpec], list[Operation], int, type[Exception]],
+        example: tuple[Vocabulary, list[SourceSpec], list[Operation], int, type[BaseException]],
     ) -> None:
         nonlocal heard
         words, specs, operations, position, error = example

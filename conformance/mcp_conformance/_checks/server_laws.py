@@ -91,7 +91,9 @@ def _cases(draw: st.DrawFn, *, hiding: bool) -> ServerCase:
         hidden=hidden,
         # Sources may declare more than they hold (honest over-advertising).
         declared=kinds | draw(element_kinds()),
-        page_size=draw(st.integers(min_value=1, max_value=3)),
+        # From 1 to one more than a list can hold (three elements of a kind): every page size
+        # from a page per element to a single short page.
+        page_size=draw(st.integers(min_value=1, max_value=len(ALL_SLOTS) // 4 + 1)),
         fresh=draw(_contents()),
         narrowed=draw(_narrowings(words, slots)) if hiding else frozenset(),
     )

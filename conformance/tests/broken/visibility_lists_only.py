@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mcp_conformance import Capabilities
 from mcp_core.elements import ElementRef
 from mcp_core.visibility import ElementVisibility, SessionInfo
 
@@ -26,3 +27,6 @@ class _AllOf:
 def make_visibility(parts: Sequence[ElementVisibility]) -> _AllOf:
     """all_of without a URI decision."""
     return _AllOf(parts)
+
+
+MCP_CONFORMANCE = Capabilities(decides=all)

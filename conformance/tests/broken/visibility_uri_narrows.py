@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from mcp_conformance import Capabilities
 from mcp_core.elements import ElementRef
 from mcp_core.visibility import ElementVisibility, SessionInfo
 
@@ -37,3 +38,6 @@ class _RawAnyOf:
 def make_visibility(parts: Sequence[ElementVisibility]) -> _RawAnyOf:
     """An any_of that skips its parts' list decisions for URIs."""
     return _RawAnyOf(parts)
+
+
+MCP_CONFORMANCE = Capabilities(decides=any)
