@@ -451,7 +451,8 @@ class Deployment:
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
         expected = hmac.new(self._records, f"{what}\n{text}".encode(), hashlib.sha256).hexdigest()
         at = body.get("at")
-        if not hmac.compare_digest(mac, expected) or not isinstance(at, int):
+        same = hmac.compare_digest(mac.encode(errors="surrogatepass"), expected.encode())
+        if not same or not isinstance(at, int):
             return None
         return body
 

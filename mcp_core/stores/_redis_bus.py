@@ -295,7 +295,9 @@ class RedisChangeBus:
     # -- signing --------------------------------------------------------------------------
 
     def _mac(self, text: str) -> str:
-        return hmac.new(self._key, text.encode(), hashlib.sha256).hexdigest()[:32]
+        # surrogatepass: a message's origin is whatever its publisher wrote, lone surrogates too.
+        signed = text.encode(errors="surrogatepass")
+        return hmac.new(self._key, signed, hashlib.sha256).hexdigest()[:32]
 
     def _field(self, key: str, version: int) -> bytes:
         return f"{version}:{self._mac(_version_text(key, version))}".encode()
@@ -309,7 +311,7 @@ class RedisChangeBus:
             return None
         version = int(text)
         expected = self._mac(_version_text(key, version))
-        return version if hmac.compare_digest(mac, expected) else None
+        return version if _same(mac, expected) else None
 
     def _signed(self, origin: str, versions: Mapping[str, int]) -> str:
         return json.dumps(
@@ -481,7 +483,7 @@ class RedisChangeBus:
         except (ValueError, TypeError, RecursionError) as exc:
             self._refusals.refuse("messages that are not changes", str(exc)[:200])
             return None
-        if not hmac.compare_digest(mac, self._mac(self._signed(origin, versions))):
+        if not _same(mac, self._mac(self._signed(origin, versions))):
             self._refusals.refuse(
                 "messages not signed with the bus secret (whoever published them lacks it)"
             )
@@ -510,6 +512,11 @@ class RedisChangeBus:
                 self._store,
                 error,
             )
+
+
+def _same(mac: str, expected: str) -> bool:
+    """Whether ``mac`` (anything a publisher wrote) is ``expected``, in constant time."""
+    return hmac.compare_digest(mac.encode(errors="surrogatepass"), expected.encode())
 
 
 def _version_text(key: str, version: int) -> str:

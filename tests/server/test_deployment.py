@@ -141,7 +141,12 @@ class TestRedisWriterWithoutTheSecret:
         first = worker("w1", store, bus)
         async with first.serving(Registry()):
             recorded = await store.get("deployment:signed-fingerprint")
-            for junk in (b"0" * 64, b"{}", b"x" * 10_000_000):
+            for junk in (
+                b"0" * 64,
+                b"{}",
+                b'{"record": {"at": 1}, "mac": "\\ud800\\u0080"}',
+                b"x" * 10_000_000,
+            ):
                 await store.set("deployment:signed-fingerprint", junk)
                 await anyio.sleep(0.35)
                 assert all(b.state != "misconfigured" for b in first.health())

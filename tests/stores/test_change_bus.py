@@ -8,6 +8,7 @@ server does: a call costs one timeout, the next ones fail at once.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import uuid
@@ -381,3 +382,56 @@ class TestRedisWriterWithoutTheSecret:
                     healed = await anext(changes)
         assert healed.catch_up
         assert healed.versions["src"] == 10**12 + 5
+
+
+MESSAGES = st.one_of(
+    st.binary(max_size=200),
+    st.sampled_from(
+        [
+            b'{"origin":"\\ud800","versions":{"a":1},"mac":"\\ud800"}',
+            b'{"origin":"w","versions":{"\\ud800":1},"mac":"0"}',
+            b'{"origin":"w","versions":{"a":1},"mac":"\\u0080"}',
+        ]
+    ),
+    st.builds(
+        lambda origin, versions, mac: json.dumps(
+            {"origin": origin, "versions": versions, "mac": mac}
+        ).encode(),
+        st.text(max_size=10),
+        st.dictionaries(st.sampled_from(["a", "b", "src"]), st.integers(1, 10**16), min_size=1),
+        st.one_of(st.text(max_size=64), st.text("0123456789abcdef", min_size=32, max_size=32)),
+    ),
+)
+
+
+class TestUnsignedMessagesNeverDeliver:
+    """Attacker: a Redis writer without the secret, publishing whatever it likes (no server needed)."""
+
+    @given(MESSAGES)
+    def test_no_message_without_the_secret_is_a_change(self, data: bytes) -> None:
+        """Whatever is published without the secret parses to nothing, and is counted."""
+        bus = RedisChangeBus(RedisStore("redis://127.0.0.1:1/0"), secret=BUS_SECRET)
+        assert bus._parse({"type": "message", "data": data}) is None
+        assert bus.refused == 1
+
+    @pytest.mark.parametrize(
+        "data",
+        [
+            b'{"origin":"\\ud800","versions":{"a":1},"mac":"\\ud800"}',
+            b'{"origin":"w","versions":{"\\ud800":1},"mac":"0"}',
+            b'{"origin":"w","versions":{"a":1},"mac":"\\u0080"}',
+        ],
+    )
+    def test_text_that_is_not_ascii_is_refused_not_a_crash(self, data: bytes) -> None:
+        """A MAC or origin that is not ASCII (a lone surrogate even) is refused, not a crash."""
+        bus = RedisChangeBus(RedisStore("redis://127.0.0.1:1/0"), secret=BUS_SECRET)
+        assert bus._parse({"type": "message", "data": data}) is None
+
+    def test_a_signed_message_is_a_change(self) -> None:
+        """The same parser accepts what a holder of the secret signs (the property is not vacuous)."""
+        bus = RedisChangeBus(RedisStore("redis://127.0.0.1:1/0"), secret=BUS_SECRET)
+        data = bus._message("w1", {"src": 10**12})
+        assert bus._parse({"type": "message", "data": data}) == Change(
+            versions={"src": 10**12}, origin="w1"
+        )
+        assert bus.refused == 0
