@@ -633,10 +633,16 @@ class RemoteSource:
         cursor: str | None = None
         what = key.replace("_", " ")
         for _ in range(self._max_pages):
-            try:
-                page = await fetch(cursor=cursor, cache_mode="bypass")
-            except MCPError as exc:
-                raise _Down(self._page_failed(what, exc)) from None
+            page = await self._page(fetch, cursor, what)
+            if self._meter.dropped:
+                dropped, self._meter.dropped = self._meter.dropped, 0
+                notes.append(
+                    self._note(
+                        "skipped",
+                        f"{dropped} elements of its {what} list nest JSON more than "
+                        f"{_READABLE_DEPTH} levels deep, too deep to be read; skipped",
+                    )
+                )
             listed = getattr(page, key)
             room = budget.take(len(listed))
             items.extend(listed if room == len(listed) else listed[:room])
@@ -671,6 +677,28 @@ class RemoteSource:
                 f"serving the first {len(items)} (raise max_pages if the remote is that large)",
             )
         )
+
+    async def _page(
+        self, fetch: Callable[..., Awaitable[Any]], cursor: str | None, what: str
+    ) -> Any:
+        """One page of a list (asked for again, its too-deep elements left out, if need be).
+
+        The official client parses a message whole: one element nested deeper than its JSON
+        parser allows (about 200 levels) makes the whole page unreadable. Once an HTTP remote
+        has sent such a page, its JSON answers are read here first and such elements left out
+        (each skipped with a diagnostic), so the others are served.
+        """
+        meter = self._meter
+        try:
+            return await fetch(cursor=cursor, cache_mode="bypass")
+        except MCPError as exc:
+            if exc.code != types.PARSE_ERROR or meter.deep or "recursion" not in str(exc):
+                raise _Down(self._page_failed(what, exc)) from None
+        meter.deep = True
+        try:
+            return await fetch(cursor=cursor, cache_mode="bypass")
+        except MCPError as exc:
+            raise _Down(self._page_failed(what, exc)) from None
 
     def _page_failed(self, what: str, exc: MCPError) -> str:
         """Why a page of the ``what`` list could not be read (for the diagnostic)."""
@@ -876,14 +904,20 @@ class _Budget:
 
 @final
 class _Meter:
-    """Bytes received from an HTTP remote, and whether an answer was refused for its size."""
+    """Bytes received from an HTTP remote, and whether an answer was refused for its size.
 
-    __slots__ = ("limit", "received", "refused")
+    ``deep``: the remote has sent a page too deep for the official client, so its JSON answers
+    are read first and their too-deep elements left out (``dropped`` counts them).
+    """
+
+    __slots__ = ("deep", "dropped", "limit", "received", "refused")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.received = 0
         self.refused = False
+        self.deep = False
+        self.dropped = 0
 
 
 @final
@@ -929,6 +963,8 @@ class _Metered(httpx2.AsyncBaseTransport):
             meter.refused = True
             body = _oversized_answer(request, meter.limit)
             headers = [(b"content-type", b"application/json")]
+        elif meter.deep:
+            body = _readable(body, meter)
         return httpx2.Response(
             response.status_code,
             headers=headers,
@@ -959,6 +995,46 @@ class _Counted(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+_READABLE_DEPTH: Final = 150  # JSON levels in one listed element: the client's parser reads ~200
+_LISTED: Final = ("tools", "resources", "resourceTemplates", "prompts")
+
+
+def _readable(body: bytes, meter: _Meter) -> bytes:
+    """A list answer ``body`` without its elements nested more than ``_READABLE_DEPTH`` levels."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return body  # not something to mend: the client says what is wrong with it
+    result = message.get("result") if isinstance(message, dict) else None
+    if not isinstance(result, dict):
+        return body
+    dropped = 0
+    for key in _LISTED:
+        items = result.get(key)
+        if isinstance(items, list):
+            kept = [item for item in items if _depth(item) <= _READABLE_DEPTH]
+            dropped += len(items) - len(kept)
+            result[key] = kept
+    if not dropped:
+        return body
+    meter.dropped += dropped
+    return json.dumps(message).encode()
+
+
+def _depth(value: object) -> int:
+    """How many levels of JSON objects and arrays ``value`` nests (without recursion)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth)
+            stack.extend((member, depth + 1) for member in item)
+    return deepest
 
 
 def _oversized_answer(request: httpx2.Request, limit: int) -> bytes:

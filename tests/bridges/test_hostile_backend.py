@@ -271,6 +271,22 @@ class TestSchemas:
         assert all("more than the limit of 64" in message for message in skipped)
         assert not tracebacks(caplog)
 
+    async def test_a_page_too_deep_for_the_client_costs_its_element(
+        self, serve_hostile: Any, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A 300-deep schema on a page over HTTP: that tool skipped, the page's others served.
+
+        Before, the official client could not parse the page at all, so every listing failed and
+        the backend was down, with a dozen tracebacks per listing.
+        """
+        url = serve_hostile(per_page=3, raw_depth=300)
+        source = RemoteSource.http(url, name="hostile")
+        collection = await source.provide()
+        assert sorted(element.ref.key for element in collection) == ["t0_1", "t0_2"]
+        (note,) = source.diagnostics()
+        assert "1 elements of its tools list nest JSON more than 150 levels deep" in note.message
+        assert not [r for r in tracebacks(caplog) if r.name.startswith("mcp_core")]
+
     def test_definitions_too_deep_to_read_are_invalid_elements(self) -> None:
         """300 levels, past what pydantic serialises: an InvalidElementError, not a crash.
 

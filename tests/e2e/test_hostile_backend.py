@@ -56,6 +56,7 @@ plans = st.fixed_dictionaries(
         "name_length": st.sampled_from([0, 120, 129, 1_000]),
         "schema": st.sampled_from(["plain", "cycle", "loop", "remote", "deep"]),
         "depth": st.integers(30, 140),
+        "raw_depth": st.sampled_from([0, 300]),
         "description_bytes": st.sampled_from([0, 1_000, 200_000]),
         "storm": st.integers(0, 30),
         "churn": st.booleans(),
@@ -124,7 +125,8 @@ def peak_rss(process: subprocess.Popen[bytes]) -> int:
 @example(plan={"per_page": 100_000})  # one page of 100k tools froze the whole gateway
 @example(plan={"pages": 20, "per_page": 50_000, "endless": True})  # 1e6 over 20 pages
 @example(plan={"per_page": 5, "schema": "cycle"})  # ~1,960 traceback lines per call
-@example(plan={"per_page": 5, "schema": "deep", "depth": 150})  # the backend taken down
+@example(plan={"per_page": 5, "raw_depth": 300})  # the backend taken down, 12 tracebacks
+@example(plan={"per_page": 5, "schema": "deep", "depth": 150})  # too deep for the SDK server
 @example(plan={"per_page": 5, "name_length": 129})  # one long name dropped the backend
 @example(plan={"per_page": 5, "storm": 30, "churn": True})  # ~195 notifications in 5 s
 def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[str, Any]) -> None:

@@ -14,7 +14,10 @@ served over streamable HTTP on 127.0.0.1. The plan (every key optional):
 - ``storm`` (0): ``tools/list_changed`` notifications sent while answering each list (so the
   gateway lists again, and is told again: a storm that never ends);
 - ``churn`` (false): every listing names its tools afresh, so each one is a change the gateway
-  passes on to its clients.
+  passes on to its clients;
+- ``raw_depth`` (0): the first tool's schema nests that many objects, written into the HTTP
+  answer after the SDK serialised it (the SDK's own serialiser stops at about 100), so the page
+  is deeper than the official client's JSON parser reads (about 200 levels).
 
 Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
 made, so a test can tell where the gateway is.
@@ -66,17 +69,22 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     built: dict[int, types.ListToolsResult] = {}
     listings = [0]
 
+    raw_depth = int(plan.get("raw_depth", 0))
+
     def page(number: int) -> types.ListToolsResult:
         found = None if churn else built.get(number)
         if found is None:
             tools = []
             for index in range(per_page):
                 name = f"t{number}_{index}" + (f"_{listings[0]}" if churn else "")
+                deep = raw_depth and index == 0
                 tools.append(
                     types.Tool(
                         name=name + "x" * max(0, length - len(name)),
                         description=description,
-                        input_schema=schema,
+                        input_schema={"type": "object", "properties": {"x": MARKER}}
+                        if deep
+                        else schema,
                     )
                 )
             last = number + 1 >= pages and not endless
@@ -104,12 +112,40 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+MARKER = "__deep__"
+
+
+class Deepen:
+    """ASGI middleware writing a ``depth``-level schema where the SDK wrote :data:`MARKER`."""
+
+    def __init__(self, app: Any, depth: int) -> None:
+        self.app = app
+        opening = b'{"type":"object","properties":{"x":'
+        self.deep = opening * depth + b'{"type":"string"}' + b"}}" * depth
+        self.marker = json.dumps(MARKER).encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Serve ``app``, its bodies rewritten (and sent without a length, which changes)."""
+
+        async def rewritten(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
+                message = {**message, "headers": headers}
+            elif message["type"] == "http.response.body" and self.marker in message["body"]:
+                message = {**message, "body": message["body"].replace(self.marker, self.deep)}
+            await send(message)
+
+        await self.app(scope, receive, rewritten if scope["type"] == "http" else send)
+
+
 def main() -> None:
     """Serve the plan given on the command line."""
     port, plan_path = int(sys.argv[1]), Path(sys.argv[2])
     plan = json.loads(plan_path.read_text())
     server = build(plan, plan_path.with_name(plan_path.name + ".listed"))
-    app = server.streamable_http_app()
+    app: Any = server.streamable_http_app()
+    if plan.get("raw_depth"):
+        app = Deepen(app, int(plan["raw_depth"]))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
 
 
