@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final, TypeGuard, final
+from typing import Final, TypeGuard, cast, final
 
-from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements import SINGLE_KINDS, Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.errors import InvalidElementError
 from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
 
 __all__ = ["Admitted", "admit_items", "is_item_iterable"]
@@ -49,33 +50,13 @@ class Admitted:
 
     elements: dict[ElementRef, Element] = field(default_factory=dict)
     diagnostics: list[SourceDiagnostic] = field(default_factory=list)
-    origins: dict[ElementRef, str] = field(default_factory=dict)
+    whole: ElementCollection | None = None
+    """Set when every item was an element and all were kept: the collection, built once."""
 
     @property
     def collection(self) -> ElementCollection:
         """The kept elements as a collection."""
-        return ElementCollection(self.elements.values())
-
-    def admit(self, element: Element, label: str, *, source: str, kinds: ElementKind) -> None:
-        """Keep ``element`` (from the item ``label``) unless its kind or ref rules it out."""
-        ref = element.ref
-        if not element.kind & kinds:
-            message = (
-                f"{label} is a {element.kind.label} element, outside the declared "
-                f"kinds={kinds.label or 'none'}; declare every kind the factory registers"
-            )
-        elif ref in self.elements:
-            message = (
-                f"{label} repeats {ref}, which {self.origins[ref]} holds first; this one is "
-                "skipped (rename one of them)"
-            )
-        else:
-            self.elements[ref] = element
-            self.origins[ref] = label
-            return
-        self.diagnostics.append(
-            SourceDiagnostic(source=source, kind="skipped", message=message, ref=ref)
-        )
+        return self.whole if self.whole is not None else ElementCollection(self.elements.values())
 
 
 async def admit_items(
@@ -88,33 +69,83 @@ async def admit_items(
     """Admit each item of ``items`` alone (see the module docstring); ``owner`` names the factory.
 
     ``source`` describes the source for the diagnostics; ``kinds`` are the kinds it declares.
+    Elements are the usual items, admitted in a tight loop (a factory may return 100k of them).
     """
+    collected, failure = _collected(items, source=source, owner=owner)
+    whole = _whole(collected, kinds) if failure is None else None
+    if whole is not None:
+        return Admitted(whole=whole)
     admitted = Admitted()
-    index = -1
-    iterator: Iterator[object] = iter(items)
-    while True:
-        try:
-            item = next(iterator)
-        except StopIteration:
-            break
-        except Exception as exc:  # noqa: BLE001 -- a failing iteration loses its rest, not what it gave
-            admitted.diagnostics.append(
-                SourceDiagnostic(
-                    source=source,
-                    kind="skipped",
-                    message=(
-                        f"{owner} raised {type(exc).__name__}: {exc} after {index + 1} items; "
-                        f"the items after them were lost: {_BUILDERS}"
-                    ),
-                )
+    elements = admitted.elements
+    origins: dict[ElementRef, int] = {}
+    # The single kinds declared, for an identity test per element (Flag's `&` is Python).
+    allowed = {kind for kind in SINGLE_KINDS if kind & kinds}
+
+    def label(index: int) -> str:
+        return f"{owner}, item {index}"
+
+    def admit(element: Element, index: int) -> None:
+        ref = element.ref
+        if ref.kind in allowed and ref not in elements:
+            elements[ref] = element
+            origins[ref] = index
+            return
+        if ref.kind not in allowed:
+            message = (
+                f"{label(index)} is a {element.kind.label} element, outside the declared "
+                f"kinds={kinds.label or 'none'}; declare every kind the factory registers"
             )
-            break
-        index += 1
-        label = f"{owner}, item {index}"
-        elements = await _built(item, label, source, admitted.diagnostics)
-        for element in elements:
-            admitted.admit(element, label, source=source, kinds=kinds)
+        else:
+            message = (
+                f"{label(index)} repeats {ref}, which {label(origins[ref])} holds first; this "
+                "one is skipped (rename one of them)"
+            )
+        admitted.diagnostics.append(
+            SourceDiagnostic(source=source, kind="skipped", message=message, ref=ref)
+        )
+
+    for index, item in enumerate(collected):
+        if type(item) is Element:
+            admit(item, index)
+            continue
+        for element in await _built(item, label(index), source, admitted.diagnostics):
+            admit(element, index)
+    if failure is not None:
+        admitted.diagnostics.append(failure)
     return admitted
+
+
+def _collected(
+    items: Iterable[object], *, source: str, owner: str
+) -> tuple[list[object], SourceDiagnostic | None]:
+    """The items, iterated first and on their own: a generator that fails keeps what it yielded."""
+    collected: list[object] = []
+    try:
+        collected.extend(items)  # appends as it goes: what came before a failure stays
+    except Exception as exc:  # noqa: BLE001 -- a failing iteration loses its rest, not what it gave
+        return collected, SourceDiagnostic(
+            source=source,
+            kind="skipped",
+            message=(
+                f"{owner} raised {type(exc).__name__}: {exc} after {len(collected)} items; "
+                f"the items after them were lost: {_BUILDERS}"
+            ),
+        )
+    return collected, None
+
+
+def _whole(items: list[object], kinds: ElementKind) -> ElementCollection | None:
+    """``items`` as one collection when they are all healthy elements of ``kinds``.
+
+    The usual result, built in one pass; anything else (a builder, a repeat, another kind)
+    takes the item-by-item path.
+    """
+    try:
+        # ElementCollection checks that each item is an Element (InvalidElementError if not).
+        whole = ElementCollection(cast("list[Element]", items))
+    except InvalidElementError:
+        return None
+    return whole if not whole.kinds & ~kinds else None
 
 
 async def _built(

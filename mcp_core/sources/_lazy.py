@@ -161,6 +161,9 @@ class LazySource:
                 f"(or of builders returning one), got {type(result).__name__}; "
                 "build one with ElementCollection(elements)"
             )
+        if isinstance(result, ElementCollection) and not result.kinds & ~self._kinds:
+            self._diagnostics = ()
+            return result  # already one element per ref, all of declared kinds
         admitted = await admit_items(
             result, source=repr(self), owner="the factory", kinds=self._kinds
         )
