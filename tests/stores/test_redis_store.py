@@ -178,7 +178,7 @@ class TestRedisStoreWithoutServer:
     def test_redis_is_optional(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Without the redis package, creating a RedisStore says how to install it."""
         monkeypatch.setitem(sys.modules, "redis.asyncio", None)
-        with pytest.raises(ImportError, match=r"pip install 'mcp-core\[redis\]'"):
+        with pytest.raises(ImportError, match=r"pip install 'mcp-core-server\[redis\]'"):
             RedisStore("redis://127.0.0.1:1/0")
 
 
