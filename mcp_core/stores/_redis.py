@@ -336,7 +336,7 @@ class RedisStore:
             with anyio.move_on_after(_CLEANUP_TIMEOUT, shield=True):
                 with contextlib.suppress(self._error):
                     await pubsub.unsubscribe(self._channel)
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+                await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # unannotated before redis-py 8.2
 
     @contextlib.contextmanager
     def _translated(self, action: str) -> Iterator[None]:

@@ -202,7 +202,7 @@ class RedisChangeBus:
         finally:
             # Shielded and bounded: usually closed by a cancellation, and Redis may be frozen.
             with anyio.move_on_after(timeout, shield=True):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
+                await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # unannotated before redis-py 8.2
 
     def _recovered(self) -> None:
         if self._down_since is not None:
