@@ -12,7 +12,8 @@ cannot be told apart from the original through any promise (an equivalent mutant
 Subcommands (components default to all of them; ``list`` names them):
 
 - ``list [COMPONENT...]``: every mutant, its scope, and whether it is listed as equivalent.
-- ``run [COMPONENT...] [--jobs N]``: run every mutant in scope; results go to
+- ``run [COMPONENT...] [--jobs N] [--survivors]``: run every mutant in scope (or only the last
+  run's survivors, after a law was sharpened); results go to
   ``.mutation/COMPONENT.json`` (progress on stderr). Minutes per component, not for CI.
 - ``score [COMPONENT...] [--docs]``: the score per component from the last run: killed /
   (in scope - equivalent). Exits 1 when a component scores below 95 %, a survivor is not
@@ -570,8 +571,12 @@ def _workdirs(count: int, scratch: Path) -> Iterator[Path]:
         yield workdir
 
 
-def run(components: Sequence[str], jobs: int) -> None:
-    """Run every mutant in scope of each component; write its results."""
+def run(components: Sequence[str], jobs: int, *, survivors: bool = False) -> None:
+    """Run every mutant in scope of each component; write its results.
+
+    ``survivors``: run again only the last run's survivors (after a law was sharpened), keeping
+    the other results; the modules must not have changed since.
+    """
     RESULTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mcp-mutation-") as scratch:
         workdirs = list(_workdirs(jobs, Path(scratch)))
@@ -586,12 +591,21 @@ def run(components: Sequence[str], jobs: int) -> None:
                     raise UsageError(message)
             every = mutants(component)
             todo = [mutant for mutant in every if mutant.outside() is None]
+            kept: list[dict[str, object]] = []
+            if survivors:
+                previous = _load_results(component)
+                if previous is None or previous["fingerprint"] != _fingerprint(component):
+                    message = f"{component}: no run of the current code to take survivors from"
+                    raise UsageError(message)
+                again = {row["key"] for row in previous["mutants"] if row["outcome"] == "survived"}
+                kept = [row for row in previous["mutants"] if row["key"] not in again]
+                todo = [mutant for mutant in todo if mutant.key in again]
             started = time.monotonic()
             print(
                 f"{component}: {len(todo)} mutants in scope of {len(every)}, {jobs} at a time",
                 file=sys.stderr,
             )
-            rows: list[dict[str, object]] = []
+            rows: list[dict[str, object]] = list(kept)
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 for number, row in enumerate(pool.map(partial(_run_free, free), todo), start=1):
                     rows.append(row)
@@ -776,6 +790,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.add_argument("components", nargs="*")
         if name == "run":
             command.add_argument("--jobs", type=int, default=2)
+            command.add_argument("--survivors", action="store_true")
         if name == "score":
             command.add_argument("--docs", action="store_true")
     commands.add_parser("verify")
@@ -789,7 +804,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.command == "stubs":
             return _stubs(components)
         if arguments.command == "run":
-            run(components, max(1, arguments.jobs))
+            run(components, max(1, arguments.jobs), survivors=arguments.survivors)
             return 0
         return _score(components, docs=arguments.docs)
     except UsageError as error:

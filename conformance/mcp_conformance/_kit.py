@@ -73,7 +73,7 @@ class Kit:
 
     def settings(self) -> Settings:
         """The hypothesis settings for this check (the profile's, never the loaded profile's)."""
-        return self.session.profile.settings()
+        return self.session.profile.settings(derandomize=self.session.seed is None)
 
     def counted(self) -> None:
         """Count one example (the report records how many each check ran); report progress."""
@@ -118,8 +118,12 @@ class Kit:
                 raise
 
         check.__name__ = check.__qualname__ = name
-        test = self.session.profile.settings(max_examples=max_examples)(given(strategy)(check))
-        seed(self.session.seed)(test)()
+        derandomize = self.session.seed is None
+        settings = self.session.profile.settings(max_examples=max_examples, derandomize=derandomize)
+        test = settings(given(strategy)(check))
+        if self.session.seed is not None:
+            test = seed(self.session.seed)(test)
+        test()
 
 
 @pytest.fixture(name="kit")

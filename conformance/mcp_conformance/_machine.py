@@ -209,7 +209,9 @@ class _Loop:
 
 def run_machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> None:
     """Run ``plan``'s state machine against the target under the profile's settings."""
-    machine = seed(kit.session.seed)(_machine(kit, plan, roles))
+    machine = _machine(kit, plan, roles)
+    if kit.session.seed is not None:
+        machine = seed(kit.session.seed)(machine)
     run_state_machine_as_test(machine, settings=kit.settings())
 
 

@@ -26,7 +26,9 @@ class Profile:
 
     Neither profile is derandomized: every run draws its examples from the run's seed, which
     varies from run to run unless pinned (``--mcp-conformance-seed``) and is printed for replay,
-    so a probabilistic miss cannot stay green on every CI run.
+    so a probabilistic miss cannot stay green on every CI run. (``--mcp-conformance-seed=
+    derandomized`` derives each check's examples from the check alone, as hypothesis's
+    ``derandomize`` does: for a kit's own regression suite, never for a certificate.)
 
     ``provide_calls``: how many times ``source.idempotent`` calls a source target's ``provide()``
     on each of its instances (a source that fails now and then must be caught; a wrapper target
@@ -41,7 +43,7 @@ class Profile:
     provide_calls: int
     server_examples: int
 
-    def settings(self, *, max_examples: int | None = None) -> settings:
+    def settings(self, *, max_examples: int | None = None, derandomize: bool = False) -> settings:
         """The hypothesis settings every check of this profile runs under."""
         # Imported here: the plugin imports profiles in every pytest run, the kit or not.
         from hypothesis import HealthCheck, Phase, Verbosity, settings  # noqa: PLC0415
@@ -50,7 +52,7 @@ class Profile:
             settings.get_profile("default"),
             max_examples=self.max_examples if max_examples is None else max_examples,
             stateful_step_count=self.stateful_step_count,
-            derandomize=False,
+            derandomize=derandomize,
             # No example database: a certification is a function of the target and the profile,
             # not of what an earlier run on this machine happened to find.
             database=None,

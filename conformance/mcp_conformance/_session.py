@@ -34,7 +34,8 @@ class KitSession:
     report_path: Path | None
     # The seed every check draws its examples from: the same seed, target and profile replay
     # the same run.
-    seed: int = 0
+    seed: int | None = 0
+    """None: derandomized (``--mcp-conformance-seed=derandomized``)."""
     # Where progress lines go while a check runs (the terminal), or None for silence.
     progress: Callable[[str], None] | None = None
     # A registry target's roles, probed once when the run starts (empty for other kinds).

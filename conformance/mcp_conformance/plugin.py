@@ -187,11 +187,7 @@ def _kit_session(config: pytest.Config) -> KitSession:
         raise pytest.UsageError(f"conformance kit: {exc}") from exc
     profile: ProfileName = config.getoption("mcp_conformance_profile")
     report = config.getoption("mcp_conformance_report")
-    seed: int | None = config.getoption("mcp_conformance_seed")
-    if seed is None:
-        # Drawn once, by the controller: pytest-xdist hands the options to its workers, so
-        # every worker of the run draws from the same seed.
-        seed = config.option.mcp_conformance_seed = secrets.randbelow(2**32)
+    seed = _run_seed(config)
     probed = _refuse_or_probe(target)
     progress = None
     if config.get_verbosity() >= 0 and not _is_worker(config):
@@ -223,8 +219,27 @@ def _progress(config: pytest.Config) -> Callable[[str], None]:
     return write
 
 
-def _seed(text: str) -> int:
-    """``--mcp-conformance-seed``'s value: a whole number from 0 to 2**32 - 1."""
+_DERANDOMIZED: Final = "derandomized"
+
+
+def _run_seed(config: pytest.Config) -> int | None:
+    """The run's seed: as pinned, or drawn now (None: derandomized)."""
+    pinned: int | str | None = config.getoption("mcp_conformance_seed")
+    if pinned == _DERANDOMIZED:
+        return None
+    if isinstance(pinned, int):
+        return pinned
+    # Drawn once, by the controller: pytest-xdist hands the options to its workers, so every
+    # worker of the run draws from the same seed.
+    drawn = secrets.randbelow(2**32)
+    config.option.mcp_conformance_seed = drawn
+    return drawn
+
+
+def _seed(text: str) -> int | str:
+    """``--mcp-conformance-seed``'s value: a whole number from 0 to 2**32 - 1 (or ``derandomized``)."""
+    if text == _DERANDOMIZED:
+        return text
     try:
         value = int(text)
     except ValueError:
@@ -273,6 +288,8 @@ class _Certification:
             (
                 f"mcp-conformance: seed {self.session.seed} "
                 f"(replay with --mcp-conformance-seed={self.session.seed})"
+                if self.session.seed is not None
+                else "mcp-conformance: derandomized (examples depend on each check alone)"
             ),
         ]
 

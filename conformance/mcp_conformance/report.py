@@ -164,7 +164,7 @@ class Report:
                 f"does not cover: {'; '.join(law.split(':')[0] for law in self.not_covered)}"
             )
         lines.extend(f"warning: {warning}" for warning in self.warnings)
-        if "seed" in self.profile:
+        if self.profile.get("seed") is not None:
             lines.append(
                 f"seed: {self.profile['seed']} (replay: --mcp-conformance-seed={self.profile['seed']})"
             )

@@ -71,7 +71,8 @@ class SessionEventStore(Protocol):
            and returns that stream id.
         3. ``events.unguessable``: event ids carry at least 96 bits of randomness or are
            authenticated, so knowing some ids does not reveal others.
-        4. ``events.ended``: after ``end_session(s)`` no id of ``s`` replays anything.
+        4. ``events.ended``: after ``end_session(s)`` no id of ``s`` replays anything, and
+           ``s``'s events count against no bound (the other sessions get the room).
         5. ``events.bounded``: what is retained stays within the store's declared count, byte
            and age bounds; the oldest events go first.
     """

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from mcp_conformance._contract import LawViolation
 from mcp_conformance._events import (
+    GENEROUS,
     Bounds,
     EventStoreUnderTest,
     json_size,
@@ -317,6 +318,40 @@ def test_events_ended(kit: Kit) -> None:
                 )
 
     kit.given(_operations(sessions=2), body, name="events_ended")
+
+    kit.given(
+        st.integers(min_value=2, max_value=5),
+        lambda count: _ended_frees_room(kit, count),
+        name="events_ended_room",
+    )
+
+
+async def _ended_frees_room(kit: Kit, count: int) -> None:
+    """An ended session's events count against no bound: the live sessions get the room.
+
+    With ``max_events=count``, a live session stores ``count - 1`` events, another session one
+    more and ends, then the live one stores its last: its first event must still replay (were the
+    ended session's event still counted, the live session's oldest would have been evicted).
+    """
+    bounds = Bounds(max_events=count, max_bytes=GENEROUS.max_bytes, max_age=GENEROUS.max_age)
+    store = EventStoreUnderTest(kit, bounds)
+    live, ended = _SESSIONS[1], _SESSIONS[0]
+    for number in range(count - 1):
+        await store.store(live, _STREAMS[1], message(number, 0, 8))
+    await store.store(ended, _STREAMS[1], message(count, 0, 8))
+    store.end(ended)
+    for _ in range(10):
+        await anyio.lowlevel.checkpoint()
+    await store.store(live, _STREAMS[1], message(count + 1, 0, 8))
+    first = store.of(live)[0]
+    stream, sent = await store.replay(live, first.event_id)
+    if stream != first.stream or len(sent) != count - 1:
+        raise LawViolation(
+            f"with max_events={count}, session {live!r} stored {count - 1} events, session "
+            f"{ended!r} one and ended, then {live!r} one more; resuming after its first returned "
+            f"stream {stream!r} and {len(sent)} of its {count - 1} later events: an ended "
+            "session's events are forgotten, so they count against no bound"
+        )
 
 
 # -- events.bounded -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcp_core.elements import Element, ElementKind, ElementRef
+from mcp_core.handlers import escapes
 from mcp_core.sources import ElementSource
 
 from ._delegate import OwnListeners, reference
@@ -31,8 +32,9 @@ class _EarlyEvents(OwnListeners):
         for listener in tuple(self.listeners):
             try:
                 listener(kinds)
-            except Exception:  # noqa: BLE001, S112 -- isolation, as the contract asks
-                continue
+            except BaseException as exc:  # isolation, as the contract asks
+                if escapes(exc):
+                    raise
 
     def fan_out(self, kinds: ElementKind) -> None:
         self.guarded(kinds)

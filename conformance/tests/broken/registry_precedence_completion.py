@@ -21,6 +21,7 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
+from mcp_core.handlers import escapes
 from mcp_core.registry import ResolvedResource
 from mcp_core.sources import ElementSource
 
@@ -33,7 +34,7 @@ class _Answered:
     def __init__(self, source: ElementSource) -> None:
         self.source = source
         self.collection: ElementCollection | None = None
-        self.error: Exception | None = None
+        self.error: BaseException | None = None
 
     def kinds(self) -> ElementKind:
         return self.source.kinds()
@@ -72,7 +73,9 @@ class _CompletionOrder(Delegating):
             answered = self.answered[index]
             try:
                 answered.collection, answered.error = await answered.source.provide(), None
-            except Exception as exc:  # noqa: BLE001 -- replayed to the merge, which isolates it
+            except BaseException as exc:  # replayed to the merge, which isolates it
+                if escapes(exc):
+                    raise
                 answered.error = exc
             finished.append(index)
 
