@@ -692,6 +692,8 @@ class RemoteSource:
         try:
             return await fetch(cursor=cursor, cache_mode="bypass")
         except MCPError as exc:
+            if _refused(exc):
+                raise  # a list the remote does not serve: it costs only that list
             if exc.code != types.PARSE_ERROR or meter.deep or "recursion" not in str(exc):
                 raise _Down(self._page_failed(what, exc)) from None
         meter.deep = True

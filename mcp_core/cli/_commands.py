@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help="HTTP: a proxy address whose X-Forwarded-For names the client (e.g. the HAProxy "
         "in front, with `option forwardfor`); repeat for several. Clients are told apart by "
-        "bearer token, else by address, for the per-client limits",
+        "bearer token, else by address, for the per-client limits (default: none trusted)",
     )
     run.add_argument(
         "--max-sessions-per-client",

@@ -6,7 +6,7 @@ before its fix (the whole gateway froze, every call to a tool logged ~2,000 trac
 backend was dropped whole) and now shows the backend costing only itself. The hostile server is
 the SDK's low-level server of ``tests/e2e/servers/hostile_backend.py``, reached in this process
 or over streamable HTTP; the same server, driven by hypothesis behind a real gateway, is in
-``tests/e2e/test_hostile_backend.py``.
+``tests/e2e/test_hostile_gateway.py``.
 """
 
 from __future__ import annotations
