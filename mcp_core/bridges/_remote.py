@@ -118,6 +118,7 @@ _LIST_CHANGED: Final = (
     types.PromptListChangedNotification,
 )
 _RESOURCE_NOT_FOUND: Final = -32002  # MCP's code for resources/read of an unknown URI
+_URL_ELICITATION_REQUIRED: Final = -32042  # MCP's code: the user must open a URL first
 _SSE_READ_TIMEOUT: Final = 300.0  # seconds: a server may hold a response stream open this long
 DEFAULT_MAX_ELEMENTS: Final = 10_000
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
@@ -1093,7 +1094,10 @@ async def _call(
         result = await source._forward(gateway, call)  # noqa: SLF001 -- the source's own request path
     except SourceUnavailableError as exc:  # for the model to read: retry later
         raise ToolError(str(exc)) from exc
-    except MCPError as exc:  # the remote refused the call: say so, as a tool error
+    except MCPError as exc:
+        if exc.code == _URL_ELICITATION_REQUIRED:
+            raise  # the URL the user must open: the client's answer, as the remote gave it
+        # The remote refused the call: say so, as a tool error.
         raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
     return tool_result_from_wire(_own_leg(result))
 

@@ -228,7 +228,9 @@ def test_what_cannot_be_taken_fails_at_the_decorator(
     app = App("bad")
     with pytest.raises(TypeError, match=message):
         declare_bad(app)(lambda: "x")
-    assert not app.registry.sources  # nothing declared: the app makes its source with its first element
+    assert (
+        not app.registry.sources
+    )  # nothing declared: the app makes its source with its first element
 
 
 def test_a_typing_typeddict_argument_is_accepted() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import mcp_types as types
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import UrlElicitationRequiredError
 from pydantic import BaseModel
 
 mcp = MCPServer("asker")
@@ -39,6 +40,20 @@ async def elicit_url(ctx: Context) -> str:
     """Send the user to a page."""
     answer = await ctx.elicit_url("sign in", "https://example.com/sign-in", "sign-in-1")
     return answer.action
+
+
+@mcp.tool()
+def sign_in() -> str:
+    """Needs the user to sign in at a URL first (-32042 with the URL)."""
+    raise UrlElicitationRequiredError(
+        [
+            types.ElicitRequestURLParams(
+                message="Sign in to continue",
+                url="https://example.org/login",
+                elicitation_id="login-1",
+            )
+        ]
+    )
 
 
 if __name__ == "__main__":

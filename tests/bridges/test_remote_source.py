@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -371,6 +372,18 @@ class TestNegotiation:
         ]
         opened = [call.url for call in gateway.calls if isinstance(call, ElicitUrlCall)]
         assert opened == ["https://example.com/sign-in"]
+
+    async def test_url_elicitation_required_passes_through(self) -> None:
+        """A remote's -32042 reaches the client as that error, with its URL (never a tool error)."""
+        script = Path(__file__).with_name("sdk_asker.py")
+        source = RemoteSource.stdio(sys.executable, [str(script)])
+        collection = await source.provide()
+        with pytest.raises(MCPError) as raised:
+            await Invoker().call_tool(
+                element(collection, ElementKind.TOOL, "sign_in"), {}, RecordingGateway()
+            )
+        assert raised.value.error.code == -32042
+        assert "https://example.org/login" in json.dumps(raised.value.error.data)
 
 
 @pytest.mark.parametrize(
