@@ -693,10 +693,12 @@ class RemoteSource:
         try:
             return await fetch(cursor=cursor, cache_mode="bypass")
         except MCPError as exc:
-            if _refused(exc):
-                raise  # a list the remote does not serve: it costs only that list
-            if exc.code != types.PARSE_ERROR or meter.deep or "recursion" not in str(exc):
+            if exc.code == types.PARSE_ERROR and not meter.deep and "recursion" in str(exc):
+                pass  # too deep for the client's parser: asked again below, mended
+            elif meter.refused or exc.code == types.PARSE_ERROR or not _refused(exc):
                 raise _Down(self._page_failed(what, exc)) from None
+            else:
+                raise  # the remote's own answer: a list it does not serve costs only that list
         meter.deep = True
         try:
             return await fetch(cursor=cursor, cache_mode="bypass")
