@@ -591,6 +591,7 @@ def run(components: Sequence[str], jobs: int, *, survivors: bool = False) -> Non
                     raise UsageError(message)
             every = mutants(component)
             todo = [mutant for mutant in every if mutant.outside() is None]
+            in_scope = len(todo)
             kept: list[dict[str, object]] = []
             if survivors:
                 previous = _load_results(component)
@@ -620,7 +621,7 @@ def run(components: Sequence[str], jobs: int, *, survivors: bool = False) -> Non
                         "component": component,
                         "fingerprint": _fingerprint(component),
                         "total": len(every),
-                        "outside": len(every) - len(todo),
+                        "outside": len(every) - in_scope,
                         "mutants": rows,
                     },
                     indent=1,
