@@ -208,7 +208,7 @@ class _BusUnderTest:
                 case ("close", int() as index) if self.open:
                     await self.close(self.open[index % len(self.open)])
                 case ("stall", int() as index) if self.open:
-                    self.open[index % len(self.open)].reading = anyio.Event()
+                    self.stall(self.open[index % len(self.open)])
                 case ("burst", int() as count):
                     await self.burst(count, number)
                 case ("publish", frozenset() as keys, str() as origin):
@@ -222,6 +222,12 @@ class _BusUnderTest:
         if self.down:
             await self.bring_back()
         await self.settle()
+
+    @staticmethod
+    def stall(subscription: _Subscription) -> None:
+        """Stop ``subscription``'s task reading (once: stalled twice, it waits on one event)."""
+        if subscription.reading.is_set():
+            subscription.reading = anyio.Event()
 
     async def burst(self, count: int, number: int) -> None:
         """Publish ``count`` changes in a row (a publish held up by a stalled reader ends it)."""
