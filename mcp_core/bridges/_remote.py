@@ -579,7 +579,7 @@ class RemoteSource:
                     continue
                 models: list[Any] = []
                 listed.append((kind, models))
-                await self._walk_offered(fetch, key, models, budget, notes)
+                await self._walk(fetch, key, models, budget, notes)
         if clock.cancelled_caught:
             notes.append(
                 self._note(
@@ -605,23 +605,6 @@ class RemoteSource:
         self._diagnostics = tuple(notes)
         return ElementCollection(found.values())
 
-    async def _walk_offered(
-        self,
-        fetch: Callable[..., Awaitable[Any]],
-        key: str,
-        items: list[Any],
-        budget: _Budget,
-        notes: list[SourceDiagnostic],
-    ) -> None:
-        """:meth:`_walk`, where a list the remote refuses costs only that list (a diagnostic)."""
-        try:
-            await self._walk(fetch, key, items, budget, notes)
-        except MCPError as exc:
-            if not _refused(exc):
-                raise
-            method = f"{key.replace('resource_templates', 'resources/templates')}/list"
-            notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
-
     async def _walk(
         self,
         fetch: Callable[..., Awaitable[Any]],
@@ -634,7 +617,12 @@ class RemoteSource:
         cursor: str | None = None
         what = key.replace("_", " ")
         for _ in range(self._max_pages):
-            page = await self._page(fetch, cursor, what)
+            try:
+                page = await self._page(fetch, cursor, what)
+            except MCPError as exc:  # the remote's own refusal: it costs only this list
+                method = f"{key.replace('resource_templates', 'resources/templates')}/list"
+                notes.append(self._note("skipped", _refusal(method, exc, "serving none")))
+                return
             if self._meter.dropped:
                 dropped, self._meter.dropped = self._meter.dropped, 0
                 notes.append(
