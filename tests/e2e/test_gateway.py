@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import IO, Any
 
 import pytest
 from mcp import Client
@@ -25,14 +27,18 @@ def start_weather(port: int, *, alerts: bool = False) -> subprocess.Popen[bytes]
     return start([*command, "--port", str(port)], port, {"WEATHER_ALERTS": "1" if alerts else ""})
 
 
-def start_gateway(port: int, weather_port: int) -> subprocess.Popen[bytes]:
-    """The gateway, checking its backends every 0.2 s, retrying a lost one at least every 1 s."""
+def start_gateway(port: int, weather_port: int, log: IO[Any]) -> subprocess.Popen[bytes]:
+    """The gateway, checking its backends every 0.2 s, retrying a lost one at least every 1 s.
+
+    What it logs goes to ``log`` (shown when a test of it fails).
+    """
     env = {
         "WEATHER_URL": f"http://127.0.0.1:{weather_port}/mcp",
         "GATEWAY_HEALTH_INTERVAL": "0.2",
         "GATEWAY_MAX_BACKOFF": "1",  # a restarted backend is found within a second
     }
-    return start([sys.executable, str(GATEWAY / "gateway.py"), "--port", str(port)], port, env)
+    command = [sys.executable, str(GATEWAY / "gateway.py"), "--port", str(port)]
+    return start(command, port, env, stderr=log)
 
 
 @dataclass
@@ -41,21 +47,28 @@ class Deployment:
 
     url: str
     weather_port: int
+    log: IO[Any]
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def logged(self) -> str:
+        """The end of what the gateway logged so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-20_000:]
 
 
 @contextmanager
 def deploy() -> Iterator[Deployment]:
     """The weather backend and the gateway (which starts the notes backend over stdio)."""
     weather_port, gateway_port = free_port(), free_port()
-    running = Deployment(f"http://127.0.0.1:{gateway_port}/mcp", weather_port)
-    try:
-        running.processes["weather"] = start_weather(weather_port)
-        running.processes["gateway"] = start_gateway(gateway_port, weather_port)
-        yield running
-    finally:
-        for process in running.processes.values():
-            stop(process)
+    with tempfile.TemporaryFile() as log:
+        running = Deployment(f"http://127.0.0.1:{gateway_port}/mcp", weather_port, log)
+        try:
+            running.processes["weather"] = start_weather(weather_port)
+            running.processes["gateway"] = start_gateway(gateway_port, weather_port, log)
+            yield running
+        finally:
+            for process in running.processes.values():
+                stop(process)
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +193,13 @@ class TestBackendDown:
             fresh_deployment.processes["weather"] = start_weather(
                 fresh_deployment.weather_port, alerts=True
             )
-            await inbox.wait_for("notifications/tools/list_changed")
+            try:
+                await inbox.wait_for("notifications/tools/list_changed")
+            except TimeoutError:
+                pytest.fail(
+                    f"no list_changed after the restart; the gateway logged:\n"
+                    f"{fresh_deployment.logged()}"
+                )
             after = await tool_names(alice)
             back = await alice.call_tool("weather_alerts", {"city": "oslo"})
         assert before >= WEATHER
