@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 import pytest
 from mcp import Client
@@ -27,7 +27,7 @@ def start_weather(port: int, *, alerts: bool = False) -> subprocess.Popen[bytes]
     return start([*command, "--port", str(port)], port, {"WEATHER_ALERTS": "1" if alerts else ""})
 
 
-def start_gateway(port: int, weather_port: int, log: IO[Any]) -> subprocess.Popen[bytes]:
+def start_gateway(port: int, weather_port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
     """The gateway, checking its backends every 0.2 s, retrying a lost one at least every 1 s.
 
     What it logs goes to ``log`` (shown when a test of it fails).
@@ -47,7 +47,7 @@ class Deployment:
 
     url: str
     weather_port: int
-    log: IO[Any]
+    log: IO[bytes]
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def logged(self) -> str:
