@@ -3,15 +3,17 @@
 A framework keeps a registry of its own to show what MCP did in a request (its profiler) and to
 list the elements from its console (``mcp-core inspect``). Here it is a decorator over the
 reference :class:`~mcp_core.registry.Registry` that records every catalogue and resolver call. It
-plays the roles a server needs (:class:`~mcp_core.server.ServableRegistry`), and passes on the
-optional ones (change events, background work, diagnostics), so serving it is as lazy as serving
-the reference registry: nothing is provided to answer ``initialize``, a call resolves its one
-element by name, and only a list loads the catalogue.
+plays every role of the reference one (the catalogue, the resolver with ``resource_candidates``,
+runtime registration, the lifecycle, change events) and passes on what a server and the console
+use when a registry has it (background work, health, diagnostics, origins), so serving it is as
+lazy as serving the reference registry: nothing is provided to answer ``initialize``, a call
+resolves its one element by name, and only a list loads the catalogue. The conformance kit
+certifies it (``make_registry`` below is its factory).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import final
 
@@ -79,6 +81,23 @@ class TraceableRegistry:
         self.calls.append(f"get_resource {uri}")
         return await self._inner.get_resource(uri)
 
+    async def resource_candidates(self, uri: str) -> Iterable[ResolvedResource]:
+        """Every element that could answer ``uri``, best first (what a hidden winner makes way for)."""
+        self.calls.append(f"resource_candidates {uri}")
+        return await self._inner.resource_candidates(uri)
+
+    # -- runtime registration --------------------------------------------------------------------
+
+    async def register(self, element: Element) -> None:
+        """Add or replace a runtime registration (it beats every source)."""
+        self.calls.append(f"register {element.ref}")
+        await self._inner.register(element)
+
+    async def unregister(self, ref: ElementRef) -> bool:
+        """Remove a runtime registration; whether there was one."""
+        self.calls.append(f"unregister {ref}")
+        return await self._inner.unregister(ref)
+
     # -- the lifecycle ---------------------------------------------------------------------------
 
     async def load(self) -> None:
@@ -130,3 +149,11 @@ class TraceableRegistry:
     def sources(self) -> tuple[tuple[ElementSource, int], ...]:
         """The inner registry's sources and their priorities."""
         return self._inner.sources
+
+
+def make_registry(sources: Sequence[tuple[ElementSource, int]]) -> TraceableRegistry:
+    """The conformance kit's factory: ``pytest --mcp-conformance --mcp-registry=bundle_registry:make_registry``."""
+    reference = Registry()
+    for source, priority in sources:
+        reference.add_source(source, priority)
+    return TraceableRegistry(reference)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 
@@ -92,3 +93,20 @@ def test_the_console_lists_the_bundle_without_serving() -> None:
         assert name in shown
     assert "diagnostics (0)" in shown
     assert "problems found ahead of time (0)" in shown
+
+
+def test_the_bundle_registry_is_certified_by_the_conformance_kit() -> None:
+    """The kit, run as its README says on the example's factory: every registry law passes."""
+    run = subprocess.run(  # noqa: S603 -- this interpreter's pytest, our own kit
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"),
+            *("--mcp-conformance", "--mcp-registry=bundle_registry:make_registry"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=SERVER.parent,
+        timeout=10 * WAIT,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "0 FAIL, 0 N/A, 0 NOT RUN - certified" in run.stdout
