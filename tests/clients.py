@@ -281,8 +281,10 @@ class Changes:
 
 
 @asynccontextmanager
-async def listening(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]]:
-    """The official client at ``url`` in ``mode``, and the list changes it hears.
+async def listening(
+    url: str | StdioServerParameters, mode: str
+) -> AsyncIterator[tuple[Client, Changes]]:
+    """The official client at ``url`` (or of a stdio server) in ``mode``, and the changes it hears.
 
     In the 2026-07-28 era (any ``mode`` but ``"legacy"``) it holds a ``subscriptions/listen``
     stream open for them; in 2025-11-25 they come as notifications.

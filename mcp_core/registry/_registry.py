@@ -864,8 +864,18 @@ def _without_ref(exc: Exception, ref: ElementRef) -> str:
 
 
 def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
+    """The label of the source whose element ``element`` is.
+
+    The merge serves a source's own element, or that element with the completion providers of
+    the ones it shadows (``_with_completions_of``): the same definition and handler objects.
+    """
     for entry in entries:
-        if entry.last_good is not None and entry.last_good.get(element.ref) is element:
+        own = entry.last_good.get(element.ref) if entry.last_good is not None else None
+        if own is element or (
+            own is not None
+            and own.definition is element.definition
+            and own.handler is element.handler
+        ):
             return entry.label
     return "<unknown source>"
 
