@@ -1,0 +1,76 @@
+"""Search across workers and across adopted servers.
+
+- Each worker of a deployment keeps its own index; it rides the registry's change events, so a
+  change one worker makes reaches the other's index through the change bus, as it reaches its
+  lists.
+- A gateway of adopted SDK servers (each prefixed) is searchable as one catalogue, and
+  ``call_tool`` reaches the adopted tool through its bridge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from mcp_core.app import App
+from mcp_core.bridges import MCPServerSource
+from mcp_core.search import Disclosure, ToolIndex
+from mcp_core.sources import PrefixedSource
+from mcp_core.stores import MemoryChangeBus
+from mcp_core.visibility import SessionInfo
+from tests.clients import Inbox, send_call, text, tool_names
+from tests.registry.test_propagation import until, workers
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+SESSION = SessionInfo(session_id="s")
+
+
+async def test_a_change_on_one_worker_reaches_the_other_workers_index() -> None:
+    """w1 reloads its source with a new tool; w2's index finds it, found by nothing else."""
+    bus = MemoryChangeBus()
+    async with workers(bus) as (first, second, backend):
+        index = ToolIndex(second.registry)
+        assert [h.tool.name for h in await index.search("changing", SESSION)] == ["changing_a"]
+        backend.names.append("bravo")
+        await first.registry.reload(first.changing)
+        await until(lambda: second.propagation.applied_changes == 1)
+        hits = await index.search("bravo", SESSION)
+        index.close()
+    assert [h.tool.name for h in hits] == ["changing_bravo"]
+
+
+def _adopted(label: str, topic: str) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(label)
+
+    @server.tool()
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return f"{label}: {key}"
+
+    @server.tool(name=f"{topic}_report")
+    def report(period: str) -> str:
+        """Build a report for a period."""
+        return f"{label} {topic} report for {period}"
+
+    return server
+
+
+async def test_a_gateway_of_adopted_servers_is_searched_as_one() -> None:
+    """Two SDK servers adopted behind prefixes: one search ranks both, call_tool calls through."""
+    app = App("gateway", disclosure=Disclosure())
+    app.add_source(PrefixedSource(MCPServerSource(_adopted("sales", "revenue")), "sales"))
+    app.add_source(PrefixedSource(MCPServerSource(_adopted("ops", "uptime")), "ops"))
+    async with Inbox().client(app.server.lowlevel, mode="legacy") as client:
+        assert await tool_names(client) == {"search_tools", "call_tool"}
+        found = await send_call(client, "search_tools", {"query": "uptime report"})
+        assert found.structured_content is not None
+        names = [tool["name"] for tool in found.structured_content["tools"]]
+        assert names[0] == "ops_uptime_report"
+        assert set(names) == {"ops_uptime_report", "sales_revenue_report"}
+        called = await send_call(
+            client, "call_tool", {"name": "ops_uptime_report", "arguments": {"period": "May"}}
+        )
+        assert text(called) == "ops uptime report for May"
