@@ -42,11 +42,17 @@ MAX_LIMIT: Final = 50
 # SQLite's bm25() constants (fts5_aux.c): term saturation and length normalisation.
 _K1: Final = 1.2
 _B: Final = 0.75
-_WEIGHT_OF: Final = dict(zip(COLUMNS, WEIGHTS, strict=True))
 _CREATE: Final = (
     "CREATE VIRTUAL TABLE tools USING fts5(name, title, description, params, tags, "
     "tokenize='ascii')"
 )
+_SPREAD: Final = "SELECT doc FROM tool_rows WHERE term = ?"
+_POSTINGS: Final = (
+    "SELECT doc, total(CASE col "  # noqa: S608 -- the columns' names and weights are constants
+    + " ".join(f"WHEN '{c}' THEN {w!r}" for c, w in zip(COLUMNS, WEIGHTS, strict=True))
+    + " END) FROM tool_words WHERE term = ? GROUP BY doc"
+)
+_OPTIMISTIC: Final = 3  # searches tried while the index may change, before one holds it still
 _INSERT: Final = (
     "INSERT INTO tools (rowid, name, title, description, params, tags) VALUES (?, ?, ?, ?, ?, ?)"
 )
@@ -124,6 +130,7 @@ class ToolIndex:
         # between them and keeps every word as it is.
         self._db.execute(_CREATE)
         self._db.execute("CREATE VIRTUAL TABLE tool_words USING fts5vocab(tools, instance)")
+        self._db.execute("CREATE VIRTUAL TABLE tool_rows USING fts5vocab(tools, row)")
         self._snapshot = _Snapshot({}, 0)
         self._ids: dict[str, int] = {}
         self._next = 1
@@ -248,32 +255,51 @@ class ToolIndex:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise ValueError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
         terms = query_terms(query)
-        await self.refresh()
-        # The snapshot and the words' postings are read together, without an await between, so
-        # they agree; visibility is asked afterwards, about the snapshot's tools.
+        for attempt in range(_OPTIMISTIC + 1):
+            await self.refresh()
+            if attempt < _OPTIMISTIC:
+                found = await self._search(terms, session, visibility, limit)
+            else:  # the catalogue keeps changing under the search: hold the changes back
+                async with self._lock:
+                    found = await self._search(terms, session, visibility, limit)
+            if found is not None:
+                return found
+        raise AssertionError("unreachable: the last attempt holds the lock")  # pragma: no cover
+
+    async def _search(
+        self,
+        terms: tuple[str, ...],
+        session: SessionInfo,
+        visibility: ElementVisibility,
+        limit: int,
+    ) -> tuple[SearchHit, ...] | None:
+        """One attempt on the current snapshot; None if the index changed while rules were asked."""
         snapshot = self._snapshot
-        postings = [self._postings(term) for term in terms]
-        if not terms or not any(postings):
+        spread = [(term, self._spread(term)) for term in terms]
+        spread = [(term, held) for term, held in spread if held]
+        if not spread:
             return ()
         rows = snapshot.rows
+        visible: set[int] | None = None
         if visibility is ALWAYS:
-            visible: Collection[int] = rows.keys()
             count, total = len(rows), snapshot.total
         else:
-            seen = await _visible_rows(rows, visibility, session)
-            visible = seen
-            count, total = len(seen), sum(rows[rowid].length for rowid in seen)
+            visible = await _visible_rows(rows, visibility, session)
+            if self._snapshot is not snapshot:
+                return None  # rows were rewritten meanwhile: their words are not these any more
+            count, total = len(visible), sum(rows[rowid].length for rowid in visible)
         if not count:
             return ()
+        # From here on nothing awaits: the postings read now are the snapshot's.
+        chosen = self._chosen(spread, visible, count)
         average = total / count
         scores: dict[int, float] = {}
-        for frequencies in postings:
-            held = [(rowid, f) for rowid, f in frequencies.items() if rowid in visible]
-            hits = len(held)
+        for postings in chosen:
+            hits = len(postings)
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
             if idf <= 0.0:
                 idf = 1e-6
-            for rowid, f in held:
+            for rowid, f in postings.items():
                 norm = _K1 * (1 - _B + _B * rows[rowid].length / average)
                 scores[rowid] = scores.get(rowid, 0.0) + idf * ((f * (_K1 + 1.0)) / (f + norm))
         best = heapq.nsmallest(
@@ -284,15 +310,42 @@ class ToolIndex:
             for rowid, score in best
         )
 
+    def _chosen(
+        self, spread: list[tuple[str, int]], visible: set[int] | None, count: int
+    ) -> list[dict[int, float]]:
+        """The postings, among ``visible`` tools (None: all), of the words that rank.
+
+        A word held by half the ``count`` visible tools or more has no positive IDF: it is left
+        out, unless every word of the query is that common, when they all count.
+        """
+        informative: list[dict[int, float]] = []
+        common: list[tuple[str, dict[int, float] | None]] = []  # None: not read yet
+        for term, held in spread:
+            if visible is None and 2 * held >= count:
+                common.append((term, None))
+                continue
+            postings = self._postings(term)
+            if visible is not None:
+                postings = {rowid: f for rowid, f in postings.items() if rowid in visible}
+            if not postings:
+                continue
+            if 2 * len(postings) >= count:
+                common.append((term, postings))
+            else:
+                informative.append(postings)
+        if informative:
+            return informative
+        # The smallest IDF SQLite gives then ranks them (a non-positive IDF is taken as 1e-6).
+        return [p if p is not None else self._postings(t) for t, p in common]
+
+    def _spread(self, term: str) -> int:
+        """How many tools hold ``term`` (all of them, visible or not): read from the vocabulary."""
+        found = self._db.execute(_SPREAD, (term,)).fetchone()
+        return int(found[0]) if found is not None else 0
+
     def _postings(self, term: str) -> dict[int, float]:
         """Each tool holding ``term``, with its weighted frequency (BM25's ``f(q, D)``)."""
-        found: dict[int, float] = {}
-        weight = _WEIGHT_OF
-        for rowid, column in self._db.execute(
-            "SELECT doc, col FROM tool_words WHERE term = ?", (term,)
-        ):
-            found[rowid] = found.get(rowid, 0.0) + weight[column]
-        return found
+        return dict(self._db.execute(_POSTINGS, (term,)).fetchall())
 
     def tools(self) -> Sequence[ElementRef]:
         """The refs of the indexed tools (for inspection)."""

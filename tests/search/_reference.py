@@ -13,7 +13,8 @@ def reference_ranking(visible: Iterable[Element], query: str) -> list[tuple[str,
     """Every visible tool matching ``query`` with its score, best first, ties by name.
 
     A fresh FTS5 table holds only ``visible``: what a server without the hidden tools would
-    rank. Scores are made positive (SQLite's ``bm25()`` is lower-is-better).
+    rank. The query's words held by half the visible tools or more are left out (unless all
+    are). Scores are made positive (SQLite's ``bm25()`` is lower-is-better).
     """
     db = sqlite3.connect(":memory:")
     db.execute(
@@ -27,7 +28,16 @@ def reference_ranking(visible: Iterable[Element], query: str) -> list[tuple[str,
             "INSERT INTO t (rowid, name, title, description, params, tags) VALUES (?, ?, ?, ?, ?, ?)",
             (rowid, *Fields.of(element).texts()),
         )
-    terms = query_terms(query)
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, row)")
+    count = len(names)
+    spread = {}
+    for term in query_terms(query):
+        found = db.execute("SELECT doc FROM v WHERE term = ?", (term,)).fetchone()
+        if found is not None:
+            spread[term] = found[0]
+    # A word held by half the tools or more has no positive IDF: it does not count, unless
+    # every word of the query is that common.
+    terms = [term for term, held in spread.items() if 2 * held < count] or list(spread)
     if not terms:
         return []
     match = " OR ".join(f'"{term}"' for term in terms)
