@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import heapq
 import math
-import sqlite3
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol, final
+from typing import TYPE_CHECKING, Final, Protocol, final
 
 import anyio
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, Tool
 from mcp_core.search._text import COLUMNS, WEIGHTS, Fields, query_terms
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "IndexedCatalog", "SearchHit", "ToolIndex"]
 
@@ -124,8 +126,10 @@ class ToolIndex:
     def __init__(self, catalog: IndexedCatalog, *, exclude: Collection[str] = ()) -> None:
         self._catalog = catalog
         self._exclude = frozenset(exclude)
+        import sqlite3  # noqa: PLC0415 -- an app without search never loads it (ADR 0057)
+
         # One connection, used from the event loop's thread only, never across an await.
-        self._db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._db: sqlite3.Connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         # Words arrive already split (see _text): the ascii tokenizer splits on the spaces
         # between them and keeps every word as it is.
         self._db.execute(_CREATE)
