@@ -95,11 +95,12 @@ class _Row:
 class _Snapshot:
     """The rows at one moment: a search works on one snapshot from start to end."""
 
-    __slots__ = ("rows", "total")
+    __slots__ = ("lengths", "rows", "total")
 
     def __init__(self, rows: dict[int, _Row], total: int) -> None:
         self.rows = rows
         self.total = total
+        self.lengths = {rowid: row.length for rowid, row in rows.items()}
 
 
 @final
@@ -129,7 +130,9 @@ class ToolIndex:
         import sqlite3  # noqa: PLC0415 -- an app without search never loads it (ADR 0057)
 
         # One connection, used from the event loop's thread only, never across an await.
-        self._db: sqlite3.Connection = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._db: sqlite3.Connection = sqlite3.connect(
+            ":memory:", check_same_thread=False, isolation_level=None
+        )
         # Words arrive already split (see _text): the ascii tokenizer splits on the spaces
         # between them and keeps every word as it is.
         self._db.execute(_CREATE)
@@ -291,31 +294,32 @@ class ToolIndex:
             visible = await _visible_rows(rows, visibility, session)
             if self._snapshot is not snapshot:
                 return None  # rows were rewritten meanwhile: their words are not these any more
-            count, total = len(visible), sum(rows[rowid].length for rowid in visible)
+            lengths = snapshot.lengths
+            count, total = len(visible), sum(lengths[rowid] for rowid in visible)
         if not count:
             return ()
         # From here on nothing awaits: the postings read now are the snapshot's.
-        chosen = self._chosen(spread, visible, count)
+        chosen = self._chosen(spread, visible, count, len(rows))
         average = total / count
+        lengths = snapshot.lengths
         scores: dict[int, float] = {}
+        get = scores.get
         for postings in chosen:
             hits = len(postings)
             idf = math.log((count - hits + 0.5) / (hits + 0.5))
             if idf <= 0.0:
                 idf = 1e-6
+            # SQLite's expression, term for term (fts5_aux.c), so the scores are its own.
             for rowid, f in postings.items():
-                norm = _K1 * (1 - _B + _B * rows[rowid].length / average)
-                scores[rowid] = scores.get(rowid, 0.0) + idf * ((f * (_K1 + 1.0)) / (f + norm))
-        best = heapq.nsmallest(
-            limit, scores.items(), key=lambda item: (-item[1], rows[item[0]].ref.key)
-        )
+                norm = _K1 * (1 - _B + _B * lengths[rowid] / average)
+                scores[rowid] = get(rowid, 0.0) + idf * ((f * (_K1 + 1.0)) / (f + norm))
         return tuple(
             SearchHit(tool=rows[rowid].element.definition, score=score)  # type: ignore[arg-type]  # rows hold tools
-            for rowid, score in best
+            for rowid, score in _best(scores, rows, limit)
         )
 
     def _chosen(
-        self, spread: list[tuple[str, int]], visible: set[int] | None, count: int
+        self, spread: list[tuple[str, int]], visible: set[int] | None, count: int, total_rows: int
     ) -> list[dict[int, float]]:
         """The postings, among ``visible`` tools (None: all), of the words that rank.
 
@@ -324,13 +328,14 @@ class ToolIndex:
         """
         informative: list[dict[int, float]] = []
         common: list[tuple[str, dict[int, float] | None]] = []  # None: not read yet
+        # Tools not visible: a word held by ``held`` tools is held by at least ``held - hidden``
+        # visible ones, which may already prove it common without reading its postings.
+        hidden = total_rows - count
         for term, held in spread:
-            if visible is None and 2 * held >= count:
+            if 2 * (held - hidden) >= count:
                 common.append((term, None))
                 continue
-            postings = self._postings(term)
-            if visible is not None:
-                postings = {rowid: f for rowid, f in postings.items() if rowid in visible}
+            postings = self._postings(term, visible)
             if not postings:
                 continue
             if 2 * len(postings) >= count:
@@ -340,20 +345,33 @@ class ToolIndex:
         if informative:
             return informative
         # The smallest IDF SQLite gives then ranks them (a non-positive IDF is taken as 1e-6).
-        return [p if p is not None else self._postings(t) for t, p in common]
+        return [p if p is not None else self._postings(t, visible) for t, p in common]
 
     def _spread(self, term: str) -> int:
         """How many tools hold ``term`` (all of them, visible or not): read from the vocabulary."""
         found = self._db.execute(_SPREAD, (term,)).fetchone()
         return int(found[0]) if found is not None else 0
 
-    def _postings(self, term: str) -> dict[int, float]:
-        """Each tool holding ``term``, with its weighted frequency (BM25's ``f(q, D)``)."""
-        return dict(self._db.execute(_POSTINGS, (term,)).fetchall())
+    def _postings(self, term: str, visible: set[int] | None) -> dict[int, float]:
+        """Each tool (of ``visible``; None: all) holding ``term``, with BM25's ``f(q, D)``."""
+        found = self._db.execute(_POSTINGS, (term,)).fetchall()
+        if visible is None:
+            return dict(found)
+        return {rowid: f for rowid, f in found if rowid in visible}
 
     def tools(self) -> Sequence[ElementRef]:
         """The refs of the indexed tools (for inspection)."""
         return [row.ref for row in self._snapshot.rows.values()]
+
+
+def _best(scores: dict[int, float], rows: dict[int, _Row], limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best scores, ties by name: the cut is found on scores alone, then sorted."""
+    items = scores.items()
+    if len(scores) > limit:
+        cutoff = heapq.nlargest(limit, scores.values())[-1]
+        items = [(rowid, score) for rowid, score in items if score >= cutoff]  # type: ignore[assignment]
+    ranked = sorted(items, key=lambda item: (-item[1], rows[item[0]].ref.key))
+    return ranked[:limit]
 
 
 async def _visible_rows(
