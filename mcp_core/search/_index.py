@@ -14,6 +14,10 @@ taken over the session's visible tools, so neither the hits, nor their count, no
 or scores depend on a tool the session cannot see. SQLite keeps the words (its inverted index
 answers which tools hold a word, and where); the formula is SQLite's ``bm25()``, evaluated over
 the visible statistics (a test holds the two equal on generated catalogues and rules).
+
+A query word held by half the visible tools or more has no positive IDF and does not rank
+(unless every word of the query is that common): "in" or "the" neither makes every tool a hit
+nor costs a walk over every tool's postings.
 """
 
 from __future__ import annotations
@@ -251,7 +255,8 @@ class ToolIndex:
     ) -> tuple[SearchHit, ...]:
         """The tools best matching ``query`` among those ``session`` may list, best first.
 
-        A tool matches when it holds at least one of the query's words; hits are ranked by BM25
+        A tool matches when it holds at least one of the query's words (words held by half the
+        visible tools or more aside, unless all are); hits are ranked by BM25
         (SQLite's ``bm25()`` with the column weights of :data:`~mcp_core.search.WEIGHTS`) over
         the tools ``visibility`` lets ``session`` list, ties by name. At most ``limit`` hits.
 
