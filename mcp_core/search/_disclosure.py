@@ -156,6 +156,9 @@ class _Found:
     def forget(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
 
+    def __len__(self) -> int:
+        return len(self._sessions)
+
 
 @final
 class _Rule:
@@ -228,6 +231,11 @@ class ToolDisclosure:
     def found(self, session: SessionInfo) -> tuple[str, ...]:
         """The tools ``session`` found that it lists now, the most recently found last."""
         return self._found.names(session.session_id) if session.session_id is not None else ()
+
+    @property
+    def sessions(self) -> int:
+        """How many sessions' found tools are remembered now."""
+        return len(self._found)
 
     def collection(self) -> ElementCollection:
         """``search_tools`` and ``call_tool`` as elements (served as a source)."""

@@ -169,3 +169,19 @@ def test_disclosure_refuses_bad_settings() -> None:
         Disclosure(pinned="ping")
     with pytest.raises(TypeError, match=r"must be a mcp_core\.search\.Disclosure"):
         App("x", disclosure={"pinned": []})  # type: ignore[arg-type]
+
+
+async def test_a_session_that_ends_is_forgotten_and_a_rule_change_unlists() -> None:
+    """Found tools leave with their session; a tool the rule hides later leaves every list."""
+    app = _app()
+    disclosure = app.disclosure
+    assert disclosure is not None
+    async with Inbox().client(app.server.lowlevel, mode="legacy") as client:
+        found = _found(
+            await send_call(client, "search_tools", {"query": "gmail invoice", "limit": 2})
+        )
+        assert disclosure.sessions == 1
+        assert set(found) <= await tool_names(client)
+        app.visibility = predicate(lambda ref, session: ref.key != found[0])
+        assert found[0] not in await tool_names(client)
+    assert disclosure.sessions == 0
