@@ -9,8 +9,10 @@ one, through search, call and list alike.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import mcp_types as types
@@ -185,3 +187,21 @@ async def test_a_session_that_ends_is_forgotten_and_a_rule_change_unlists() -> N
         app.visibility = predicate(lambda ref, session: ref.key != found[0])
         assert found[0] not in await tool_names(client)
     assert disclosure.sessions == 0
+
+
+async def test_the_index_can_be_built_in_the_lifespan() -> None:
+    """docs/large-catalogues.md: refreshing in the lifespan builds it before the first search."""
+    built: list[int] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: App) -> AsyncIterator[None]:
+        if app.disclosure is not None:
+            await app.disclosure.index.refresh()
+            built.append(len(app.disclosure.index))
+        yield
+
+    app = App("warm", disclosure=Disclosure(), lifespan=lifespan)
+    app.add_source(StaticSource(_catalogue(100)))
+    async with Inbox().client(app.server.lowlevel, mode="legacy") as client:
+        assert built == [100]
+        assert _found(await send_call(client, "search_tools", {"query": "invoice"}))
