@@ -5,6 +5,8 @@
   lists.
 - A gateway of adopted SDK servers (each prefixed) is searchable as one catalogue, and
   ``call_tool`` reaches the adopted tool through its bridge.
+- A gateway of proxied servers (``RemoteSource``) too; a tool a proxied server adds reaches the
+  gateway's index through its ``list_changed``, the gateway's reload and its change event.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from mcp_core.app import App
-from mcp_core.bridges import MCPServerSource
+from mcp_core.bridges import MCPServerSource, RemoteSource
+from mcp_core.elements import Element, Tool
 from mcp_core.search import Disclosure, ToolIndex
 from mcp_core.sources import PrefixedSource
 from mcp_core.stores import MemoryChangeBus
@@ -73,3 +76,46 @@ async def test_a_gateway_of_adopted_servers_is_searched_as_one() -> None:
             client, "call_tool", {"name": "ops_uptime_report", "arguments": {"period": "May"}}
         )
         assert text(called) == "ops uptime report for May"
+
+
+def _backend(name: str, topic: str) -> App:
+    backend = App(name)
+
+    @backend.tool(name=f"{topic}_status")
+    def status(region: str) -> str:
+        """Report the status of a region."""
+        return f"{name} {topic} status in {region}"
+
+    return backend
+
+
+async def test_a_gateway_of_proxied_servers_follows_their_changes() -> None:
+    """Two servers proxied with RemoteSource: searched as one; a tool one adds is found next."""
+    billing, network = _backend("billing", "invoice"), _backend("network", "latency")
+    app = App("gateway", disclosure=Disclosure())
+    app.add_source(PrefixedSource(RemoteSource(billing.server.lowlevel, mode="legacy"), "billing"))
+    app.add_source(PrefixedSource(RemoteSource(network.server.lowlevel, mode="legacy"), "network"))
+    async with Inbox().client(app.server.lowlevel, mode="legacy") as client:
+
+        async def found(query: str) -> list[str]:
+            result = await send_call(client, "search_tools", {"query": query})
+            assert result.structured_content is not None
+            return [tool["name"] for tool in result.structured_content["tools"]]
+
+        assert await found("latency invoice") == [
+            "billing_invoice_status",
+            "network_latency_status",
+        ]
+        called = await send_call(
+            client, "call_tool", {"name": "network_latency_status", "arguments": {"region": "eu"}}
+        )
+        assert text(called) == "network latency status in eu"
+        refund = Tool(
+            name="refund", description="Refund a payment.", input_schema={"type": "object"}
+        )
+        await billing.registry.register(Element(definition=refund, handler=lambda: "refunded"))
+
+        async def refund_found() -> bool:
+            return await found("refund a payment") == ["billing_refund"]
+
+        await until(refund_found)
