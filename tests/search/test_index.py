@@ -296,3 +296,46 @@ async def test_a_failing_rule_fails_the_search_and_the_next_one_works() -> None:
     with pytest.raises(RuntimeError, match="rule down"):
         await index.search("mail", SESSIONS[0], predicate(broken))
     assert [h.tool.name for h in await index.search("mail", SESSIONS[0])] == ["send_mail"]
+
+
+async def test_a_search_whose_rows_change_while_the_rule_is_asked_starts_again() -> None:
+    """The catalogue changes while one search awaits its rule: it answers from the new one."""
+
+    def tool(name: str, description: str) -> Element:
+        definition = Tool(name=name, description=description, input_schema={"type": "object"})
+        return Element(definition=definition, handler=_handler)
+
+    source = _Swappable(
+        ElementCollection([tool("send_mail", "send mail"), tool("get_file", "get a file")])
+    )
+    registry = Registry([(source, 0)])
+    index = ToolIndex(registry)
+    await index.refresh()
+    asked, release = anyio.Event(), anyio.Event()
+    first = True
+
+    async def slow(ref: ElementRef, session: SessionInfo) -> bool:
+        nonlocal first
+        if first:
+            first = False
+            asked.set()
+            await release.wait()
+        return True
+
+    results: list[tuple[SearchHit, ...]] = []
+
+    async def search() -> None:
+        results.append(await index.search("mail", SESSIONS[0], predicate(slow)))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(search)
+        await asked.wait()
+        source.collection = ElementCollection(
+            [tool("send_mail", "send mail now"), tool("read_mail", "read mail"), tool("x", "y")]
+        )
+        await registry.reload(source)
+        await index.refresh()  # the rows change under the waiting search
+        release.set()
+    listed = [e for e in await registry.elements() if isinstance(e.definition, Tool)]
+    _same(results[0], reference_ranking(listed, "mail"))
+    assert {hit.tool.name for hit in results[0]} == {"send_mail", "read_mail"}
