@@ -455,6 +455,8 @@ class McpServer:
         # Live, ready, draining (ADR 0095): the serving loop starts the drain, health reads it.
         self._lifecycle = Lifecycle()
         self._lifecycle.on_drain(self._end_open_streams)
+        if deployment is not None:
+            self._lifecycle.on_drain(deployment.drain)
         self._session_managers: list[StreamableHTTPSessionManager] = []
         self.handlers: Final = RequestHandlers(
             registry,

@@ -30,6 +30,7 @@ a Redis that is down or frozen costs at most one timeout, then the circuit break
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -116,6 +117,7 @@ class Deployment:
 
     __slots__ = (
         "_bus",
+        "_draining",
         "_problem",
         "_propagation",
         "_records",
@@ -123,6 +125,7 @@ class Deployment:
         "_secret",
         "_shared",
         "_store",
+        "_tasks",
         "_token",
         "_worker",
         "request_state_security",
@@ -153,6 +156,8 @@ class Deployment:
         self._token = secrets.token_hex(8)
         self._problem: BackendHealth | None = None
         self._propagation: ChangePropagation | None = None
+        self._draining = False
+        self._tasks: anyio.abc.TaskGroup | None = None
         self._records = _derive(secret, "records")  # signs the fingerprint and registrations
         self._refusals = Refusals(_log, f"worker {worker}")
         self.request_state_security: Final = RequestStateSecurity(
@@ -325,6 +330,7 @@ class Deployment:
         )
         try:
             async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
                 tasks.start_soon(self._heartbeat)
                 async with propagation.running(connect_within=_connect_bound(self._store)):
                     try:
@@ -333,16 +339,35 @@ class Deployment:
                         tasks.cancel_scope.cancel()
         finally:
             self._propagation = None
+            self._tasks = None
             with anyio.move_on_after(_connect_bound(self._store), shield=True):
                 await self._leave()
 
+    def drain(self) -> None:
+        """This worker is stopping: tell the others now, so its sessions count as gone.
+
+        Its registration says so from now on (the others answer its sessions' requests 404,
+        and the clients open new sessions, instead of 421); it is removed when serving ends.
+        """
+        if self._draining:
+            return
+        self._draining = True
+        tasks = self._tasks
+        if tasks is not None:
+            tasks.start_soon(self._say_draining)
+
+    async def _say_draining(self) -> None:
+        with contextlib.suppress(CacheStoreError):  # unsaid, the registration expires on its own
+            await self._check()
+
     async def owner_alive(self, worker: str) -> bool | None:
-        """Whether the worker ``worker`` is registered now (None: the store cannot say)."""
+        """Whether the worker ``worker`` serves now: registered, not draining (None: cannot say)."""
         try:
             raw = await self._store.get(_worker_key(worker))
         except CacheStoreError:
             return None
-        return self._live_holder(worker, raw) is not None
+        holder = self._live_holder(worker, raw)
+        return holder is not None and not holder.get("draining")
 
     # -- registration and checks ------------------------------------------------------------
 
@@ -423,7 +448,13 @@ class Deployment:
                 worker=self._worker,
                 setting="worker",
             )
-        claim = {"token": self._token, "pid": os.getpid(), "host": socket.gethostname()}
+        claim: dict[str, object] = {
+            "token": self._token,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
+        if self._draining:
+            claim["draining"] = True
         record = self._record(f"worker:{self._worker}", claim)
         await self._store.set(key, record, ttl=_REGISTRATION_TTL)
         return None
