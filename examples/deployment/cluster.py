@@ -266,7 +266,15 @@ class Cluster:
     def start_worker(self, worker: str, *, env: Mapping[str, str] | None = None) -> float:
         """Start one worker and return the seconds it took to be ready (``/healthz`` 200)."""
         port = self.ports.setdefault(worker, free_port())
-        command = [
+        command = self.worker_command(worker, port)
+        started = time.monotonic()
+        process = self._spawn(worker, command, {**self.env, **(env or {})})
+        _wait_for(self.health_url(worker), process, worker)
+        return time.monotonic() - started
+
+    def worker_command(self, worker: str, port: int) -> list[str]:
+        """The command that runs worker ``worker`` on ``port``."""
+        return [
             *(str(MCP_CORE), "run", str(self.server), "--transport", "http"),
             *("--port", str(port), "--worker-id", worker, "--redis", self.redis_url),
             *("--secret-file", str(self.root / "secret"), "--namespace", self.namespace),
@@ -274,10 +282,6 @@ class Cluster:
             # HAProxy (on this host) says who each client is: per-client limits need it.
             *("--trusted-proxy", "127.0.0.1"),
         ]
-        started = time.monotonic()
-        process = self._spawn(worker, command, {**self.env, **(env or {})})
-        _wait_for(self.health_url(worker), process, worker)
-        return time.monotonic() - started
 
     def stop_worker(self, worker: str) -> int | None:
         """Stop one worker (SIGTERM: it drains); its exit status (None if it was not running)."""

@@ -67,9 +67,7 @@ async def add_greeting(name: str, template: str) -> str:
     try:
         await shared.register(Element(definition=tool, handler=HandlerRef("greetings:Template")))
     except CacheStoreError as exc:
-        raise ToolError(
-            f"{name} is not registered: the shared store is unreachable ({exc})"
-        ) from exc
+        raise ToolError(f"{name} is not registered: {exc}") from exc
     return f"{name} registered for every worker (through {whoami()})"
 
 

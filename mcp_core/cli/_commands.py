@@ -287,6 +287,9 @@ def _run(target: Target, args: argparse.Namespace) -> int:
         hint = " (--port 0 picks a free one)" if exc.errno in _PORT_ERRORS else ""
         _say(sys.stderr, f"mcp-core: {exc}{hint}")
         return 1
+    except DeploymentError as exc:  # this worker does not fit its deployment (its secret, its id)
+        _say(sys.stderr, f"mcp-core: {exc}")
+        return 2
     if stopped is None:
         return 0
     # An HTTP server stopped by a signal drained (ADR 0095): an orderly stop unless the drain

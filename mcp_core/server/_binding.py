@@ -1064,6 +1064,8 @@ class McpServer:
         options.setdefault("preload", self._preload_when_run)
         header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
         drain_time = check_drain_time(options.pop("drain_time", DEFAULT_DRAIN_TIME))
+        if self._deployment is not None:
+            await self._deployment.admit()  # a worker that does not fit never listens
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
