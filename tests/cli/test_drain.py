@@ -27,7 +27,8 @@ SERVER = """
 
     import anyio
 
-    from mcp_core import App
+    from mcp_core import App, ClientGateway
+    from mcp_core.server import ServerGateway
 
     app = App("draining")
 
@@ -38,6 +39,18 @@ SERVER = """
         Path(marker).write_text("started")
         await anyio.sleep(seconds)
         return f"done after {seconds}"
+
+
+    @app.tool
+    async def polled(marker: str, go: str, gateway: ClientGateway) -> str:
+        '''Log, wait for the go file, close the stream for polling (as countdown does), answer.'''
+        await gateway.log("info", "started")
+        Path(marker).write_text("started")
+        while not Path(go).exists():
+            await anyio.sleep(0.02)
+        closed = isinstance(gateway, ServerGateway) and await gateway.close_sse_stream()
+        await gateway.log("info", "closed" if closed else "kept")
+        return "polled"
 """
 
 
@@ -100,6 +113,48 @@ async def test_a_call_in_flight_finishes_and_the_process_exits_0(
     assert (returncode, err) == (0, f"mcp-core: stopped serving draining ({sig.name}, drained)\n")
 
 
+async def test_a_draining_worker_keeps_a_polled_stream_open(serving: Path, tmp_path: Path) -> None:
+    """A call that would close its stream for polling keeps it while draining: it is answered.
+
+    Its resume would have nowhere to go (the port is closed), so the stream stays open and
+    the call finishes on it.
+    """
+    process, url = _run(serving)
+    marker, go = tmp_path / "started", tmp_path / "go"
+    logged: list[str] = []
+
+    async def on_log(params: object) -> None:
+        logged.append(str(getattr(params, "data", "")))
+
+    answers: list[str] = []
+    try:
+        try:
+            async with Client(url, mode="legacy", logging_callback=on_log) as client:
+                await client.list_tools()
+                async with anyio.create_task_group() as tasks:
+
+                    async def call() -> None:
+                        arguments = {"marker": str(marker), "go": str(go)}
+                        answers.append(text(await client.call_tool("polled", arguments)))
+
+                    tasks.start_soon(call)
+                    await _started(marker)
+                    process.send_signal(signal.SIGTERM)
+                    async with httpx2.AsyncClient(timeout=30) as http:
+                        await _until_refused(http, url.removesuffix("/mcp") + "/readyz")
+                    await anyio.Path(go).write_text("go")
+        except* httpx2.TransportError:
+            pass  # the client's goodbye (ending its session) finds the server gone
+        returncode, err = await anyio.to_thread.run_sync(finish, process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert answers == ["polled"]
+    assert logged == ["started", "kept"]
+    assert (returncode, err) == (0, "mcp-core: stopped serving draining (SIGTERM, drained)\n")
+
+
 async def test_open_streams_do_not_hold_the_stop(serving: Path) -> None:
     """A legacy session's GET stream and a 2026-07-28 listen stream end at once: exit 0.
 
@@ -112,8 +167,8 @@ async def test_open_streams_do_not_hold_the_stop(serving: Path) -> None:
             listening(url, "legacy") as (legacy, _),
             listening(url, "auto") as (current, _),
         ):
-            assert {tool.name for tool in (await legacy.list_tools()).tools} == {"slow"}
-            assert {tool.name for tool in (await current.list_tools()).tools} == {"slow"}
+            assert {tool.name for tool in (await legacy.list_tools()).tools} == {"slow", "polled"}
+            assert {tool.name for tool in (await current.list_tools()).tools} == {"slow", "polled"}
             process.send_signal(signal.SIGTERM)
             returncode, err = await anyio.to_thread.run_sync(finish, process)
     finally:
