@@ -279,6 +279,8 @@ class Cluster:
             *("--port", str(port), "--worker-id", worker, "--redis", self.redis_url),
             *("--secret-file", str(self.root / "secret"), "--namespace", self.namespace),
             *("--log-level", "INFO"),
+            # Stopped, a worker serves on, not ready, until HAProxy has seen it (two checks).
+            *("--drain-delay", f"{2 * _CHECK_INTERVAL + 1:g}"),
             # HAProxy (on this host) says who each client is: per-client limits need it.
             *("--trusted-proxy", "127.0.0.1"),
         ]

@@ -97,6 +97,14 @@ def _parser() -> argparse.ArgumentParser:
         "the server, reporting itself not ready, takes nothing new (default 10)",
     )
     run.add_argument(
+        "--drain-delay",
+        type=_seconds,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM or SIGINT, how long the server, reporting itself not ready, "
+        "still accepts requests before it drains: the time its load balancer takes to stop "
+        "sending (default 0)",
+    )
+    run.add_argument(
         "--page-size",
         type=_positive_int,
         help="elements per list page (default: the server's own)",
@@ -280,6 +288,8 @@ def _run(target: Target, args: argparse.Namespace) -> int:
                 options["max_sessions_per_client"] = args.max_sessions_per_client
             if args.drain_time is not None:
                 options["drain_time"] = args.drain_time
+            if args.drain_delay is not None:
+                options["drain_delay"] = args.drain_delay
         stopped = server.run(
             args.transport, host=args.host, port=args.port, path=args.path, **options
         )

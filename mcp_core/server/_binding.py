@@ -1057,13 +1057,16 @@ class McpServer:
         gets the URL served (with the real port when ``port`` is 0) once requests are accepted.
         Cancelling, SIGINT or SIGTERM drains (ADR 0095): not ready at once, no new
         connections, open-ended streams ended where their clients resume, requests in flight
-        given ``drain_time`` seconds (an option; 10 by default) to finish; then it returns. The registry starts loading
+        given ``drain_time`` seconds (an option; 10 by default) to finish; then it returns. On a
+        signal, the server stays not ready but serving for ``drain_delay`` seconds (an option; 0
+        by default) first, so a load balancer stops sending before the socket closes. The registry starts loading
         at startup unless the server was built with ``preload=False`` (or ``preload=False`` is
         given here): then it loads on the first request that needs it.
         """
         options.setdefault("preload", self._preload_when_run)
         header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
         drain_time = check_drain_time(options.pop("drain_time", DEFAULT_DRAIN_TIME))
+        drain_delay = check_drain_time(options.pop("drain_delay", 0.0), "drain_delay")
         if self._deployment is not None:
             await self._deployment.admit()  # a worker that does not fit never listens
         sock = listen(host, port)
@@ -1075,6 +1078,7 @@ class McpServer:
             ready=None if ready is None else lambda: ready(url),
             header_timeout=header_timeout,
             drain_time=drain_time,
+            drain_delay=drain_delay,
             lifecycle=self._lifecycle,
         )
 

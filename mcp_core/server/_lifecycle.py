@@ -2,10 +2,13 @@
 
 A worker stopped by SIGTERM or SIGINT (a rolling restart, a scale-down, Ctrl-C) *drains*:
 
-1. at once it reports itself not ready (``/readyz`` and ``/healthz`` 503, ``"draining": true``),
-   stops accepting connections and closes its idle ones, so the balancer sends new requests to
-   the other workers (a refused connection is one HAProxy retries elsewhere);
-2. the streams that never end on their own end now, at a point the client resumes from: each
+1. at once it reports itself not ready (``/readyz`` and ``/healthz`` 503, ``"draining": true``);
+   for ``drain_delay`` seconds (0 by default; ``mcp-core run --drain-delay``: the time the load
+   balancer takes to see it) it still serves what arrives, then it stops accepting connections
+   and closes its idle ones, so new requests go to the other workers (a refused connection is
+   one HAProxy retries elsewhere; a connection the kernel accepted just as the socket closed is
+   reset, which is why a balancer should have stopped sending first);
+2. the streams that never end on their own end then, at a point the client resumes from: each
    handshake-era session's standalone ``GET`` stream (the client reconnects with
    ``Last-Event-ID``) and each 2026-07-28 ``subscriptions/listen`` stream (closed gracefully,
    with its result);
@@ -34,18 +37,22 @@ DEFAULT_DRAIN_TIME: Final = 10.0
 """Seconds requests in flight may take to finish once a stop is asked for."""
 
 
-def check_drain_time(value: object) -> float:
-    """``value`` as a drain time in seconds, or a ValueError naming it and what is expected."""
+_MEANING: Final = {
+    "drain_time": "the seconds requests in flight may take to finish once a stop is asked for",
+    "drain_delay": "the seconds a stopping server still accepts requests, not ready, so that "
+    "its load balancer stops sending them first",
+}
+
+
+def check_drain_time(value: object, name: str = "drain_time") -> float:
+    """``value`` as seconds for ``name``, or a ValueError naming it and what is expected."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
         or not math.isfinite(value)
         or value < 0
     ):
-        raise ValueError(
-            f"drain_time is the seconds requests in flight may take to finish once a stop is "
-            f"asked for: a number from 0 up, got {value!r}"
-        )
+        raise ValueError(f"{name} is {_MEANING[name]}: a number from 0 up, got {value!r}")
     return float(value)
 
 
@@ -53,14 +60,16 @@ def check_drain_time(value: object) -> float:
 class Lifecycle:
     """Whether a server is draining, since when, and what the drain had to cut.
 
-    :meth:`begin_drain` is idempotent; the callbacks given to :meth:`on_drain` run once, when it
-    first happens (a failing callback is logged and the others still run).
+    :meth:`begin_drain` (not ready from now on) and :meth:`stop_accepting` (the socket closes)
+    are idempotent; the callbacks given to :meth:`on_drain` run once, when the server stops
+    accepting (a failing callback is logged and the others still run).
     """
 
-    __slots__ = ("_callbacks", "_since", "cut", "finished")
+    __slots__ = ("_callbacks", "_since", "_stopped", "cut", "finished")
 
     def __init__(self) -> None:
         self._since: float | None = None
+        self._stopped = False
         self._callbacks: list[Callable[[], None]] = []
         self.cut = 0
         """Requests still running when the drain time ran out (cancelled)."""
@@ -82,17 +91,23 @@ class Lifecycle:
         return self._since
 
     def on_drain(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` when the drain begins (at once if it has)."""
-        if self._since is not None:
+        """Call ``callback`` when the server stops accepting (at once if it has)."""
+        if self._stopped:
             _run(callback)
             return
         self._callbacks.append(callback)
 
     def begin_drain(self) -> None:
-        """Report not ready from now on, and tell whoever asked (:meth:`on_drain`)."""
-        if self._since is not None:
+        """Report not ready from now on (the server still serves what reaches it)."""
+        if self._since is None:
+            self._since = time.time()
+
+    def stop_accepting(self) -> None:
+        """The server takes nothing new from now on: tell whoever asked (:meth:`on_drain`)."""
+        self.begin_drain()
+        if self._stopped:
             return
-        self._since = time.time()
+        self._stopped = True
         callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:
             _run(callback)

@@ -137,16 +137,24 @@ def url_of(sock: socket.socket, path: str) -> str:
 class _Server(uvicorn.Server):
     """uvicorn's server, telling ``ready`` once it has started and draining when stopped.
 
-    The first SIGINT or SIGTERM starts the drain (``lifecycle``) and uvicorn's graceful
-    shutdown, whose timeout is the drain time; a second one cuts it short.
+    The first SIGINT or SIGTERM starts the drain (``lifecycle``: not ready), then, ``delay``
+    seconds later, uvicorn's graceful shutdown, whose timeout is the drain time; a second one
+    cuts both short (what is in flight is cancelled, the lifespan still ends cleanly); a third
+    leaves at once.
     """
 
     def __init__(
-        self, config: uvicorn.Config, ready: Callable[[], None] | None, lifecycle: Lifecycle
+        self,
+        config: uvicorn.Config,
+        ready: Callable[[], None] | None,
+        lifecycle: Lifecycle,
+        delay: float,
     ) -> None:
         super().__init__(config)
         self._ready = ready
         self.lifecycle = lifecycle
+        self._delay = delay
+        self._cutting = False
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
@@ -154,11 +162,61 @@ class _Server(uvicorn.Server):
             self._ready()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        again = self.should_exit
-        self.lifecycle.begin_drain()
-        super().handle_exit(sig, frame)
-        if again:
-            self.force_exit = True  # a second signal: stop waiting for what is in flight
+        # A signal handler runs between two bytecodes of the loop's work: act from the loop.
+        loop = asyncio.get_event_loop()
+        if not self.lifecycle.draining:
+            self.lifecycle.begin_drain()  # not ready at once; still serving for the delay
+            loop.call_soon_threadsafe(loop.call_later, self._delay, self._stop_after, sig)
+        elif not self._cutting:  # a second signal: stop now, cut what is in flight
+            self._cutting = True
+            loop.call_soon_threadsafe(self._cut, sig)
+        else:  # a third: leave at once, as uvicorn does (no lifespan shutdown)
+            super().handle_exit(sig, frame)
+            self.force_exit = True
+
+    def _cut(self, sig: int) -> None:
+        self._stop_after(sig)
+        for task in tuple(self.server_state.tasks):
+            task.cancel()
+
+    def _stop_after(self, sig: int) -> None:
+        if not self.should_exit:
+            # uvicorn's own first: it records the signal (raised again once stopped), and would
+            # take a SIGINT arriving with should_exit already set for a second, forcing one.
+            super().handle_exit(sig, None)
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop accepting (uvicorn's graceful shutdown) and end the open-ended streams."""
+        self.lifecycle.stop_accepting()
+        self.should_exit = True
+
+
+class _AutomaticSseDrain:
+    """sse-starlette's process-wide "end every SSE stream at shutdown", off while we serve.
+
+    Counted, so servers that overlap in one process restore it only when the last one ends.
+    """
+
+    __slots__ = ("_held", "_saved")
+
+    def __init__(self) -> None:
+        self._held = 0
+        self._saved = True
+
+    def hold(self) -> None:
+        if self._held == 0:
+            self._saved = AppStatus.enable_automatic_graceful_drain
+            AppStatus.enable_automatic_graceful_drain = False
+        self._held += 1
+
+    def release(self) -> None:
+        self._held -= 1
+        if self._held == 0:
+            AppStatus.enable_automatic_graceful_drain = self._saved
+
+
+_SSE_DRAIN: Final = _AutomaticSseDrain()
 
 
 class _Tracked:
@@ -207,6 +265,7 @@ async def serve_asgi(
     ready: Callable[[], None] | None = None,
     header_timeout: float | None = DEFAULT_HEADER_TIMEOUT,
     drain_time: float = DEFAULT_DRAIN_TIME,
+    drain_delay: float = 0.0,
     lifecycle: Lifecycle | None = None,
 ) -> None:
     """Serve ``app`` with uvicorn on the listening ``sock`` until cancelled or signalled.
@@ -216,11 +275,13 @@ async def serve_asgi(
     :func:`~mcp_core.server._edge.header_deadline`). The client address the app sees is the
     connection's peer: ``X-Forwarded-For`` is for the app to believe or not (its
     ``trusted_proxies``). A signal, or cancelling this, drains: ``lifecycle`` (the app's, so
-    its health endpoints and open streams follow) starts draining, the socket stops accepting,
+    its health endpoints and open streams follow) starts draining, after ``drain_delay``
+    seconds (a signal's drain only: the time a balancer takes to see it) the socket stops accepting,
     idle connections close, requests in flight get ``drain_time`` seconds to finish (then they
     are cancelled and counted in ``lifecycle.cut``), and the app's lifespan shutdown runs.
     """
     drain_time = check_drain_time(drain_time)
+    drain_delay = check_drain_time(drain_delay, "drain_delay")
     lifecycle = lifecycle if lifecycle is not None else Lifecycle()
     tracked = _Tracked(app, lifecycle)
     config = uvicorn.Config(
@@ -231,25 +292,23 @@ async def serve_asgi(
         http=header_deadline(header_timeout),
         proxy_headers=False,
     )
-    server = tracked.server = _Server(config, ready, lifecycle)
+    server = tracked.server = _Server(config, ready, lifecycle, drain_delay)
     # sse-starlette would end every SSE stream the moment a stop is asked for, a request's
     # answer still coming included; the drain ends the open-ended streams itself and lets the
-    # others finish (process-wide: restored when this serving ends).
-    automatic = AppStatus.enable_automatic_graceful_drain
-    AppStatus.enable_automatic_graceful_drain = False
+    # others finish (process-wide: restored when the last serving in the process ends).
+    _SSE_DRAIN.hold()
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     try:
         await asyncio.shield(serving)
     except asyncio.CancelledError:
         # Stop the way a signal does (drain, then the lifespan's shutdown), shielded from the
         # cancellation that asked for it; then let that cancellation go on.
-        lifecycle.begin_drain()
-        server.should_exit = True
+        server.stop()
         with anyio.CancelScope(shield=True):
             await serving
         raise
     finally:
-        AppStatus.enable_automatic_graceful_drain = automatic
+        _SSE_DRAIN.release()
         if lifecycle.draining:
             _report_drain(lifecycle, drain_time)
 

@@ -155,6 +155,34 @@ async def test_a_draining_worker_keeps_a_polled_stream_open(serving: Path, tmp_p
     assert (returncode, err) == (0, "mcp-core: stopped serving draining (SIGTERM, drained)\n")
 
 
+async def test_with_a_drain_delay_it_serves_on_not_ready(serving: Path, tmp_path: Path) -> None:
+    """--drain-delay: not ready at once, yet serving, until the delay ends (or a second signal)."""
+    process, url = _run(serving, "--drain-delay", "600")
+    ready = url.removesuffix("/mcp") + "/readyz"
+    try:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            process.send_signal(signal.SIGTERM)
+            await until(lambda: _unready(http, ready))
+            async with Client(url) as client:
+                await client.list_tools()  # the output schema, asked before the call
+                arguments = {"seconds": 0, "marker": str(tmp_path / "started")}
+                served = text(await client.call_tool("slow", arguments))
+            process.send_signal(signal.SIGTERM)  # the second: stop now (nothing in flight)
+            refused = await _until_refused(http, ready)
+            returncode, err = await anyio.to_thread.run_sync(finish, process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert served == "done after 0.0"
+    assert refused
+    assert (returncode, err) == (0, "mcp-core: stopped serving draining (SIGTERM, drained)\n")
+
+
+async def _unready(http: httpx2.AsyncClient, url: str) -> bool:
+    return (await http.get(url)).status_code == 503
+
+
 async def test_open_streams_do_not_hold_the_stop(serving: Path) -> None:
     """A legacy session's GET stream and a 2026-07-28 listen stream end at once: exit 0.
 
