@@ -83,7 +83,14 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
-from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
+from mcp_core.server._health import (
+    DEFAULT_HEALTH_PATH,
+    DEFAULT_LIVE_PATH,
+    DEFAULT_READY_PATH,
+    health_route,
+    transport_security_for,
+)
+from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
@@ -387,6 +394,7 @@ class McpServer:
         "_hubs",
         "_invoker",
         "_ledger",
+        "_lifecycle",
         "_lifespan_factory",
         "_loading",
         "_max_rounds",
@@ -394,6 +402,7 @@ class McpServer:
         "_preload",
         "_preload_when_run",
         "_registry",
+        "_session_managers",
         "_settle",
         "handlers",
         "lowlevel",
@@ -443,6 +452,12 @@ class McpServer:
         self._preload = False
         self._loading = False
         self._settle = False  # serving as the process (run()): freeze the heap after the preload
+        # Live, ready, draining (ADR 0095): the serving loop starts the drain, health reads it.
+        self._lifecycle = Lifecycle()
+        self._lifecycle.on_drain(self._end_open_streams)
+        if deployment is not None:
+            self._lifecycle.on_drain(deployment.drain)
+        self._session_managers: list[StreamableHTTPSessionManager] = []
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -491,6 +506,11 @@ class McpServer:
         return self._registry
 
     @property
+    def lifecycle(self) -> Lifecycle:
+        """Whether this server is draining (stopping), and what its drain finished or cut."""
+        return self._lifecycle
+
+    @property
     def deployment(self) -> Deployment | None:
         """The deployment this server is a worker of (None: it serves alone)."""
         return self._deployment
@@ -523,10 +543,28 @@ class McpServer:
             report = RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
         if not (self._preload or self._loading):
             report = dataclasses.replace(report, on_demand=True)
+        if self._lifecycle.draining:
+            report = dataclasses.replace(report, draining=True)
         deployment = self._deployment
         if deployment is None:
             return report
         return dataclasses.replace(report, backends=deployment.health(), worker=deployment.worker)
+
+    def _end_open_streams(self) -> None:
+        """Draining: end the streams that never end on their own, where their clients resume.
+
+        Each 2026-07-28 ``subscriptions/listen`` stream closes gracefully (its result is its
+        last frame); each handshake-era session's standalone ``GET`` stream closes as in SSE
+        polling, so its client reconnects with ``Last-Event-ID`` (through the balancer, to a
+        worker that is not stopping). Requests in flight are left to finish.
+        """
+        for hub in tuple(self._hubs):
+            hub.listen.close()
+        for manager in self._session_managers:
+            for transport in tuple(manager._server_instances.values()):  # noqa: SLF001 -- the table bind_sessions owns
+                close = getattr(transport, "close_standalone_sse_stream", None)
+                if callable(close):
+                    close()
 
     def _warm(self) -> None:
         """Start the first load in the background, unless it is done or under way."""
@@ -875,6 +913,8 @@ class McpServer:
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
         health_path: str | None = DEFAULT_HEALTH_PATH,
+        ready_path: str | None = DEFAULT_READY_PATH,
+        live_path: str | None = DEFAULT_LIVE_PATH,
         preload: bool = False,
         max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
         body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
@@ -911,9 +951,11 @@ class McpServer:
         a handler cannot ask the client anything during a call (the SDK's JSON mode). False:
         always SSE.
 
-        ``health_path`` serves the registry's health as JSON for load balancers and probes
-        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy);
-        ``health_auth`` puts it behind the same bearer authentication as the MCP endpoint.
+        ``health_path`` serves the registry's health as JSON for load balancers and probes,
+        ``ready_path`` whether this server should get requests (not while it drains), and
+        ``live_path`` whether it serves at all (``None``: no such endpoint; see
+        :mod:`mcp_core.server._health` for the policy); ``health_auth`` puts the three behind
+        the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
         """
@@ -929,11 +971,16 @@ class McpServer:
             if stateless
             else SessionSlots(per_client=max_sessions_per_client, total=max_sessions)
         )
-        routes = (
-            [health_route(health_path, self.health, transport_security, auth=health_auth)]
-            if health_path is not None
-            else None
+        probes: tuple[tuple[Literal["health", "ready", "live"], str | None], ...] = (
+            ("health", health_path),
+            ("ready", ready_path),
+            ("live", live_path),
         )
+        routes = [
+            health_route(path, self.health, transport_security, auth=health_auth, probe=probe)
+            for probe, path in probes
+            if path is not None
+        ]
         self._preload = self._preload or preload
         app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,
@@ -950,10 +997,11 @@ class McpServer:
             host=host,
             auth=auth,
             token_verifier=token_verifier,
-            custom_starlette_routes=routes,
+            custom_starlette_routes=routes or None,
         )
         deferred = json_response is None
         manager = self.lowlevel.session_manager
+        self._session_managers.append(manager)
         if slots is not None:
             bind_sessions(manager, store, deferred=deferred, slots=slots)
             slots.reclaim = lambda session_id: _end_session(manager, session_id)
@@ -1007,12 +1055,20 @@ class McpServer:
         be); a connection must deliver each request's headers within ``header_timeout`` seconds
         (an option; 10 by default, None: no limit) or is answered 408 and closed. ``ready`` then
         gets the URL served (with the real port when ``port`` is 0) once requests are accepted.
-        Cancelling drains open requests and streams, then returns. The registry starts loading
+        Cancelling, SIGINT or SIGTERM drains (ADR 0095): not ready at once, no new
+        connections, open-ended streams ended where their clients resume, requests in flight
+        given ``drain_time`` seconds (an option; 10 by default) to finish; then it returns. On a
+        signal, the server stays not ready but serving for ``drain_delay`` seconds (an option; 0
+        by default) first, so a load balancer stops sending before the socket closes. The registry starts loading
         at startup unless the server was built with ``preload=False`` (or ``preload=False`` is
         given here): then it loads on the first request that needs it.
         """
         options.setdefault("preload", self._preload_when_run)
         header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
+        drain_time = check_drain_time(options.pop("drain_time", DEFAULT_DRAIN_TIME))
+        drain_delay = check_drain_time(options.pop("drain_delay", 0.0), "drain_delay")
+        if self._deployment is not None:
+            await self._deployment.admit()  # a worker that does not fit never listens
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
@@ -1021,6 +1077,9 @@ class McpServer:
             sock,
             ready=None if ready is None else lambda: ready(url),
             header_timeout=header_timeout,
+            drain_time=drain_time,
+            drain_delay=drain_delay,
+            lifecycle=self._lifecycle,
         )
 
     def run(
