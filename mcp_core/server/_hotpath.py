@@ -36,10 +36,12 @@ ordinary and hostile requests (ADR 0102).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import math
 from contextlib import contextmanager
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final, final
 
 import anyio
@@ -84,6 +86,7 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     DEFAULT_NEGOTIATED_VERSION,
+    INTERNAL_ERROR,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
@@ -95,14 +98,16 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from mcp_core.server._responses import STREAM_AFTER, DeferredResponses
+from mcp_core.server import _responses
+from mcp_core.server._responses import DeferredResponses
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Coroutine, Iterator, Mapping
+    from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 
     from mcp.server.lowlevel.server import Server
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.shared.dispatcher import CallOptions
+    from mcp_types import RequestId
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["WATCH_AFTER", "HotPath", "with_hot_path"]
@@ -596,6 +601,10 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
         metadata = transport._create_session_message(  # noqa: SLF001 -- the transport's own metadata
             message, request, str(message.id), version
         ).metadata
+        if isinstance(metadata, ServerMessageMetadata) and metadata.close_sse_stream is not None:
+            metadata = dataclasses.replace(
+                metadata, close_sse_stream=self._closing(metadata.close_sse_stream)
+            )
         super().__init__(
             transport=dispatcher._transport_builder(metadata),  # noqa: SLF001
             _dispatcher=dispatcher,
@@ -624,6 +633,15 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
             await self._streaming()
         return await super().send_raw_request(method, params, opts)
 
+    def _closing(self, close: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+        """The handler closing its stream for SSE polling: there must be one to close first."""
+
+        async def closing() -> None:
+            await self._streaming()
+            await close()
+
+        return closing
+
     async def _streaming(self) -> None:
         """Open the answer's SSE stream, once, before anything is sent on it."""
         if self._opened is not None:
@@ -647,6 +665,7 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
                     head=[] if priming is None else [priming],
                 )
             )
+            await asyncio.sleep(0)  # the stream registers its writer (a close finds it)
         finally:
             self._opened.set_result(None)
 
@@ -655,12 +674,20 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
         dispatcher = self._dispatcher
         message = self._message
         key = coerce_request_id(message.id)
-        cancel_scope = anyio.CancelScope()
-        dispatcher._in_flight[key] = _InFlight(scope=cancel_scope, dctx=self)  # noqa: SLF001
+        with self._session.served_here() as cancel_scope:
+            dispatcher._in_flight[key] = _InFlight(scope=cancel_scope, dctx=self)  # noqa: SLF001
+            await self._answer(await self._run(runner, key, cancel_scope))
+
+    async def _run(
+        self, runner: ServerRunner[Any], key: RequestId, cancel_scope: anyio.CancelScope
+    ) -> dict[str, Any] | ErrorData | None:
+        """The request's result, its error, or None when it was cancelled."""
+        dispatcher = self._dispatcher
+        message = self._message
         loop = asyncio.get_running_loop()
         opening: list[asyncio.Task[None]] = []
         timer = loop.call_later(
-            STREAM_AFTER, lambda: opening.append(loop.create_task(self._streaming()))
+            _responses.STREAM_AFTER, lambda: opening.append(loop.create_task(self._streaming()))
         )
         outcome: dict[str, Any] | ErrorData | None = None
         try:
@@ -686,14 +713,17 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
             timer.cancel()
             for task in opening:
                 await task
-        await self._answer(outcome)
+        return outcome
 
     async def _answer(self, outcome: dict[str, Any] | ErrorData | None) -> None:
         dispatcher = self._dispatcher
         request_id = self._message.id
         if self._pump is not None:
-            # The stream is open: the answer goes the way everything else went.
-            if isinstance(outcome, ErrorData):
+            # The stream is open: the answer goes the way everything else went (when the
+            # session ended meanwhile, its end closed the stream).
+            if self._session.is_terminated:
+                pass
+            elif isinstance(outcome, ErrorData):
                 await dispatcher._write_error(request_id, outcome)  # noqa: SLF001
             elif outcome is not None:
                 await dispatcher._write_result(request_id, outcome)  # noqa: SLF001
@@ -703,6 +733,15 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
             return
         scope, receive, send = self._asgi
         transport = self._session
+        if outcome is None and transport.is_terminated:
+            # The session ended with the request in flight: as DeferredResponses answers it.
+            response = transport._create_error_response(  # noqa: SLF001
+                "Session terminated before the request completed",
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                INTERNAL_ERROR,
+            )
+            await response(scope, receive, send)
+            return
         if isinstance(outcome, dict):
             answer: JSONRPCResponse | JSONRPCError = JSONRPCResponse(
                 jsonrpc="2.0", id=request_id, result=outcome
