@@ -100,6 +100,7 @@ from starlette.requests import Request
 
 from mcp_core.server import _responses
 from mcp_core.server._responses import DeferredResponses
+from mcp_core.server._stdio import encode_response
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
@@ -743,11 +744,23 @@ class _SessionCall(_JSONRPCDispatchContext[TransportContext]):
             await response(scope, receive, send)
             return
         if isinstance(outcome, dict):
-            answer: JSONRPCResponse | JSONRPCError = JSONRPCResponse(
-                jsonrpc="2.0", id=request_id, result=outcome
+            # The bytes the SDK's model writes, without building it (a large list page).
+            body = encode_response(request_id, outcome)
+            session = transport.mcp_session_id
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        _JSON_HEADERS,
+                        *([(_SESSION_HEADER, session.encode())] if session else []),
+                        (_CONTENT_LENGTH, str(len(body)).encode()),
+                    ],
+                }
             )
-        else:
-            # A request the client cancelled is still ended on this era's wire.
-            error = outcome or ErrorData(code=REQUEST_CANCELLED, message="Request cancelled")
-            answer = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+            await send({"type": "http.response.body", "body": body})
+            return
+        # A request the client cancelled is still ended on this era's wire.
+        error = outcome or ErrorData(code=REQUEST_CANCELLED, message="Request cancelled")
+        answer = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await transport._create_json_response(answer)(scope, receive, send)  # noqa: SLF001
