@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import statistics
@@ -51,6 +52,8 @@ _LATENCY: Final = re.compile(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.M
 _RATE: Final = re.compile(r"^Requests/sec:\s+([\d.]+)", re.MULTILINE)
 _ERRORS: Final = re.compile(r"Non-2xx or 3xx responses: (\d+)")
 _UNIT: Final = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+_TIMES: Final = "\u00d7"
+_NONE: Final = "\u2013"
 
 _SCRIPT: Final = """
 local bodies = {%(bodies)s}
@@ -127,6 +130,12 @@ async def _sessions(url: str, count: int) -> list[str]:
     return opened
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The user and system CPU time process ``pid`` has used (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _wrk(url: str, script: Path, *, connections: int, seconds: float) -> dict[str, float]:
     done = subprocess.run(
         [
@@ -160,9 +169,7 @@ def _wrk(url: str, script: Path, *, connections: int, seconds: float) -> dict[st
     return figures
 
 
-async def _one(
-    lib: str, era: str, args: argparse.Namespace, folder: Path
-) -> dict[str, float]:
+async def _one(lib: str, era: str, args: argparse.Namespace, folder: Path) -> dict[str, float]:
     command = [
         sys.executable,
         str(_ROOT / "bench" / "serve.py"),
@@ -191,9 +198,13 @@ async def _one(
         )
         # Warm up (first list built, code paths hot), then the timed run.
         await asyncio.to_thread(_wrk, url, script, connections=args.connections, seconds=1)
+        before = _cpu_seconds(server.process.pid)
         figures = await asyncio.to_thread(
             _wrk, url, script, connections=args.connections, seconds=args.seconds
         )
+        spent = _cpu_seconds(server.process.pid) - before
+        # CPU time per answer: what a busy machine's share of the cores does not change much.
+        figures["cpu_per_request_s"] = spent / (figures["rps"] * args.seconds)
         await server.stop()
         return figures
 
@@ -215,7 +226,7 @@ async def _main(args: argparse.Namespace) -> int:
                     results.setdefault(era, {}).setdefault(lib, []).append(figures)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-    print(_table(results))  # noqa: T201 -- the report
+    print(_table(results))
     return 0
 
 
@@ -225,19 +236,23 @@ def _median(runs: list[dict[str, float]], key: str) -> float:
 
 def _table(results: dict[str, dict[str, list[dict[str, float]]]]) -> str:
     lines = [
-        "| era | server | requests/s | p50 | p99 | requests/s ÷ MCPServer's | "
-        "MCPServer's p99 ÷ this p99 | runs |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        (
+            "| era | server | requests/s | p50 | p99 | requests/s ÷ MCPServer's | "
+            "MCPServer's p99 ÷ this p99 | server CPU per request | MCPServer's ÷ this | runs |"
+        ),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for era, libs in results.items():
         base = libs.get("mcpserver")
         for lib, runs in libs.items():
             rps, p50, p99 = (_median(runs, k) for k in ("rps", "p50_s", "p99_s"))
-            ratio = f"{rps / _median(base, 'rps'):.1f}×" if base else "–"
-            faster = f"{_median(base, 'p99_s') / p99:.1f}×" if base else "–"
+            cpu = _median(runs, "cpu_per_request_s")
+            ratio = f"{rps / _median(base, 'rps'):.1f}{_TIMES}" if base else _NONE
+            faster = f"{_median(base, 'p99_s') / p99:.1f}{_TIMES}" if base else _NONE
+            cheaper = f"{_median(base, 'cpu_per_request_s') / cpu:.1f}{_TIMES}" if base else _NONE
             lines.append(
                 f"| {era} | {TITLES[lib]} | {rps:.0f} | {p50 * 1e3:.1f} ms | {p99 * 1e3:.1f} ms "
-                f"| {ratio} | {faster} | {len(runs)} |"
+                f"| {ratio} | {faster} | {cpu * 1e6:.0f} µs | {cheaper} | {len(runs)} |"
             )
     return "\n".join(lines)
 
