@@ -13,6 +13,7 @@ handler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import re
@@ -68,8 +69,11 @@ class StaticTokens:
         return TOKENS.get(token)
 
 
-def build_app(*, authenticated: bool) -> Starlette:
-    """An app with healthy, failing, talking and hidden elements; bearer auth if ``authenticated``."""
+def build_app(*, authenticated: bool = False, **options: Any) -> Starlette:
+    """An app with healthy, failing, talking and hidden elements; bearer auth if ``authenticated``.
+
+    ``options`` go to ``App.asgi`` (``json_response``, ``stateless``).
+    """
     app = App("diff")
 
     @app.tool
@@ -115,7 +119,7 @@ def build_app(*, authenticated: bool) -> Starlette:
         return f"Hello {name}"
 
     app.visibility = scoped_by_tag(app.registry)
-    options: dict[str, Any] = {"max_request_body_size": MAX_BODY}
+    options["max_request_body_size"] = MAX_BODY
     if authenticated:
         options["token_verifier"] = StaticTokens()
         options["auth"] = AuthSettings(
@@ -173,6 +177,8 @@ class Sent:
     body: bytes
 
 
+STREAM_WAIT: Final = 0.5
+"""Seconds a client waits for an answer that streams on before it leaves."""
 SESSION: Final = "<session>"
 """A header value standing for the session opened on the app the request is sent to."""
 EVENT_ID: Final = re.compile(rb"^id: [^\r\n]*", re.MULTILINE)
@@ -214,7 +220,9 @@ async def exchange(
         if leave is not None:
             await asyncio.sleep(leave)
         else:
-            await done.wait()
+            # A stream that stays open (a GET's) is left after a while, as a client would.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), STREAM_WAIT)
         return {"type": "http.disconnect"}
 
     messages: list[Mapping[str, Any]] = []
@@ -286,7 +294,7 @@ class Served:
 
 
 async def open_session(app: Starlette, token: str) -> str:
-    """Open a handshake-era session on ``app`` (initialize, initialized); its id."""
+    """Open a handshake-era session on ``app`` (initialize, initialized); its id ("none": none)."""
     headers = (
         ("host", "127.0.0.1:8000"),
         ("accept", "application/json, text/event-stream"),
@@ -305,13 +313,20 @@ async def open_session(app: Starlette, token: str) -> str:
         },
     }
     session: list[str] = []
+    pending = [{"type": "http.request", "body": json.dumps(hello).encode(), "more_body": False}]
+    done = asyncio.Event()
 
     async def receive() -> MutableMapping[str, Any]:
-        return {"type": "http.request", "body": json.dumps(hello).encode(), "more_body": False}
+        if pending:
+            return pending.pop()
+        await done.wait()
+        return {"type": "http.disconnect"}
 
     async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             session.extend(v.decode() for k, v in message["headers"] if k == b"mcp-session-id")
+        elif not message.get("more_body"):
+            done.set()
 
     scope = {
         "type": "http",
@@ -328,6 +343,8 @@ async def open_session(app: Starlette, token: str) -> str:
         "server": ("127.0.0.1", 8000),
     }
     await app(scope, receive, send)
+    if not session:
+        return "none"  # a stateless app keeps no sessions
     initialized = Sent(
         "POST",
         (*headers, ("mcp-session-id", session[0])),
@@ -351,6 +368,10 @@ def served() -> Iterator[Served]:
             "sdk": without_hot_path(build_app(authenticated=False)),
             "hot-auth": build_app(authenticated=True),
             "sdk-auth": without_hot_path(build_app(authenticated=True)),
+            "hot-json": build_app(json_response=True),
+            "sdk-json": without_hot_path(build_app(json_response=True)),
+            "hot-stateless": build_app(stateless=True),
+            "sdk-stateless": without_hot_path(build_app(stateless=True)),
         }
     )
     yield served
@@ -541,10 +562,9 @@ def requests(draw: st.DrawFn) -> Sent:  # noqa: C901, PLR0912, PLR0915 -- one dr
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(sent=requests(), authenticated=st.booleans())
-def test_both_paths_answer_alike(served: Served, sent: Sent, authenticated: bool) -> None:
-    """Status, headers and body are the same whichever path answers."""
-    suffix = "-auth" if authenticated else ""
+@given(sent=requests(), suffix=st.sampled_from(["", "", "-auth", "-json", "-stateless"]))
+def test_both_paths_answer_alike(served: Served, sent: Sent, suffix: str) -> None:
+    """Status, headers and body are the same whichever path answers, in every configuration."""
     with reaching_the_sdk(served.apps["hot" + suffix]) as reached:
         hot = served.send("hot" + suffix, sent)
     sdk = served.send("sdk" + suffix, sent)
