@@ -719,3 +719,49 @@ def test_a_silent_handler_is_kept_alive_with_pings(monkeypatch: pytest.MonkeyPat
     hot, sdk = answers
     assert hot.headers == sdk.headers
     assert hot.body.replace(b": ping\r\n\r\n", b"") == sdk.body.replace(b": ping\r\n\r\n", b"")
+
+
+def test_a_request_cancelled_by_its_client_ends_alike() -> None:
+    """``notifications/cancelled`` for a request in flight in a session: the same end, either path."""
+    cancel = Sent(
+        "POST",
+        (*ORDINARY[:3], ("mcp-protocol-version", LEGACY), ("mcp-session-id", SESSION)),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 5, "reason": "changed my mind"},
+            }
+        ).encode(),
+    )
+    answers = []
+    for hot_path in (True, False):
+        app = App("cancelling")
+
+        @app.tool
+        async def slow() -> str:
+            """Take a while."""
+            await asyncio.sleep(1.5)
+            return "finished"
+
+        asgi = app.asgi()
+        served = Served({"app": asgi if hot_path else without_hot_path(asgi)})
+
+        async def both(served: Served = served) -> tuple[Answer, Answer]:
+            session = served.sessions["app"]
+            call = asyncio.ensure_future(
+                exchange(served.apps["app"], in_session("slow", {}), session=session)
+            )
+            await asyncio.sleep(0.3)
+            cancelled = await exchange(served.apps["app"], cancel, session=session)
+            return await call, cancelled
+
+        try:
+            answers.append(served.run(both()))
+        finally:
+            served.close()
+    (hot, hot_ack), (sdk, sdk_ack) = answers
+    assert hot_ack == sdk_ack
+    assert hot_ack.status == 202
+    assert hot == sdk
+    assert b"Request cancelled" in hot.body
