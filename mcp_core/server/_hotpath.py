@@ -1,36 +1,41 @@
-"""The HTTP hot path: a 2026-07-28 request POST answered without the SDK's transport machinery.
+"""The HTTP hot path: an ordinary request POST answered without the SDK's transport machinery.
 
 In the 2026-07-28 era every request stands alone: one POST, one JSON-RPC request, one answer,
 no session. The SDK's entry for it (``handle_modern_request``, reached through the session
 manager) builds a Starlette request and response, validates the envelope with pydantic models,
 and in its default SSE mode runs each handler as a sibling task in a task group beside a
 disconnect watcher and a memory stream, to decide whether the answer is one JSON body or a
-stream. Under concurrent load that machinery, not the request's own work, is most of a
-request's cost.
+stream. A request of an open handshake-era session is written into the session's memory stream,
+read by the session's loop, dispatched in a task of its own, and answered through the session's
+write stream and a per-request stream. Under concurrent load that machinery, not the request's
+own work, was most of a request's cost.
 
-:class:`HotPath` sits in front of the SDK's endpoint (inside authentication and the HTTP edge,
-:mod:`~mcp_core.server._edge`, so both still apply) and answers the ordinary 2026-07-28 POST
-itself: the same checks in the same order (DNS-rebinding and content type, ``Accept``, the
-JSON-RPC envelope, duplicated routing headers, the SDK's inbound classification ladder, the
-``Mcp-Param-*`` check), then the same kernel, :func:`mcp.server.runner.serve_one`, so the
-server's middleware chain and the request handlers run exactly as on the SDK's path, and the
-answer written as the SDK writes it (status, headers, bytes). The handler runs in the ASGI task
-itself; what the SDK's sibling tasks are for is kept without paying for them on every request:
+:class:`HotPath` sits in front of the SDK's endpoint (inside its bearer authentication and the
+HTTP edge, :mod:`~mcp_core.server._edge`, so both still apply) and answers two kinds of POST
+itself, running the handler in the ASGI task:
 
-- a notification the handler sends (a log line, progress) commits the answer to an SSE stream
-  then and there, as the SDK's does, and the answer ends it;
-- a handler silent for the SDK's ping interval (15 s) commits the stream too, and the stream is
-  kept alive with the SDK's ping comments while the handler runs;
-- a client that disconnects while its handler runs cancels the handler, as on the SDK's path
-  (watched from :data:`WATCH_AFTER` seconds on: a shorter handler finishes before anyone could
-  tell the difference).
+- **A 2026-07-28 request**: the checks of the SDK's entry in its order (DNS-rebinding and content
+  type, ``Accept``, the JSON-RPC envelope, duplicated routing headers, the inbound
+  classification ladder, the ``Mcp-Param-*`` check), then the same kernel,
+  :func:`mcp.server.runner.serve_one`. A notification the handler sends commits the answer to
+  an SSE stream then and there, as the SDK's does; a handler silent for the SDK's ping interval
+  (15 s) gets the stream and its pings; a client that disconnects while its handler runs
+  cancels it (watched from :data:`WATCH_AFTER` seconds on: a shorter handler finishes before
+  anyone could tell the difference).
+- **A request of an open handshake-era session** answered JSON-unless-needed
+  (:class:`~mcp_core.server._responses.DeferredResponses`): the session manager's and the
+  transport's checks, then the session's own kernel (``ServerRunner`` over its connection) with
+  the session dispatcher's kind of dispatch context (see :class:`_SessionCall`); the answer
+  becomes the transport's SSE stream as soon as the handler sends anything.
 
-Everything else goes to the SDK's code unchanged, with the body it was sent: handshake-era
-requests (sessions, streams, resumption, server-to-client requests), GET, DELETE,
-notifications, ``subscriptions/listen``, and every request the SDK would refuse (a malformed
-body, a wrong header, an oversized body, a version it does not serve), so every refusal keeps
-its exact shape. ``tests/server/test_hotpath.py`` holds the two paths equal on generated
-ordinary and hostile requests (ADR 0102).
+Both end in the kernel the SDK's path ends in, so the server's middleware chain and the request
+handlers run exactly as there, and the answer is written as the SDK writes it (status, headers,
+bytes). Everything else goes to the SDK's code unchanged, with the body it was sent:
+``initialize``, notifications, ``subscriptions/listen``, GET, DELETE, stateless handshake-era
+requests, the fixed JSON or SSE modes, and every request the SDK would refuse (a malformed body,
+a wrong header, an oversized body, a version it does not serve), so every refusal keeps its
+exact shape. ``tests/server/test_hotpath.py`` holds the two paths equal on generated ordinary
+and hostile requests (ADR 0102).
 """
 
 from __future__ import annotations
