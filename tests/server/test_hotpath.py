@@ -259,9 +259,11 @@ class Served:
             self.sessions[name] = self.run(open_session(app, "alice-token"))
 
     def send(self, name: str, sent: Sent, *, leave: float | None = None) -> Answer:
-        """``sent`` to the app called ``name``, in its session."""
+        """``sent`` to the app called ``name``, in its session (a new one after a DELETE)."""
         app = self.apps[name]
         answer: Answer = self.run(exchange(app, sent, leave=leave, session=self.sessions[name]))
+        if sent.method == "DELETE":
+            self.sessions[name] = self.run(open_session(app, "alice-token"))
         return answer
 
     def run(self, work: Awaitable[Any], timeout: float = 30) -> Any:
