@@ -90,6 +90,7 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
+from mcp_core.server._hotpath import with_hot_path
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
@@ -229,6 +230,7 @@ class _Hub:
         "_readable",
         "_tasks",
         "bus",
+        "by_session",
         "listen",
         "server",
         "sessions",
@@ -250,6 +252,8 @@ class _Hub:
         self._pending = ElementKind.NONE
         self._quiet_until = -math.inf  # (anyio clock) no announcement before then
         self.sessions: dict[Connection, SessionState] = {}
+        # Handshake-era HTTP sessions' connections by session id (for the hot path).
+        self.by_session: dict[str, Connection] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
         self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
@@ -262,6 +266,10 @@ class _Hub:
         connection = state.connection
         self.sessions[connection] = state
         connection.exit_stack.callback(self.sessions.pop, connection, None)
+        session_id = connection.session_id
+        if session_id is not None:
+            self.by_session[session_id] = connection
+            connection.exit_stack.callback(self.by_session.pop, session_id, None)
 
     def list_changed(self, kinds: ElementKind) -> None:
         # Called synchronously from registry listeners; a burst of writes coalesces into one
@@ -864,6 +872,14 @@ class McpServer:
             result["_meta"] = {SERVER_INFO_META_KEY: self.lowlevel.server_info_stamp}
         return result
 
+    def _connection(self, session_id: str) -> Connection | None:
+        """The connection of the open handshake-era session ``session_id``, if this server has it."""
+        for hub in self._hubs:
+            connection = hub.by_session.get(session_id)
+            if connection is not None:
+                return connection
+        return None
+
     def _state(self, ctx: Ctx) -> SessionState | None:
         connection = connection_of(ctx)
         if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -1009,7 +1025,10 @@ class McpServer:
             app,
             path,
             lambda endpoint: HttpEdge(
-                endpoint,
+                # Ordinary 2026-07-28 requests are answered here, the rest by the SDK (ADR 0102).
+                with_hot_path(
+                    endpoint, manager, max_body=max_request_body_size, sessions=self._connection
+                ),
                 slots=slots,
                 body_timeout=body_timeout,
                 max_client_body_bytes=max_client_body_bytes,

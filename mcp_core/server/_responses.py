@@ -31,6 +31,8 @@ refused exactly as before. The server chooses this with ``json_response=None`` (
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Final
@@ -131,6 +133,26 @@ class DeferredResponses(ResumableStreams):
     this class as it is registered, before it serves anything (see ``bind_sessions``). It adds
     no state of its own, so that is all it takes.
     """
+
+    @contextmanager
+    def served_here(self) -> Iterator[anyio.CancelScope]:
+        """A scope for a request of this session served outside its loop (the HTTP hot path).
+
+        Ending the session (DELETE, idle timeout, reclaimed) cancels it, as it cancels the
+        requests its loop is running.
+        """
+        scope = anyio.CancelScope()
+        here: set[anyio.CancelScope] = self.__dict__.setdefault("_served_here", set())
+        here.add(scope)
+        try:
+            yield scope
+        finally:
+            here.discard(scope)
+
+    async def terminate(self) -> None:
+        for scope in tuple(self.__dict__.get("_served_here", ())):
+            scope.cancel()
+        await super().terminate()
 
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send
