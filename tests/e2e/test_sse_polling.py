@@ -148,7 +148,9 @@ class TestSessionStreamResumes:
                 "Accept": "text/event-stream",
             }
             async with http.stream("GET", http_url, headers=headers) as first:
-                await anext(aiter(EventSource(first)))
+                # Held while the second GET is made: a dropped iterator closes its response.
+                events = aiter(EventSource(first))
+                await anext(events)
                 second = await http.get(http_url, headers=headers)
         assert second.status_code == 409
 
