@@ -328,7 +328,7 @@ def test_events_ended(kit: Kit) -> None:
 
 
 async def _ended_frees_room(kit: Kit, count: int) -> None:
-    """An ended session's events count against no bound: the live sessions get the room.
+    """An ended session's events count against no bound: the live sessions get the room, no more.
 
     With ``max_events=count``, a live session stores ``count - 1`` events, another session one
     more and ends, then the live one stores its last: its first event must still replay (were the
@@ -352,6 +352,19 @@ async def _ended_frees_room(kit: Kit, count: int) -> None:
             f"{ended!r} one and ended, then {live!r} one more; resuming after its first returned "
             f"stream {stream!r} and {len(sent)} of its {count - 1} later events: an ended "
             "session's events are forgotten, so they count against no bound"
+        )
+    # It frees its own room and no more: one event beyond the bound evicts the live one's first.
+    await store.store(live, _STREAMS[1], message(count + 2, 0, 8))
+    retained = [
+        stream is not None
+        for stream, _ in [await store.replay(live, r.event_id) for r in store.of(live)]
+    ]
+    if sum(retained) > count:
+        raise LawViolation(
+            f"with max_events={count}, session {live!r} stored {count - 1} events, session "
+            f"{ended!r} one and ended, then {live!r} two more: {sum(retained)} of {live!r}'s "
+            f"events still replay, more than max_events; ending a session frees the room of its "
+            "own events, no more"
         )
 
 
