@@ -154,6 +154,10 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "scoped_by_tag": _OUTSIDE_VISIBILITY,
             "_RequiresScopes": _OUTSIDE_VISIBILITY,
             "requires_scopes": _OUTSIDE_VISIBILITY,
+            "ElementLookup": "a Protocol: its body is never run",
+            "_HandlerAccess": _OUTSIDE_VISIBILITY,
+            "_verdict": _OUTSIDE_VISIBILITY,
+            "handler_access": _OUTSIDE_VISIBILITY,
         },
     ),
     "registry": Component(
