@@ -128,6 +128,8 @@ class EventStoreUnderTest:
         # The target is duck-typed: every call below is awaited and checked.
         self.obj: Any = kit.target.factory(**bounds.keywords(self.clock))
         self.stored: list[Stored] = []
+        self.ended: set[str] = set()
+        """The sessions the kit ended (``end``)."""
 
     async def store(self, session: str, stream: str, sent: JSONRPCMessage | None) -> Stored:
         """``store_event``; the id is checked to be a non-empty string."""
@@ -161,6 +163,7 @@ class EventStoreUnderTest:
 
     def end(self, session: str) -> None:
         """``end_session``, which is synchronous (the transport's bookkeeping calls it so)."""
+        self.ended.add(session)
         answer = self.obj.end_session(session)
         if inspect.isawaitable(answer):
             close = getattr(answer, "close", None)

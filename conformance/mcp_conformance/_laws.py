@@ -203,7 +203,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="server.errors",
         about="server",
-        statement="unknown tool or prompt and bad cursor: -32602; unknown resource: -32002",
+        statement="unknown tool or prompt and bad cursor: -32602; unknown resource: -32002; a "
+        "listed tool's call is a result, never a JSON-RPC error",
     ),
     Law(
         id="server.list-changed",
@@ -249,8 +250,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="events.bounded",
         about="events",
-        statement="what is retained stays within the declared count, byte and age bounds; the "
-        "oldest events go first",
+        statement="what is retained stays within the declared count, byte and age bounds (exactly "
+        "max_age old is within); the oldest events go first, and only to keep the bounds",
     ),
     Law(
         id="store.roundtrip",

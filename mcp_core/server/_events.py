@@ -74,7 +74,9 @@ class SessionEventStore(Protocol):
         4. ``events.ended``: after ``end_session(s)`` no id of ``s`` replays anything, and
            ``s``'s events count against no bound (the other sessions get the room).
         5. ``events.bounded``: what is retained stays within the store's declared count, byte
-           and age bounds; the oldest events go first.
+           and age bounds (an event exactly ``max_age`` old is within, a moment later it is not;
+           an event larger than the byte bound alone is never retained and evicts nothing); the
+           oldest events go first, and only to keep the bounds.
     """
 
     async def store_event(

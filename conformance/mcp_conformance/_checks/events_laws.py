@@ -16,7 +16,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, final
 
 import anyio.lowlevel
 from hypothesis import strategies as st
@@ -327,7 +328,7 @@ def test_events_ended(kit: Kit) -> None:
 
 
 async def _ended_frees_room(kit: Kit, count: int) -> None:
-    """An ended session's events count against no bound: the live sessions get the room.
+    """An ended session's events count against no bound: the live sessions get the room, no more.
 
     With ``max_events=count``, a live session stores ``count - 1`` events, another session one
     more and ends, then the live one stores its last: its first event must still replay (were the
@@ -352,6 +353,19 @@ async def _ended_frees_room(kit: Kit, count: int) -> None:
             f"stream {stream!r} and {len(sent)} of its {count - 1} later events: an ended "
             "session's events are forgotten, so they count against no bound"
         )
+    # It frees its own room and no more: one event beyond the bound evicts the live one's first.
+    await store.store(live, _STREAMS[1], message(count + 2, 0, 8))
+    retained = [
+        stream is not None
+        for stream, _ in [await store.replay(live, r.event_id) for r in store.of(live)]
+    ]
+    if sum(retained) > count:
+        raise LawViolation(
+            f"with max_events={count}, session {live!r} stored {count - 1} events, session "
+            f"{ended!r} one and ended, then {live!r} two more: {sum(retained)} of {live!r}'s "
+            f"events still replay, more than max_events; ending a session frees the room of its "
+            "own events, no more"
+        )
 
 
 # -- events.bounded -------------------------------------------------------------------------------
@@ -360,8 +374,20 @@ _OVERHEAD: Final = 1024
 """What a store may count per event besides its JSON: events the kit stores fit the byte bound
 with this much to spare, so any reasonable accounting must retain the newest ones."""
 
-Step = float | Operation
-"""Seconds the clock moves on, or an event to store (as in the other checks)."""
+_OVERSIZED: Final = 5000
+"""The size of an event too large for any tight byte bound (at most 4096): never retained."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class End:
+    """A step of ``events.bounded``: end a session (its events then count against no bound)."""
+
+    session: int
+
+
+Step = float | Operation | End
+"""Seconds the clock moves on, an event to store (as in the other checks), or a session's end."""
 
 
 @st.composite
@@ -378,8 +404,11 @@ def _bounded_cases(draw: st.DrawFn) -> tuple[Bounds, list[Step]]:
     )
     steps: list[Step] = []
     for _ in range(draw(st.integers(min_value=6, max_value=18))):
-        if draw(st.integers(min_value=0, max_value=4)) == 0:
+        what = draw(st.integers(min_value=0, max_value=9))
+        if what <= 1:
             steps.append(draw(st.sampled_from((0.5, 2.0, 4.0, 7.0))))
+        elif what == 2:  # noqa: PLR2004 -- one step in ten
+            steps.append(End(draw(st.integers(min_value=0, max_value=1))))
         else:
             steps.append(
                 (
@@ -388,8 +417,9 @@ def _bounded_cases(draw: st.DrawFn) -> tuple[Bounds, list[Step]]:
                     draw(st.booleans()),
                     draw(st.integers(min_value=0, max_value=3)),
                     # At most about 1 KiB of JSON: each event fits the smallest byte bound
-                    # alone, with _OVERHEAD to spare; big ones often, so budgets fill up.
-                    draw(st.sampled_from((0, 300, 600, 900))),
+                    # alone, with _OVERHEAD to spare; big ones often, so budgets fill up; and
+                    # now and then one larger than any tight byte bound.
+                    draw(st.sampled_from((0, 300, 600, 900, 900, _OVERSIZED))),
                 )
             )
     return bounds, steps
@@ -404,9 +434,19 @@ async def _retained(store: EventStoreUnderTest) -> list[bool]:
     return found
 
 
-def _bounded(store: EventStoreUnderTest, kept: list[bool], moment: str) -> None:
-    bounds, records, now = store.bounds, store.stored, store.clock.now
-    held = [record for record, retained in zip(records, kept, strict=True) if retained]
+def _bounded(store: EventStoreUnderTest, kept: list[bool], lost: set[int], moment: str) -> None:
+    """Check what is retained now; ``lost``: the events seen dropped before (gone for good)."""
+    bounds, now = store.bounds, store.clock.now
+    # Events of ended sessions count against no bound (events.ended says they never replay), and
+    # an event too large for the byte bound alone is never retained: neither is owed room.
+    owed = [
+        (record, retained)
+        for record, retained in zip(store.stored, kept, strict=True)
+        if record.session not in store.ended and json_size(record.message) <= bounds.max_bytes
+    ]
+    records = [record for record, _ in owed]
+    kept = [retained for _, retained in owed]
+    held = [record for record, retained in owed if retained]
     where = f"{moment} (bounds: {bounds.max_events} events, {bounds.max_bytes} bytes, {bounds.max_age:g} s)"
     if len(held) > bounds.max_events:
         raise LawViolation(f"{where}, {len(held)} events still replay: more than max_events")
@@ -430,18 +470,25 @@ def _bounded(store: EventStoreUnderTest, kept: list[bool], moment: str) -> None:
         )
     newer_bytes = 0
     for position, record in enumerate(reversed(records), start=1):
+        if record.number in lost:
+            break  # it and every older one were dropped when the bounds needed it
         newer_bytes += json_size(record.message) + _OVERHEAD
         fits = (
             position <= bounds.max_events
             and newer_bytes <= bounds.max_bytes
-            and now - record.at < bounds.max_age
+            and now - record.at <= bounds.max_age
         )
         if fits and not kept[len(records) - position]:
             raise LawViolation(
                 f"{where}, {record} no longer replays, though it and the {position - 1} newer "
-                f"event(s) are within every bound ({newer_bytes} bytes counting {_OVERHEAD} per "
-                f"event, {now - record.at:g} s old): a store drops events only to keep its bounds"
+                f"event(s) owed room are within every bound ({newer_bytes} bytes counting "
+                f"{_OVERHEAD} per event, {now - record.at:g} s old; ended sessions' events and "
+                "events larger than the byte bound alone are owed none): a store drops events "
+                "only to keep its bounds"
             )
+    lost.update(
+        record.number for record, retained in zip(records, kept, strict=True) if not retained
+    )
 
 
 @checks("events.bounded")
@@ -451,16 +498,89 @@ def test_events_bounded(kit: Kit) -> None:
     async def body(example: tuple[Bounds, list[Step]]) -> None:
         bounds, steps = example
         store = EventStoreUnderTest(kit, bounds)
+        # A session that ended is never heard of again: its index names a new session after.
+        names = list(_SESSIONS[:2])
+        lost: set[int] = set()
         for number, step in enumerate(steps, start=1):
             if isinstance(step, float):
                 store.clock.now += step
                 moment = f"after step {number}, {step:g} s later"
+            elif isinstance(step, End):
+                store.end(names[step.session])
+                moment = f"after step {number}, end_session({names[step.session]!r})"
+                names[step.session] += "'"
             else:
-                await _run(store, [step])
+                session, *rest = step
+                await _run_named(store, names[session], rest)
                 record = store.stored[-1]
                 moment = (
                     f"after step {number}, storing {record} ({json_size(record.message)} bytes)"
                 )
-            _bounded(store, await _retained(store), moment)
+            _bounded(store, await _retained(store), lost, moment)
 
     kit.given(_bounded_cases(), body, name="events_bounded")
+
+    kit.given(
+        st.tuples(
+            st.sampled_from((5.0, 12.0)),
+            st.sampled_from(("before", "at", "after")),
+            st.booleans(),
+            st.sampled_from((0.5, 2.0, 4.0)),
+        ),
+        lambda case: _age_edge(kit, *case),
+        name="events_bounded_age_edge",
+    )
+
+
+async def _run_named(store: EventStoreUnderTest, session: str, rest: list[int]) -> None:
+    stream, priming, shape, size = rest
+    sent = None if priming else message(len(store.stored), shape, size)
+    await store.store(session, _STREAMS[stream], sent)
+
+
+async def _age_edge(kit: Kit, max_age: float, edge: str, storing: bool, later: float) -> None:
+    """At the edge of retention: an event exactly ``max_age`` old replays, a moment older not.
+
+    One event is stored, then a second ``later`` seconds after; the clock is moved to the float
+    before the first's ``max_age``, exactly to it, or the float after it, and the first thing the
+    store is asked is either to resume after the first event or (``storing``) to store a third.
+    """
+    bounds = Bounds(max_events=GENEROUS.max_events, max_bytes=GENEROUS.max_bytes, max_age=max_age)
+    store = EventStoreUnderTest(kit, bounds)
+    first = await store.store(_SESSIONS[0], _STREAMS[0], message(0, 0, 8))
+    store.clock.now += later
+    second = await store.store(_SESSIONS[0], _STREAMS[0], message(1, 0, 8))
+    deadline = first.at + max_age
+    store.clock.now = {
+        "before": math.nextafter(deadline, -math.inf),
+        "at": deadline,
+        "after": math.nextafter(deadline, math.inf),
+    }[edge]
+    if storing:
+        await store.store(_SESSIONS[0], _STREAMS[0], message(2, 0, 8))
+    stream, sent = await store.replay(_SESSIONS[0], first.event_id)
+    age = store.clock.now - first.at
+    what = (
+        f"max_age={max_age:g}: {first} was stored, {second} {later:g} s later, then the clock "
+        f"moved to {edge} the first's deadline ({age!r} s after it)"
+        + (" and a third event was stored" if storing else "")
+    )
+    if edge == "after" and stream is not None:
+        raise LawViolation(
+            f"{what}; resuming after the first still returned stream {stream!r}: an event older "
+            "than max_age is not retained, whatever is newer"
+        )
+    if edge != "after" and (
+        stream != first.stream or [e.event_id for e in sent][:1] != [second.event_id]
+    ):
+        raise LawViolation(
+            f"{what}; resuming after the first returned stream {stream!r} and sent {len(sent)} "
+            "event(s): an event at most max_age old (exactly max_age included) is retained, and "
+            "resuming after it sends the newer ones"
+        )
+    stream, _ = await store.replay(_SESSIONS[0], second.event_id)
+    if stream != second.stream:
+        raise LawViolation(
+            f"{what}; resuming after the second (only {store.clock.now - second.at!r} s old) "
+            f"returned stream {stream!r}: it is within every bound, so it is retained"
+        )

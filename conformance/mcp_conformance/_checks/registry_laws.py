@@ -771,9 +771,14 @@ def test_registry_honest_kinds(kit: Kit) -> None:
     composes = kit.capabilities.composes_sources
 
     async def body(
-        example: tuple[Vocabulary, list[tuple[ElementKind, list[Slot]]], list[tuple[bool, Slot]]],
+        example: tuple[
+            Vocabulary,
+            list[tuple[ElementKind, list[Slot]]],
+            list[tuple[bool, Slot]],
+            list[tuple[int, ElementKind]],
+        ],
     ) -> None:
-        words, declared, writes = example
+        words, declared, writes, redeclared = example
         sources = [
             (
                 MutableSource(
@@ -786,15 +791,41 @@ def test_registry_honest_kinds(kit: Kit) -> None:
         ]
         watch = _KindsWatch(words, await make_registry(kit, sources), sources)
         watch.expect("right after construction")
+        # A source's kinds() may answer differently from one call to the next (a plugin
+        # enabled, a scan that found more): the registry asks it each time, never a copy.
+        changes = iter(redeclared if sources else [])
+
+        def redeclare(moment: str) -> None:
+            change = next(changes, None)
+            if change is not None:
+                index, kinds = change
+                source = sources[index % len(sources)][0]
+                before, source.declared = source.declared, kinds
+                watch.expect(
+                    f"{moment}, once source {index % len(sources)}'s kinds() answered "
+                    f"{kinds.label or 'none'} instead of {before.label or 'none'}"
+                )
+
+        redeclare("right after construction")
         for register, slot in writes if roles["writer"].present else []:
             await watch.write(register, slot)
+        redeclare("before load()")
         await watch.registry.load()
         watch.expect("after load()")
+        redeclare("after load()")
         await watch.registry.reload()
         watch.expect("after reload()")
+        redeclare("after reload()")
 
     kit.given(
-        st.tuples(vocabularies(), _declared_sources(), _writes), body, name="registry_honest_kinds"
+        st.tuples(
+            vocabularies(),
+            _declared_sources(),
+            _writes,
+            st.lists(st.tuples(st.integers(min_value=0, max_value=2), element_kinds()), max_size=4),
+        ),
+        body,
+        name="registry_honest_kinds",
     )
 
 

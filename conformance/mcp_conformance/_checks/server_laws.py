@@ -444,6 +444,21 @@ def test_server_errors(kit: Kit) -> None:
                             f"in {era}, {what} answered {shown} ({json.dumps(answer)[:200]}); "
                             f"expected error {code}"
                         )
+                # And a listed tool is found: its call is a result (its arguments may fail its
+                # schema, an error result then), never a JSON-RPC error.
+                tools = next(entry for entry in LISTS if entry.method == "tools/list")
+                for name in (await walk(client, tools, limit=len(case.content) + 3)).keys:
+                    what = f"tools/call of listed tool {name!r}"
+                    request = types.CallToolRequest(
+                        params=types.CallToolRequestParams(name=name, arguments={})
+                    )
+                    answer = json.loads(await ask(client, request, what))
+                    if "error" in answer:
+                        raise LawViolation(
+                            f"in {era}, {what} answered error {answer['error'].get('code')} "
+                            f"({json.dumps(answer)[:200]}); a tool the server lists is found, "
+                            "and its call answers a result (isError for a failure of its own)"
+                        )
 
     _given(kit, body, name="server_errors")
 

@@ -40,6 +40,7 @@ TARGETS: tuple[tuple[str, str], ...] = (
     ("wrapper", "mcp_conformance.reference.cached:wrap"),
     ("wrapper", "mcp_conformance.reference.isolated:wrap"),
     ("wrapper", "mcp_conformance.reference.filtered:wrap"),
+    ("wrapper", "mcp_conformance.reference.filtered:wrap_kinds"),
     ("wrapper", "mcp_conformance.reference.prefixed:wrap"),
     ("wrapper", "mcp_conformance.reference.validated:wrap"),
     ("server", "mcp_conformance.reference.server:make_server"),

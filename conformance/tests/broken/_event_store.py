@@ -49,18 +49,26 @@ class ListStore:
         self, session_id: str, stream_id: str, message: JSONRPCMessage | None
     ) -> str:
         event_id = self.new_id()
-        self.records.append(
-            Record(session_id, stream_id, event_id, message, self.size(message), self.clock())
-        )
+        record = Record(session_id, stream_id, event_id, message, self.size(message), self.clock())
+        if self.fits(record):
+            self.records.append(record)
         self.evict()
         return event_id
 
+    def fits(self, record: Record) -> bool:
+        """Whether ``record`` may be retained at all (one larger than the byte bound never is)."""
+        return record.size <= self.max_bytes
+
+    def expired(self, record: Record, now: float) -> bool:
+        """Whether ``record`` is older than the age bound (exactly ``max_age`` old is not)."""
+        return record.at < now - self.max_age
+
     def evict(self) -> None:
-        oldest = self.clock() - self.max_age
+        now = self.clock()
         while self.records and (
             len(self.records) > self.max_events
             or sum(record.size for record in self.records) > self.max_bytes
-            or self.records[0].at < oldest
+            or self.expired(self.records[0], now)
         ):
             del self.records[0]
 
