@@ -43,6 +43,7 @@ from mcp_core.sources import (
     ElementSource,
     FunctionSource,
     SourceDiagnostic,
+    diagnostics_of,
     lookup_in,
     running_sources,
 )
@@ -119,8 +120,7 @@ class _Declared:
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         # Reported as this source (the app's declarations), not the one rebuilt from them.
-        own = getattr(self._current(), "diagnostics", None)
-        found = own() if callable(own) else ()
+        found = diagnostics_of(self._current())
         return tuple(dataclasses.replace(d, source=self._label) for d in found)
 
 

@@ -54,7 +54,7 @@ from mcp_core.handlers._functions import (
 )
 from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._protocols import ClientGateway, Container
+from mcp_core.handlers._protocols import ArgumentFilter, ClientGateway, Container
 from mcp_core.handlers._resolve import Resolver
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
@@ -145,13 +145,12 @@ def _adapt(element: Element, handler: object) -> _Plan:
         HandlerKindError: the handler cannot serve the element's kind.
     """
     method, shape = _served_by(element, handler)
-    filter_arguments = getattr(handler, "filter_arguments", None)
     call = handler if method is None else method
     return _Plan(
         call=call,  # type: ignore[arg-type]  # _served_by found it callable
         is_async=_is_async(call),  # type: ignore[arg-type]  # same
         shape=shape,
-        filter=filter_arguments if callable(filter_arguments) else None,
+        filter=handler.filter_arguments if isinstance(handler, ArgumentFilter) else None,
     )
 
 

@@ -56,8 +56,10 @@ from mcp_core.stores import (
     DEFAULT_REDIS_CONNECT_TIMEOUT,
     DEFAULT_REDIS_TIMEOUT,
     BackendHealth,
+    BackendHealthReport,
     ChangeBus,
     ListingStore,
+    OperationTimeout,
     RedisChangeBus,
     RedisStore,
 )
@@ -288,9 +290,8 @@ class Deployment:
     def health(self) -> tuple[BackendHealth, ...]:
         """The shared backends as this worker sees them: the store, the change bus, its registration."""
         found: list[BackendHealth] = []
-        store_health = getattr(self._store, "health", None)
-        if callable(store_health):
-            report = store_health()
+        if isinstance(self._store, BackendHealthReport):
+            report = self._store.health()
             if isinstance(report, BackendHealth):
                 found.append(report)
         found.append(self._propagation_health())
@@ -504,7 +505,7 @@ def _worker_key(worker: str) -> str:
 
 
 def _connect_bound(store: object) -> float:
-    timeout = getattr(store, "timeout", None)
+    timeout = store.timeout if isinstance(store, OperationTimeout) else None
     return float(timeout) if isinstance(timeout, int | float) else DEFAULT_REDIS_TIMEOUT
 
 

@@ -7,7 +7,12 @@ whose state each store reports as :class:`BackendHealth`.
 from mcp_core.stores._breaker import BackendHealth, BackendState, CircuitBreaker
 from mcp_core.stores._bus import Change, ChangeBus, MemoryChangeBus
 from mcp_core.stores._memory import MemoryStore
-from mcp_core.stores._protocol import CacheStore, ListingStore
+from mcp_core.stores._protocol import (
+    BackendHealthReport,
+    CacheStore,
+    ListingStore,
+    OperationTimeout,
+)
 from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT, RedisStore
 from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT, RedisChangeBus
 from mcp_core.stores._sqlite import SqliteStore
@@ -17,6 +22,7 @@ __all__ = [
     "DEFAULT_REDIS_CONNECT_TIMEOUT",
     "DEFAULT_REDIS_TIMEOUT",
     "BackendHealth",
+    "BackendHealthReport",
     "BackendState",
     "CacheStore",
     "Change",
@@ -25,6 +31,7 @@ __all__ = [
     "ListingStore",
     "MemoryChangeBus",
     "MemoryStore",
+    "OperationTimeout",
     "RedisChangeBus",
     "RedisStore",
     "SqliteStore",
