@@ -15,12 +15,19 @@ from typing import Any, Final, TextIO
 
 import anyio
 
-from mcp_core.cli._target import Target, TargetError, load_target
+from mcp_core.cli._target import Target, load_target
 from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef
-from mcp_core.errors import DeploymentError, ElementNotFoundError, ListenError, NotSerializableError
-from mcp_core.handlers import by_reference
+from mcp_core.errors import (
+    DeploymentError,
+    ElementNotFoundError,
+    ListenError,
+    NotSerializableError,
+    TargetError,
+)
+from mcp_core.handlers._references import by_reference
 from mcp_core.registry import ConfiguredSources, ElementOrigin, collect
-from mcp_core.server import ENVIRONMENT, Deployment, log_to_stderr
+from mcp_core.server import Deployment, log_to_stderr
+from mcp_core.server._deployment import ENVIRONMENT
 from mcp_core.sources import DiagnosticsReport, ElementChecker, SourceDiagnostic
 
 __all__ = ["run_command"]

@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_core.app import App
 from mcp_core.bridges import FastMCPSource, MCPServerSource, RemoteSource
+from mcp_core.errors import TargetError
 from mcp_core.handlers import Invoker
 from mcp_core.server import Deployment, ElementInvoker, McpServer, ServableRegistry
 
@@ -40,18 +41,6 @@ _IMPORTLIB_DIR: Final = str(Path(importlib.__file__).resolve().parent) + os.sep
 # What a file that builds a server says: the one to suggest when a folder is named.
 _SERVER_MARKS: Final = ("App(", "McpServer(", "MCPServer(", "FastMCP(", "Registry(")
 _USUAL_NAMES: Final = ("server.py", "app.py", "main.py")
-
-
-class TargetError(Exception):
-    """The target cannot be loaded or is not something mcp-core can serve; the message says why.
-
-    ``details`` is what to show above that one line: for a target that fails to import, the
-    traceback of the user's own code (mcp-core's and importlib's frames left out).
-    """
-
-    def __init__(self, message: str, *, details: str = "") -> None:
-        super().__init__(message)
-        self.details = details
 
 
 @final

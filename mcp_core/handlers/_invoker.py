@@ -28,8 +28,8 @@ from mcp_core.elements import (
     Prompt,
     ResourceTemplate,
     Tool,
-    thaw,
 )
+from mcp_core.elements._json import thaw
 from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
@@ -43,6 +43,7 @@ from mcp_core.errors import (
 )
 from mcp_core.handlers._completion import CompletionCall, adapt_completion, completion_result
 from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on_purpose
+from mcp_core.handlers._current_element import serving
 from mcp_core.handlers._encodable import unencodable
 from mcp_core.handlers._functions import (
     EMPTY,
@@ -62,7 +63,6 @@ from mcp_core.handlers._results import (
     normalize_tool_result,
 )
 from mcp_core.handlers._sdk_values import is_protocol_error
-from mcp_core.handlers._serving import serving
 
 __all__ = ["HandlerTimeout", "Invoker"]
 

@@ -51,7 +51,8 @@ from mcp_core.errors import CacheStoreError
 from mcp_core.handlers import escapes
 from mcp_core.registry._recovery import Backoff
 from mcp_core.registry._registry import Registry
-from mcp_core.sources import ElementSource, Repairable, describe_source, source_identity
+from mcp_core.sources import ElementSource, Repairable, source_identity
+from mcp_core.sources._diagnostics import describe_source
 from mcp_core.stores import BackendHealth, Change, ChangeBus
 
 __all__ = [

@@ -33,7 +33,8 @@ from mcp_core.elements import (
     Tool,
 )
 from mcp_core.errors import InvalidElementError, McpCoreError, SourceUnavailableError
-from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits, escapes, validate_handler
+from mcp_core.handlers import Admission, ElementLimits, escapes, validate_handler
+from mcp_core.handlers._admission import DEFAULT_LIMITS
 from mcp_core.registry._health import RegistryHealth, SourceStatus
 from mcp_core.registry._protocols import ChangeListener, ResolvedResource, SourcesListener
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff, RetryTimer
@@ -42,10 +43,10 @@ from mcp_core.sources import (
     ElementLookup,
     ElementSource,
     SourceDiagnostic,
-    describe_source,
     diagnostics_of,
     prefetch_kinds,
 )
+from mcp_core.sources._diagnostics import describe_source
 
 __all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry", "SourcesListener"]
 

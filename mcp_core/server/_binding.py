@@ -1,9 +1,11 @@
 """McpServer: the request handlers bound to the official SDK's low-level server and transports.
 
-The binding is thin on purpose. Each SDK handler builds the session and gateway for the request,
-calls the sans-IO :class:`~mcp_core.server._requests.RequestHandlers`, and translates failures
-with :func:`~mcp_core.server._errors.wire_error`. Everything about connections lives here:
-per-session state, change notifications, and the transports (stdio, streamable HTTP).
+Each SDK handler builds the session and gateway for the request, calls the sans-IO
+:class:`~mcp_core.server._requests.RequestHandlers`, and translates failures with
+:func:`~mcp_core.server._errors.wire_error`. This module does more than bind: it is the façade
+(``McpServer``), the connections (per-session state, change notifications) and the HTTP
+assembly of the transports (stdio, streamable HTTP), and a deployment's worker is wired in here;
+splitting it by job is left for a later step (ADR 0092).
 """
 
 from __future__ import annotations
@@ -60,9 +62,11 @@ from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
-from mcp_core.elements import ElementKind, Icon, WireModel, own_value
+from mcp_core.elements import ElementKind, Icon
+from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.handlers import Invoker, escapes, from_user_frame
+from mcp_core.handlers import Invoker, escapes
+from mcp_core.handlers._containment import from_user_frame
 from mcp_core.registry import (
     BackgroundRecovery,
     ChangeNotifier,

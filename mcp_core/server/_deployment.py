@@ -52,9 +52,6 @@ from mcp_core.errors import CacheStoreError, DeploymentError
 from mcp_core.registry import ChangePropagation, Registry
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
-    DEFAULT_BUS_HEARTBEAT,
-    DEFAULT_REDIS_CONNECT_TIMEOUT,
-    DEFAULT_REDIS_TIMEOUT,
     BackendHealth,
     BackendHealthReport,
     ChangeBus,
@@ -63,6 +60,8 @@ from mcp_core.stores import (
     RedisChangeBus,
     RedisStore,
 )
+from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT
+from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT
 from mcp_core.stores._refusals import Refusals
 
 __all__ = [

@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import anyio
 import uvicorn
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-    from mcp_core.server._binding import McpServer
 
 __all__ = [
     "LOG_FORMAT",
@@ -204,8 +202,30 @@ async def serve_asgi(
         raise
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Servable(Protocol):
+    """What :func:`run_server` serves (``McpServer`` is one), so this module needs no server's."""
+
+    @property
+    def lowlevel(self) -> _Named:
+        """The SDK server, for its name."""
+        ...
+
+    async def run_stdio(self) -> None:
+        """Serve over stdin and stdout until the input ends."""
+        ...
+
+    async def run_http(self, *args: Any, **kwargs: Any) -> None:
+        """Serve streamable HTTP until cancelled."""
+        ...
+
+
 def run_server(
-    server: McpServer,
+    server: Servable,
     transport: str,
     *,
     host: str,

@@ -8,7 +8,7 @@ behaviour each and compose by nesting::
 
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.sources._cached import CachedSource
-from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
+from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic
 from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._entry_points import EntryPointSource
 from mcp_core.sources._file import CollectionFileSource
@@ -32,14 +32,13 @@ from mcp_core.sources._protocol import (
     source_chain,
     source_identity,
 )
-from mcp_core.sources._running import Applied, ChangeListeners, running_sources
+from mcp_core.sources._running import ChangeListeners, running_sources
 from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
-    "Applied",
     "CacheInputs",
     "CachedSource",
     "ChangeListeners",
@@ -67,7 +66,6 @@ __all__ = [
     "StaticSource",
     "ValidatedSource",
     "WrappingSource",
-    "describe_source",
     "diagnostics_of",
     "handler_targets_of",
     "lookup_in",

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, final, runtime_checkable
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits
+from mcp_core.handlers import Admission, ElementLimits
+from mcp_core.handlers._admission import DEFAULT_LIMITS
 from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name, describe_source
 from mcp_core.sources._protocol import ElementSource, lookup_in
 

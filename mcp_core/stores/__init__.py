@@ -13,14 +13,11 @@ from mcp_core.stores._protocol import (
     ListingStore,
     OperationTimeout,
 )
-from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT, RedisStore
-from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT, RedisChangeBus
+from mcp_core.stores._redis import RedisStore
+from mcp_core.stores._redis_bus import RedisChangeBus
 from mcp_core.stores._sqlite import SqliteStore
 
 __all__ = [
-    "DEFAULT_BUS_HEARTBEAT",
-    "DEFAULT_REDIS_CONNECT_TIMEOUT",
-    "DEFAULT_REDIS_TIMEOUT",
     "BackendHealth",
     "BackendHealthReport",
     "BackendState",
