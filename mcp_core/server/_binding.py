@@ -1106,9 +1106,7 @@ def _session_event_store(
         return InMemoryEventStore()
     if event_store is None:
         return None
-    if isinstance(event_store, EventStore) or not callable(
-        getattr(event_store, "end_session", None)
-    ):
+    if isinstance(event_store, EventStore) or not isinstance(event_store, SessionEventStore):
         raise TypeError(
             f"event_store must be a SessionEventStore (e.g. InMemoryEventStore()), got "
             f"{type(event_store).__name__}: an SDK EventStore keys streams by request id alone, "
