@@ -23,8 +23,11 @@ the builtin it refines so that code written against the builtins keeps working::
     ├── HandlerTimeoutError (TimeoutError)        a handler ran past its time limit
     ├── ClientCapabilityError                     the client did not declare what a handler asks of it
     ├── ElementNotFoundError (LookupError)        no (visible) element answers to a ref
+    ├── InvalidCursorError (ValueError)           a pagination cursor is malformed or not this list's
+    ├── InvalidRequestStateError (ValueError)     a retry carries state issued to another caller
     ├── ListenError (OSError)                     a server cannot listen on its host and port
-    └── DeploymentError                           a worker's settings do not fit its deployment
+    ├── DeploymentError                           a worker's settings do not fit its deployment
+    └── TargetError                               mcp-core run/inspect/dump cannot serve what it was named
 
 Errors carry their culprit as attributes (``.ref``, ``.source``, ``.template``...) so that callers
 can act on them without parsing messages; messages say what is wrong and what to do about it.
@@ -33,13 +36,11 @@ can act on them without parsing messages; messages say what is wrong and what to
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from mcp_core.elements import ElementRef
+from mcp_core._refs import ElementRef
 
 __all__ = [
-    "INPUT_ECHO_LIMIT",
     "ArgumentValidationError",
     "CacheStoreError",
     "ClientCapabilityError",
@@ -51,7 +52,9 @@ __all__ = [
     "HandlerKindError",
     "HandlerResolutionError",
     "HandlerTimeoutError",
+    "InvalidCursorError",
     "InvalidElementError",
+    "InvalidRequestStateError",
     "InvalidUriTemplateError",
     "ListenError",
     "McpCoreError",
@@ -61,6 +64,7 @@ __all__ = [
     "ResourceNotFoundError",
     "SourceError",
     "SourceUnavailableError",
+    "TargetError",
     "ToolError",
     "clip_input",
 ]
@@ -323,3 +327,24 @@ class DeploymentError(McpCoreError):
         super().__init__(message)
         self.worker = worker
         self.setting = setting
+
+
+class InvalidCursorError(McpCoreError, ValueError):
+    """A pagination cursor is malformed, tampered with, or was issued for another list or server."""
+
+
+class InvalidRequestStateError(McpCoreError, ValueError):
+    """A 2026-07-28 retry carries state issued to another caller, or answers of the wrong shape."""
+
+
+class TargetError(McpCoreError):
+    """The command line's target cannot be loaded or is not something mcp-core can serve.
+
+    The message says why. ``details`` is what to show above that one line: for a target that
+    fails to import, the traceback of the user's own code (mcp-core's and importlib's frames
+    left out).
+    """
+
+    def __init__(self, message: str, *, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details

@@ -75,6 +75,12 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="where the source has lookup(ref), it answers exactly provide().get(ref)",
     ),
     Law(
+        id="source.handler-targets",
+        about="source",
+        statement="where handler_targets() says which handlers the source can produce, every "
+        "HandlerRef provide() returns is among them",
+    ),
+    Law(
         id="wrapper.transparent",
         about="wrapper",
         statement="over a healthy source s, wrap(s) provides what s provides (or the declared relation)",

@@ -22,6 +22,7 @@ OPTIONAL: Final[dict[str, str]] = {
     # method: the optional protocol it stands for (a certificate covers it when present)
     "resource_candidates": "ResourceCandidates",
     "lookup": "ElementLookup",
+    "handler_targets": "HandlerTargets",
     "entries": "ListingStore",
     "take_down": "outages the kit rehearses (take_down/bring_back)",
 }
@@ -29,6 +30,7 @@ _OPTIONAL_FOR: Final[dict[str, frozenset[str]]] = {
     # method: the kinds of target it is an optional protocol of
     "resource_candidates": frozenset({"registry", "source", "wrapper"}),
     "lookup": frozenset({"registry", "source", "wrapper"}),
+    "handler_targets": frozenset({"source"}),
     "entries": frozenset({"cache-store"}),
     "take_down": frozenset({"change-bus"}),
 }

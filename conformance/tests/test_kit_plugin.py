@@ -25,6 +25,7 @@ SOURCE_LAWS = {
     "source.kinds-without-provide",
     "source.json-roundtrip",
     "source.lookup-agrees",
+    "source.handler-targets",
 }
 
 
@@ -212,13 +213,13 @@ class TestCollection:
             test_mine="def test_mine():\n    raise AssertionError('not collected')\n"
         )
         result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC)
-        result.assert_outcomes(passed=6)
+        result.assert_outcomes(passed=len(SOURCE_LAWS))
 
     def test_explicit_paths_run_alongside(self, pytester: pytest.Pytester) -> None:
         """Paths given on the command line run with the kit."""
         pytester.makepyfile(test_mine="def test_mine():\n    pass\n")
         result = pytester.runpytest_inprocess(*BASE, "--mcp-conformance", STATIC, "test_mine.py")
-        result.assert_outcomes(passed=7)
+        result.assert_outcomes(passed=len(SOURCE_LAWS) + 1)
 
     def test_deselected_laws_are_not_run(self, pytester: pytest.Pytester) -> None:
         """-k leaves the other laws NOT RUN, which is not certified."""
@@ -252,11 +253,12 @@ class TestReport:
             "stateful_step_count": 30,
             "seed": document["profile"]["seed"],
         }
-        assert document["counts"] == {"PASS": 6, "FAIL": 0, "N/A": 0, "NOT RUN": 0}
-        # StaticSource has lookup(ref): the certificate covers the optional ElementLookup too.
+        assert document["counts"] == {"PASS": len(SOURCE_LAWS), "FAIL": 0, "N/A": 0, "NOT RUN": 0}
+        # StaticSource has lookup(ref) and handler_targets(): the certificate covers the optional
+        # ElementLookup and HandlerTargets too.
         assert (document["verdict"], document["covers"]) == (
             "certified",
-            ["ElementSource", "ElementLookup"],
+            ["ElementSource", "ElementLookup", "HandlerTargets"],
         )
         assert [row["law"] for row in document["laws"]] == sorted(
             SOURCE_LAWS,
@@ -267,6 +269,7 @@ class TestReport:
                 "source.kinds-without-provide",
                 "source.json-roundtrip",
                 "source.lookup-agrees",
+                "source.handler-targets",
             ].index,
         )
 

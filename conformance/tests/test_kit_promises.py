@@ -32,12 +32,27 @@ _ITEM: Final = re.compile(r"^\s*\d+\.\s+``([a-z]+\.[a-z-]+)``:", re.MULTILINE)
 PROTOCOLS: Final = (
     "mcp_core.sources._protocol.ElementSource",
     "mcp_core.sources._protocol.ElementLookup",
+    "mcp_core.sources._protocol.KindsPrefetch",
+    "mcp_core.sources._protocol.DiagnosticsReport",
+    "mcp_core.sources._protocol.HandlerTargets",
+    "mcp_core.sources._protocol.CacheInputs",
+    "mcp_core.sources._protocol.RunningSource",
+    "mcp_core.sources._protocol.ChangingSource",
+    "mcp_core.sources._protocol.Repairable",
+    "mcp_core.sources._protocol.WrappingSource",
     "mcp_core.registry._protocols.ElementCatalog",
     "mcp_core.registry._protocols.ElementResolver",
     "mcp_core.registry._protocols.ResourceCandidates",
     "mcp_core.registry._protocols.ElementWriter",
     "mcp_core.registry._protocols.DeferredRegistry",
     "mcp_core.registry._protocols.ChangeNotifier",
+    "mcp_core.registry._protocols.ElementAtRef",
+    "mcp_core.registry._protocols.CatalogCollection",
+    "mcp_core.registry._protocols.ElementOrigin",
+    "mcp_core.registry._protocols.HealthReport",
+    "mcp_core.registry._protocols.BackgroundRecovery",
+    "mcp_core.registry._protocols.ConfiguredSources",
+    "mcp_core.registry._protocols.SourceChangeNotifier",
     "mcp_core.visibility._protocol.ElementVisibility",
     "mcp_core.visibility._protocol.UriVisibility",
     "mcp_core.server._events.SessionEventStore",
@@ -45,7 +60,8 @@ PROTOCOLS: Final = (
     "mcp_core.stores._protocol.ListingStore",
     "mcp_core.stores._bus.ChangeBus",
 )
-"""The Protocols of the kit's targets (a registry's roles, sources, visibility, the stores, the bus)."""
+"""The Protocols of the kit's targets (a registry's roles, sources, visibility, the stores, the bus)
+and the optional capabilities a source or registry may add."""
 
 SECTIONS: Final = ("3.2", "3.3", "3.4", "3.7")
 """The contract sections of docs/architecture.md about what the kit certifies."""

@@ -14,37 +14,23 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, fi
 
 from mcp_core import handlers
 from mcp_core._collector import settle_imports
-from mcp_core.elements import (
-    Definition,
-    Element,
-    ElementCollection,
-    ElementKind,
-    ElementRef,
-    Icon,
-    WireModel,
-)
-from mcp_core.handlers import DEFAULT_LIMITS, ElementLimits, HandlerTimeout
-from mcp_core.handlers._decorators import CallSite
-from mcp_core.registry import (
-    DEFAULT_BACKOFF,
-    DEFAULT_PROVIDE_TIMEOUT,
-    Backoff,
-    Priority,
-    Registry,
-)
+from mcp_core.elements import Definition, Element, ElementCollection, ElementKind, ElementRef, Icon
+from mcp_core.elements._definitions import WireModel
+from mcp_core.handlers import ElementLimits, HandlerTimeout
+from mcp_core.handlers._admission import DEFAULT_LIMITS
+from mcp_core.handlers._decorators import CallSite, marks_of
+from mcp_core.registry import Backoff, Priority, Registry
+from mcp_core.registry._recovery import DEFAULT_BACKOFF
+from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
 from mcp_core.search import Disclosure, ToolDisclosure
-from mcp_core.server import (
-    DEFAULT_PAGE_SIZE,
-    Deployment,
-    McpServer,
-    RequestStateSecurity,
-    SessionHook,
-    SessionLink,
-)
+from mcp_core.server import Deployment, McpServer, RequestStateSecurity, SessionHook
+from mcp_core.server._paging import DEFAULT_PAGE_SIZE
+from mcp_core.server._session_link import SessionLink
 from mcp_core.sources import (
     ElementSource,
     FunctionSource,
     SourceDiagnostic,
+    diagnostics_of,
     lookup_in,
     running_sources,
 )
@@ -121,8 +107,7 @@ class _Declared:
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         # Reported as this source (the app's declarations), not the one rebuilt from them.
-        own = getattr(self._current(), "diagnostics", None)
-        found = own() if callable(own) else ()
+        found = diagnostics_of(self._current())
         return tuple(dataclasses.replace(d, source=self._label) for d in found)
 
 
@@ -224,7 +209,7 @@ class _Declaring(Generic[D]):
             marked = mark(*args, **options)
             # Given the function, it came back marked (itself, or a stand-in for a bound method);
             # otherwise this is the decorator that will mark it.
-            if args and handlers.marks_of(marked):
+            if args and marks_of(marked):
                 return declare(marked)
             return declaring_with(marked)
 

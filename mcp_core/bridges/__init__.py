@@ -13,7 +13,7 @@ This layer sits between ``app`` and ``server`` (ADR 0035): it may import the ``m
 """
 
 from mcp_core.bridges._fastmcp import FastMCPSource
-from mcp_core.bridges._mcpserver import MCPServerSource, adoption_problems
+from mcp_core.bridges._mcpserver import MCPServerSource
 from mcp_core.bridges._remote import RemoteSource
 
-__all__ = ["FastMCPSource", "MCPServerSource", "RemoteSource", "adoption_problems"]
+__all__ = ["FastMCPSource", "MCPServerSource", "RemoteSource"]

@@ -21,17 +21,18 @@ from mcp_core.elements import (
     Definition,
     Element,
     ElementKind,
-    JsonValue,
     Prompt,
     Resource,
     ResourceTemplate,
     Tool,
     UriTemplate,
-    definition_from_wire,
     freeze,
 )
+from mcp_core.elements._definitions import definition_from_wire
+from mcp_core.elements._json import JsonValue
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import DEFAULT_LIMITS, ClientGateway, EmbeddedResource, ToolResult
+from mcp_core.handlers import ClientGateway, EmbeddedResource, ToolResult
+from mcp_core.handlers._admission import DEFAULT_LIMITS
 
 __all__ = ["Backend", "SharedRun", "bridged", "wire_of"]
 

@@ -35,14 +35,9 @@ from pydantic import BaseModel
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
 from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.errors import SourceUnavailableError
-from mcp_core.handlers import (
-    ClientGateway,
-    EmbeddedResource,
-    ToolResult,
-    resource_contents_from_wire,
-    tool_result_from_wire,
-)
-from mcp_core.server import GatewayContext, sample_through, sdk_context
+from mcp_core.handlers import ClientGateway, EmbeddedResource, ToolResult
+from mcp_core.handlers._wire import resource_contents_from_wire, tool_result_from_wire
+from mcp_core.server._context import GatewayContext, sample_through, sdk_context
 
 __all__ = ["MCPServerSource", "adoption_problems"]
 

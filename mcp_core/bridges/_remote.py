@@ -78,21 +78,17 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
-from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, JsonValue
+from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements._json import JsonValue
 from mcp_core.errors import (
     ElementNotFoundError,
     InvalidElementError,
     SourceUnavailableError,
     ToolError,
 )
-from mcp_core.handlers import (
-    ClientGateway,
-    EmbeddedResource,
-    ToolResult,
-    resource_contents_from_wire,
-    tool_result_from_wire,
-)
-from mcp_core.server import sample_through
+from mcp_core.handlers import ClientGateway, EmbeddedResource, ToolResult
+from mcp_core.handlers._wire import resource_contents_from_wire, tool_result_from_wire
+from mcp_core.server._context import sample_through
 from mcp_core.sources import ChangeListeners, SourceDiagnostic
 
 __all__ = [

@@ -16,13 +16,20 @@ from typing import Any, Final, TextIO
 
 import anyio
 
-from mcp_core.cli._target import Target, TargetError, load_target
+from mcp_core.cli._target import Target, load_target
 from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef
-from mcp_core.errors import DeploymentError, ElementNotFoundError, ListenError, NotSerializableError
-from mcp_core.handlers import by_reference
-from mcp_core.registry import collect
-from mcp_core.server import ENVIRONMENT, Deployment, log_to_stderr
-from mcp_core.sources import SourceDiagnostic
+from mcp_core.errors import (
+    DeploymentError,
+    ElementNotFoundError,
+    ListenError,
+    NotSerializableError,
+    TargetError,
+)
+from mcp_core.handlers._references import by_reference
+from mcp_core.registry import ConfiguredSources, ElementOrigin, collect
+from mcp_core.server import Deployment, log_to_stderr
+from mcp_core.server._deployment import ENVIRONMENT
+from mcp_core.sources import DiagnosticsReport, ElementChecker, SourceDiagnostic
 
 __all__ = ["run_command"]
 
@@ -331,19 +338,20 @@ async def _report(target: Target) -> dict[str, Any]:
             problems.extend({"ref": str(element.ref), "problem": problem} for problem in found)
             if reason is not None:
                 unchecked.append({"ref": str(element.ref), "reason": reason})
-    origin = getattr(registry, "origin", None)
+    origins = registry if isinstance(registry, ElementOrigin) else None
     catalogue = {
         label: [
-            _with_origin(d.to_wire(), origin(d.ref) if callable(origin) else None)
+            _with_origin(d.to_wire(), origins.origin(d.ref) if origins is not None else None)
             for d in definitions
             if d.ref.kind is kind
         ]
         for kind, label in _KIND_TITLES
     }
     lowlevel = target.server.lowlevel
-    diagnostics = getattr(registry, "diagnostics", None)
-    found_diagnostics: Sequence[SourceDiagnostic] = diagnostics() if callable(diagnostics) else ()
-    sources = getattr(registry, "sources", ())
+    found_diagnostics: Sequence[SourceDiagnostic] = (
+        registry.diagnostics() if isinstance(registry, DiagnosticsReport) else ()
+    )
+    sources = registry.sources if isinstance(registry, ConfiguredSources) else ()
     return {
         "target": target.spec,
         "server": {"name": lowlevel.name, "version": lowlevel.version},
@@ -380,13 +388,13 @@ def _check(target: Target, element: Element) -> tuple[list[str], str | None]:
     handler reference that is not an import path (a container id) is left unchecked rather
     than reported as unresolvable.
     """
-    check = getattr(target.invoker, "check", None)
-    if not callable(check):
+    invoker = target.invoker
+    if not isinstance(invoker, ElementChecker):
         return [], f"the server's invoker ({type(target.invoker).__qualname__}) has no check()"
     if not target.own_invoker and _needs_container(element):
         return [], "its handler is a container id; the registry alone brings no container"
     try:
-        return list(check(element)), None
+        return list(invoker.check(element)), None
     except Exception as exc:  # noqa: BLE001 -- inspect reports a crashing check as the element's problem
         return [f"checking it raised {type(exc).__name__}: {exc}"], None
 

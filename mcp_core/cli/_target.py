@@ -28,6 +28,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_core.app import App
 from mcp_core.bridges import FastMCPSource, MCPServerSource, RemoteSource
+from mcp_core.errors import TargetError
 from mcp_core.handlers import Invoker
 from mcp_core.server import Deployment, ElementInvoker, McpServer, ServableRegistry
 
@@ -40,22 +41,6 @@ _IMPORTLIB_DIR: Final = str(Path(importlib.__file__).resolve().parent) + os.sep
 # What a file that builds a server says: the one to suggest when a folder is named.
 _SERVER_MARKS: Final = ("App(", "McpServer(", "MCPServer(", "FastMCP(", "Registry(")
 _USUAL_NAMES: Final = ("server.py", "app.py", "main.py")
-_ROLE_METHODS: Final = (
-    *("tools", "resources", "resource_templates", "prompts"),
-    *("get_tool", "get_prompt", "get_resource", "load", "kinds"),
-)
-
-
-class TargetError(Exception):
-    """The target cannot be loaded or is not something mcp-core can serve; the message says why.
-
-    ``details`` is what to show above that one line: for a target that fails to import, the
-    traceback of the user's own code (mcp-core's and importlib's frames left out).
-    """
-
-    def __init__(self, message: str, *, details: str = "") -> None:
-        super().__init__(message)
-        self.details = details
 
 
 @final
@@ -121,7 +106,7 @@ def _built(spec: str, obj: object) -> object:
     """``obj``, or what it returns when it is a factory: a function called with no arguments."""
     if _is_server(obj) or isinstance(obj, type) or not callable(obj):
         return obj
-    if all(callable(getattr(obj, method, None)) for method in _ROLE_METHODS):
+    if isinstance(obj, ServableRegistry):
         return obj  # a registry that happens to be callable
     try:
         signature = inspect.signature(obj)
@@ -149,9 +134,7 @@ def _built(spec: str, obj: object) -> object:
             f"{spec}: the factory raised {type(exc).__name__}: {exc}; fix it and run again",
             details="".join(traceback.format_exception(exc)),
         ) from exc
-    if not _is_server(built) and not all(
-        callable(getattr(built, method, None)) for method in _ROLE_METHODS
-    ):
+    if not _is_server(built) and not isinstance(built, ServableRegistry):
         raise TargetError(
             f"{spec} returned a {type(built).__name__}, not an App, an McpServer, an SDK "
             "MCPServer or Server, a fastmcp server or a registry"
@@ -387,10 +370,10 @@ def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] 
                 "worker: build it with McpServer(..., deployment=Deployment.from_environment())"
             )
         return Target(spec, obj, obj, obj.invoker)
-    if all(callable(getattr(obj, method, None)) for method in _ROLE_METHODS):
+    if isinstance(obj, ServableRegistry):
         invoker = Invoker()
         worker = deployment() if deployment is not None else None
-        server = McpServer(obj, invoker=invoker, deployment=worker)  # type: ignore[arg-type]  # checked structurally above
+        server = McpServer(obj, invoker=invoker, deployment=worker)
         return Target(spec, obj, server, invoker, own_invoker=False)
     raise TargetError(
         f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or Server, "

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
 from mcp_core._collector import collector_paused
+from mcp_core._refs import ElementKind, ElementRef
 from mcp_core.elements._definitions import (
     Definition,
     Prompt,
@@ -18,7 +19,6 @@ from mcp_core.elements._definitions import (
 )
 from mcp_core.elements._element import Element, HandlerRef
 from mcp_core.elements._json import MAX_JSON_DEPTH, FrozenDict, freeze
-from mcp_core.elements._kinds import ElementKind, ElementRef
 from mcp_core.errors import (
     CollectionFormatError,
     DuplicateElementError,

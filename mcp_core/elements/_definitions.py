@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final
 
+from mcp_core._refs import ElementKind, ElementRef
 from mcp_core.elements._json import FrozenDict, freeze, shared_plain, thaw
-from mcp_core.elements._kinds import ElementKind, ElementRef
 from mcp_core.elements._uritemplate import UriTemplate
 from mcp_core.errors import InvalidElementError
 

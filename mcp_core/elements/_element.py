@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import final
 
+from mcp_core._refs import ElementKind, ElementRef
 from mcp_core.elements._definitions import Definition, Prompt, ResourceTemplate
-from mcp_core.elements._kinds import ElementKind, ElementRef
 from mcp_core.errors import InvalidElementError
 
 __all__ = ["Element", "HandlerRef"]

@@ -23,9 +23,8 @@
 Test doubles live in :mod:`mcp_core.handlers.testing`.
 """
 
-from mcp_core.handlers._admission import DEFAULT_LIMITS, Admission, ElementLimits
-from mcp_core.handlers._completion import MAX_COMPLETIONS
-from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on_purpose
+from mcp_core.handlers._admission import Admission, ElementLimits
+from mcp_core.handlers._containment import Failure, escapes
 from mcp_core.handlers._content import (
     Audio,
     Content,
@@ -37,27 +36,17 @@ from mcp_core.handlers._content import (
     Text,
     ToolResult,
 )
-from mcp_core.handlers._decorators import (
-    CompletionMark,
-    ElementMark,
-    completion,
-    marks_of,
-    prompt,
-    resource,
-    resource_template,
-    tool,
-)
+from mcp_core.handlers._decorators import completion, prompt, resource, resource_template, tool
 from mcp_core.handlers._derive import (
     prompt_from_function,
     resource_from_function,
     resource_template_from_function,
     tool_from_function,
 )
-from mcp_core.handlers._encodable import MAX_RESULT_DEPTH, repaired, unencodable
-from mcp_core.handlers._functions import WRAPPED_MARKER, RequestedUri
-from mcp_core.handlers._injection import Injection, Injector, register_injection
+from mcp_core.handlers._encodable import MAX_RESULT_DEPTH
+from mcp_core.handlers._functions import RequestedUri
+from mcp_core.handlers._injection import register_injection
 from mcp_core.handlers._invoker import HandlerTimeout, Invoker, validate_handler
-from mcp_core.handlers._jsonschema import schema_problems
 from mcp_core.handlers._protocols import (
     ArgumentFilter,
     ClientGateway,
@@ -69,40 +58,21 @@ from mcp_core.handlers._protocols import (
     ResourceTemplateHandler,
     ToolHandler,
 )
-from mcp_core.handlers._references import by_reference, reference_to
-from mcp_core.handlers._results import (
-    normalize_prompt_messages,
-    normalize_resource_contents,
-    normalize_tool_result,
-)
-from mcp_core.handlers._serving import serving_element
-from mcp_core.handlers._wire import (
-    content_from_wire,
-    resource_contents_from_wire,
-    tool_result_from_wire,
-)
 
 __all__ = [
-    "DEFAULT_LIMITS",
-    "MAX_COMPLETIONS",
     "MAX_RESULT_DEPTH",
-    "WRAPPED_MARKER",
     "Admission",
     "ArgumentFilter",
     "Audio",
     "ClientGateway",
-    "CompletionMark",
     "CompletionProvider",
     "Container",
     "Content",
     "ElementLimits",
-    "ElementMark",
     "EmbeddedResource",
     "Failure",
     "HandlerTimeout",
     "Image",
-    "Injection",
-    "Injector",
     "Invoker",
     "LogLevel",
     "Message",
@@ -115,31 +85,16 @@ __all__ = [
     "Text",
     "ToolHandler",
     "ToolResult",
-    "by_reference",
     "completion",
-    "content_from_wire",
     "escapes",
-    "from_user_frame",
-    "marks_of",
-    "normalize_prompt_messages",
-    "normalize_resource_contents",
-    "normalize_tool_result",
-    "on_purpose",
     "prompt",
     "prompt_from_function",
-    "reference_to",
     "register_injection",
-    "repaired",
     "resource",
-    "resource_contents_from_wire",
     "resource_from_function",
     "resource_template",
     "resource_template_from_function",
-    "schema_problems",
-    "serving_element",
     "tool",
     "tool_from_function",
-    "tool_result_from_wire",
-    "unencodable",
     "validate_handler",
 ]

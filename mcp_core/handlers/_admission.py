@@ -32,7 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Generic, TypeAlias, TypeVar, final
 
-from mcp_core.elements import Definition, Element, ElementRef, Tool, thaw
+from mcp_core.elements import Definition, Element, ElementRef, Tool
+from mcp_core.elements._json import thaw
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers._jsonschema import reference_problems, schema_problems
 

@@ -27,7 +27,7 @@ import anyio.to_thread
 
 from mcp_core.errors import HandlerKindError, InvalidElementError
 from mcp_core.handlers._functions import shape_of
-from mcp_core.handlers._protocols import ClientGateway
+from mcp_core.handlers._protocols import ClientGateway, CompletionProvider
 
 __all__ = ["MAX_COMPLETIONS", "CompletionCall", "adapt_completion", "completion_result"]
 
@@ -62,9 +62,10 @@ def adapt_completion(provider: object, *, owner: str) -> CompletionCall:
         if not all(isinstance(v, str) for v in values):
             raise HandlerKindError(f"{owner}: completion values must be strings, got {values!r}")
         return _prefix_filter(tuple(values))
-    method = getattr(provider, "complete", None)
-    if not isinstance(provider, type) and callable(method):
-        return _call(method, lambda value, context, gateway: ((value, context, gateway), {}))
+    if not isinstance(provider, type) and isinstance(provider, CompletionProvider):
+        return _call(
+            provider.complete, lambda value, context, gateway: ((value, context, gateway), {})
+        )
     if callable(provider) and not isinstance(provider, type):
         return _function(provider, owner=owner)
     raise HandlerKindError(

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar, Literal, TypeAlias, final
 
-from mcp_core.elements import Annotations, FrozenDict, Icon, freeze, own_value, thaw
+from mcp_core.elements import Annotations, FrozenDict, Icon, freeze
+from mcp_core.elements._definitions import own_value
+from mcp_core.elements._json import thaw
 
 __all__ = [
     "Audio",

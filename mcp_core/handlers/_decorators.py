@@ -28,15 +28,8 @@ from dataclasses import dataclass
 from types import EllipsisType, MappingProxyType
 from typing import Any, Final, TypeGuard, TypeVar, Unpack, cast, final, overload
 
-from mcp_core.elements import (
-    Annotations,
-    Element,
-    ElementKind,
-    ElementRef,
-    Icon,
-    ToolAnnotations,
-    WireModel,
-)
+from mcp_core.elements import Annotations, Element, ElementKind, ElementRef, Icon, ToolAnnotations
+from mcp_core.elements._definitions import WireModel
 from mcp_core.handlers._derive import (
     OPTION_KEYS,
     PromptOptions,

@@ -42,9 +42,8 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
     ToolAnnotations,
-    WireModel,
-    own_value,
 )
+from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers._docstrings import parse_docstring
 from mcp_core.handlers._functions import (

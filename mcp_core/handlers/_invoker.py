@@ -28,8 +28,8 @@ from mcp_core.elements import (
     Prompt,
     ResourceTemplate,
     Tool,
-    thaw,
 )
+from mcp_core.elements._json import thaw
 from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
@@ -43,6 +43,7 @@ from mcp_core.errors import (
 )
 from mcp_core.handlers._completion import CompletionCall, adapt_completion, completion_result
 from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on_purpose
+from mcp_core.handlers._current_element import serving
 from mcp_core.handlers._encodable import unencodable
 from mcp_core.handlers._functions import (
     EMPTY,
@@ -54,7 +55,7 @@ from mcp_core.handlers._functions import (
 )
 from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._protocols import ClientGateway, Container
+from mcp_core.handlers._protocols import ArgumentFilter, ClientGateway, Container
 from mcp_core.handlers._resolve import Resolver
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
@@ -62,7 +63,6 @@ from mcp_core.handlers._results import (
     normalize_tool_result,
 )
 from mcp_core.handlers._sdk_values import is_protocol_error
-from mcp_core.handlers._serving import serving
 
 __all__ = ["HandlerTimeout", "Invoker"]
 
@@ -145,13 +145,12 @@ def _adapt(element: Element, handler: object) -> _Plan:
         HandlerKindError: the handler cannot serve the element's kind.
     """
     method, shape = _served_by(element, handler)
-    filter_arguments = getattr(handler, "filter_arguments", None)
     call = handler if method is None else method
     return _Plan(
         call=call,  # type: ignore[arg-type]  # _served_by found it callable
         is_async=_is_async(call),  # type: ignore[arg-type]  # same
         shape=shape,
-        filter=filter_arguments if callable(filter_arguments) else None,
+        filter=handler.filter_arguments if isinstance(handler, ArgumentFilter) else None,
     )
 
 

@@ -9,7 +9,7 @@ and executes with a gateway).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from mcp_core.visibility import SessionInfo
 
@@ -148,6 +148,7 @@ class PromptHandler(Protocol):
         ...
 
 
+@runtime_checkable
 class ArgumentFilter(Protocol):
     """Optional: rewrites arguments before validation and execution (e.g. strips private keys)."""
 
@@ -156,6 +157,7 @@ class ArgumentFilter(Protocol):
         ...
 
 
+@runtime_checkable
 class CompletionProvider(Protocol):
     """Suggests values for one prompt argument or template variable."""
 

@@ -54,8 +54,8 @@ from mcp_core.elements import (
     Tool,
     ToolAnnotations,
     ToolExecution,
-    thaw,
 )
+from mcp_core.elements._json import thaw
 from mcp_core.handlers._content import (
     CONTENT_TYPES,
     Audio,

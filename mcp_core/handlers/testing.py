@@ -16,8 +16,8 @@ from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias, final
 
 from mcp_core.elements import Element
+from mcp_core.handlers._current_element import serving_element
 from mcp_core.handlers._protocols import LogLevel
-from mcp_core.handlers._serving import serving_element
 from mcp_core.visibility import SessionInfo
 
 __all__ = [

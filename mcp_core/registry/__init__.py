@@ -7,46 +7,52 @@ sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`
 
 from mcp_core.registry._collect import collect
 from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
-from mcp_core.registry._propagation import DEFAULT_PUBLISH_BACKOFF, ChangePropagation, source_keys
+from mcp_core.registry._propagation import ChangePropagation
 from mcp_core.registry._protocols import (
+    BackgroundRecovery,
+    CatalogCollection,
     ChangeListener,
     ChangeNotifier,
+    ConfiguredSources,
     DeferredRegistry,
+    ElementAtRef,
     ElementCatalog,
+    ElementOrigin,
     ElementResolver,
     ElementWriter,
+    HealthReport,
     ResolvedResource,
     ResourceCandidates,
-)
-from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff
-from mcp_core.registry._registry import (
-    DEFAULT_PROVIDE_TIMEOUT,
-    Priority,
-    Registry,
+    SourceChangeNotifier,
     SourcesListener,
 )
+from mcp_core.registry._recovery import Backoff
+from mcp_core.registry._registry import Priority, Registry
 
 __all__ = [
-    "DEFAULT_BACKOFF",
-    "DEFAULT_PROVIDE_TIMEOUT",
-    "DEFAULT_PUBLISH_BACKOFF",
+    "BackgroundRecovery",
     "Backoff",
+    "CatalogCollection",
     "ChangeListener",
     "ChangeNotifier",
     "ChangePropagation",
+    "ConfiguredSources",
     "DeferredRegistry",
+    "ElementAtRef",
     "ElementCatalog",
+    "ElementOrigin",
     "ElementResolver",
     "ElementWriter",
+    "HealthReport",
     "Priority",
     "Registry",
     "RegistryHealth",
     "RegistryStatus",
     "ResolvedResource",
     "ResourceCandidates",
+    "SourceChangeNotifier",
     "SourceHealth",
     "SourceState",
     "SourcesListener",
     "collect",
-    "source_keys",
 ]

@@ -11,11 +11,14 @@ rather than dumped half right.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
-from mcp_core.elements import Definition, Element, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements import Definition, Element, ElementCollection, ElementKind, ResourceTemplate
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.registry._protocols import ElementCatalog, ElementResolver
+from mcp_core.registry._protocols import (
+    CatalogCollection,
+    ElementAtRef,
+    ElementCatalog,
+    ElementResolver,
+)
 
 __all__ = ["collect"]
 
@@ -23,18 +26,17 @@ __all__ = ["collect"]
 async def collect(catalog: ElementCatalog, resolver: ElementResolver) -> ElementCollection:
     """Every listed element, resolved, in catalogue order (tools, resources, templates, prompts).
 
-    A registry with ``elements()`` (the reference ``Registry``) answers directly.
+    A registry with ``elements()`` (:class:`CatalogCollection`, the reference ``Registry``)
+    answers directly.
 
     Raises:
         ElementNotFoundError: a listed definition does not resolve, or resolves to another
             definition (the registry breaks ``registry.resolver-agrees``).
     """
-    elements = getattr(catalog, "elements", None)
-    if callable(elements):
-        collection = await elements()
+    if isinstance(catalog, CatalogCollection):
+        collection = await catalog.elements()
         if isinstance(collection, ElementCollection):
             return collection
-    get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(resolver, "get", None)
 
     async def resolve(definition: Definition) -> Element | None:
         ref = definition.ref
@@ -43,8 +45,8 @@ async def collect(catalog: ElementCatalog, resolver: ElementResolver) -> Element
         if ref.kind is ElementKind.PROMPT:
             return await resolver.get_prompt(ref.key)
         if ref.kind is ElementKind.RESOURCE_TEMPLATE:
-            if callable(get):
-                return await get(ref)
+            if isinstance(resolver, ElementAtRef):
+                return await resolver.get(ref)
             return await _template_by_uri(resolver, definition)
         resolved = await resolver.get_resource(ref.key)
         return resolved.element if resolved is not None else None
@@ -71,9 +73,9 @@ async def collect(catalog: ElementCatalog, resolver: ElementResolver) -> Element
 
 async def _template_by_uri(resolver: ElementResolver, definition: Definition) -> Element | None:
     """The template element, reached through URIs it expands to (a few, in case one is taken)."""
-    template = getattr(definition, "template", None)
-    if template is None:
+    if not isinstance(definition, ResourceTemplate):
         return None
+    template = definition.template
     for value in ("x", "mcp-core-probe", "0"):
         uri = template.expand(dict.fromkeys(template.variables, value))
         resolved = await resolver.get_resource(uri)

@@ -51,7 +51,8 @@ from mcp_core.errors import CacheStoreError
 from mcp_core.handlers import escapes
 from mcp_core.registry._recovery import Backoff
 from mcp_core.registry._registry import Registry
-from mcp_core.sources import ElementSource, describe_source, source_identity
+from mcp_core.sources import ElementSource, Repairable, source_identity
+from mcp_core.sources._diagnostics import describe_source
 from mcp_core.stores import BackendHealth, Change, ChangeBus
 
 __all__ = [
@@ -424,11 +425,10 @@ class ChangePropagation:
         targets: list[tuple[str | None, object]] = [(None, self._bus)]
         targets += list(source_keys(self._registry).items())
         for key, target in targets:
-            method = getattr(target, "repair", None)
-            if not callable(method):
+            if not isinstance(target, Repairable):
                 continue
             try:
-                wrote = await method()
+                wrote = await target.repair()
             except CacheStoreError as exc:
                 _log.info("cannot repair %r now (%s)", target, exc)
                 continue

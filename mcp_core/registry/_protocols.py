@@ -1,14 +1,25 @@
-"""The five registry roles. Request handlers depend on the narrowest role they use."""
+"""The five registry roles, and the capabilities a registry may add.
+
+Request handlers depend on the narrowest role they use. Beyond the roles, what a server, a
+deployment or the command line may ask of a registry is a named, runtime-checkable capability
+(:class:`ElementAtRef`, :class:`CatalogCollection`, :class:`ElementOrigin`,
+:class:`HealthReport`, :class:`BackgroundRecovery`, :class:`ConfiguredSources`,
+:class:`SourceChangeNotifier`), as are the sources' :class:`~mcp_core.sources.KindsPrefetch` and
+:class:`~mcp_core.sources.DiagnosticsReport`, which a registry may offer too. The reference
+``Registry`` has them all.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol, TypeAlias, final
+from typing import Protocol, TypeAlias, final, runtime_checkable
 
 from mcp_core.elements import (
     Element,
+    ElementCollection,
     ElementKind,
     ElementRef,
     Prompt,
@@ -16,20 +27,33 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
+from mcp_core.registry._health import RegistryHealth
+from mcp_core.sources import ElementSource
 
 __all__ = [
+    "BackgroundRecovery",
+    "CatalogCollection",
     "ChangeListener",
     "ChangeNotifier",
+    "ConfiguredSources",
     "DeferredRegistry",
+    "ElementAtRef",
     "ElementCatalog",
+    "ElementOrigin",
     "ElementResolver",
     "ElementWriter",
+    "HealthReport",
     "ResolvedResource",
     "ResourceCandidates",
+    "SourceChangeNotifier",
+    "SourcesListener",
 ]
 
 ChangeListener: TypeAlias = Callable[[ElementKind], object]
 """Called once per operation that changed the catalogue, with the kinds whose lists changed."""
+
+SourcesListener: TypeAlias = Callable[[tuple[ElementSource, ...]], object]
+"""Called once per operation that changed some sources' collections, with those sources."""
 
 
 @final
@@ -117,6 +141,7 @@ class ElementResolver(Protocol):
         ...
 
 
+@runtime_checkable
 class ResourceCandidates(Protocol):
     """An optional addition to :class:`ElementResolver`: every element that could answer a URI.
 
@@ -187,6 +212,7 @@ class DeferredRegistry(Protocol):
         ...
 
 
+@runtime_checkable
 class ChangeNotifier(Protocol):
     """Change events: how a server learns that it must send ``notifications/*/list_changed``.
 
@@ -211,4 +237,75 @@ class ChangeNotifier(Protocol):
 
     def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(kinds)`` after each change; return a function that unsubscribes."""
+        ...
+
+
+@runtime_checkable
+class ElementAtRef(Protocol):
+    """Optional: the effective element at any ref, whatever its kind (``Registry.get``).
+
+    A resolver without it is asked by kind (``get_tool``, ``get_prompt``, ``get_resource``); a
+    template, which no URI names uniquely, is then reached through URIs it expands to.
+    """
+
+    async def get(self, ref: ElementRef) -> Element | None:
+        """The effective element at ``ref``, or None."""
+        ...
+
+
+@runtime_checkable
+class CatalogCollection(Protocol):
+    """Optional: the whole effective catalogue as one collection (``Registry.elements``).
+
+    A catalogue without it is listed and resolved element by element (``collect``).
+    """
+
+    async def elements(self) -> ElementCollection:
+        """Every listed element, in catalogue order."""
+        ...
+
+
+@runtime_checkable
+class ElementOrigin(Protocol):
+    """Optional: where the effective element at a ref comes from, for aggregated servers."""
+
+    def origin(self, ref: ElementRef) -> str | None:
+        """A description of the source of the element at ``ref``, or None."""
+        ...
+
+
+@runtime_checkable
+class HealthReport(Protocol):
+    """Optional: how every source is doing now, answered without loading or providing."""
+
+    def health(self) -> RegistryHealth:
+        """The registry's health now."""
+        ...
+
+
+@runtime_checkable
+class BackgroundRecovery(Protocol):
+    """Optional: failing sources retried in the background while a server serves."""
+
+    def background(self) -> AbstractAsyncContextManager[None]:
+        """While entered, retry failing sources; any number of entries may be open at once."""
+        ...
+
+
+@runtime_checkable
+class ConfiguredSources(Protocol):
+    """Optional: the sources a registry was given, with their priorities."""
+
+    @property
+    def sources(self) -> tuple[tuple[ElementSource, int], ...]:
+        """The ``(source, priority)`` pairs, in the order they were added."""
+        ...
+
+
+@runtime_checkable
+class SourceChangeNotifier(Protocol):
+    """Optional: which sources' collections changed, what a deployment tells its other workers."""
+
+    def subscribe_sources(self, listener: SourcesListener) -> Callable[[], None]:
+        """Call ``listener(sources)`` after each operation that changed them; returns an unsubscribe."""
         ...

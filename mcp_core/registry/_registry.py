@@ -33,17 +33,20 @@ from mcp_core.elements import (
     Tool,
 )
 from mcp_core.errors import InvalidElementError, McpCoreError, SourceUnavailableError
-from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits, escapes, validate_handler
+from mcp_core.handlers import Admission, ElementLimits, escapes, validate_handler
+from mcp_core.handlers._admission import DEFAULT_LIMITS
 from mcp_core.registry._health import RegistryHealth, SourceStatus
-from mcp_core.registry._protocols import ChangeListener, ResolvedResource
+from mcp_core.registry._protocols import ChangeListener, ResolvedResource, SourcesListener
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff, RetryTimer
 from mcp_core.sources import (
     DiagnosticKind,
+    ElementLookup,
     ElementSource,
     SourceDiagnostic,
-    describe_source,
+    diagnostics_of,
     prefetch_kinds,
 )
+from mcp_core.sources._diagnostics import describe_source
 
 __all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry", "SourcesListener"]
 
@@ -51,9 +54,6 @@ _log = logging.getLogger("mcp_core.registry")
 
 DEFAULT_PROVIDE_TIMEOUT: Final = 10.0
 """Seconds a source's ``provide()`` may take before it counts as unavailable."""
-
-SourcesListener = Callable[[tuple[ElementSource, ...]], object]
-"""Called after an operation with the sources it gave a collection unlike the one they served."""
 
 _Told = TypeVar("_Told")
 
@@ -267,9 +267,7 @@ class Registry:
         """Add a source; after the first load it is provided on the next read, with change events."""
         if isinstance(priority, bool) or not isinstance(priority, int):
             raise TypeError(f"priority must be an int (see Priority), got {priority!r}")
-        if not callable(getattr(source, "provide", None)) or not callable(
-            getattr(source, "kinds", None)
-        ):
+        if not isinstance(source, ElementSource):
             raise TypeError(
                 f"{source!r} is not an ElementSource: it needs kinds() and async provide(); "
                 "wrap a collection in StaticSource(collection)"
@@ -727,15 +725,15 @@ class Registry:
 
     async def _element_of(self, entry: _Entry, ref: ElementRef) -> Element | None:
         """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
-        lookup = getattr(entry.source, "lookup", None)
-        if not entry.provided and callable(lookup):
+        source = entry.source
+        if not entry.provided and isinstance(source, ElementLookup):
             timeout = self._provide_timeout
             found: object = None
             finished = False
             # Bounded and isolated like provide(): a failing or hanging lookup answers nothing.
             try:
                 with anyio.move_on_after(timeout if timeout is not None else float("inf")):
-                    found = await lookup(ref)
+                    found = await source.lookup(ref)
                     finished = True
             except BaseException as exc:
                 if escapes(exc):
@@ -851,12 +849,9 @@ def _checked(collection: object) -> ElementCollection:
 
 
 def _source_diagnostics(entry: _Entry) -> Sequence[SourceDiagnostic]:
-    own = getattr(entry.source, "diagnostics", None)
-    if not callable(own):
-        return ()
     # A broken diagnostics() (SystemExit too) must not hide the rest.
     try:
-        return tuple(d for d in own() if isinstance(d, SourceDiagnostic))
+        return diagnostics_of(entry.source)
     except BaseException as exc:
         if escapes(exc):
             raise

@@ -35,7 +35,8 @@ from mcp_core.elements import (
     ToolAnnotations,
 )
 from mcp_core.errors import ArgumentValidationError
-from mcp_core.handlers import ClientGateway, ToolResult, tool_result_from_wire
+from mcp_core.handlers import ClientGateway, ToolResult
+from mcp_core.handlers._wire import tool_result_from_wire
 from mcp_core.search._index import DEFAULT_LIMIT, MAX_LIMIT, IndexedCatalog, ToolIndex
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 

@@ -10,48 +10,27 @@ Importing this package also teaches handler derivation the official SDK's ``Cont
 ``MCPServer`` are served unchanged.
 """
 
+import warnings
+
 from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.server._binding import McpServer, ServableRegistry
-from mcp_core.server._context import (
-    GatewayContext,
-    GatewaySession,
-    Lifespan,
-    sample_through,
-    sdk_context,
-)
-from mcp_core.server._deployment import ENVIRONMENT, Deployment
-from mcp_core.server._errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    RESOURCE_NOT_FOUND,
-    InvalidCursorError,
-    WireError,
-    wire_error,
-)
+from mcp_core.server._context import Lifespan
+from mcp_core.server._deployment import Deployment
+from mcp_core.server._errors import ErrorReply
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._host import HostAuthentication
-from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
-from mcp_core.server._session_link import SessionLink
 
 __all__ = [
-    "DEFAULT_PAGE_SIZE",
-    "ENVIRONMENT",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
     "LOG_FORMAT",
-    "RESOURCE_NOT_FOUND",
-    "CursorCodec",
     "Deployment",
     "ElementInvoker",
-    "GatewayContext",
-    "GatewaySession",
+    "ErrorReply",
     "HostAuthentication",
     "InMemoryEventStore",
-    "InvalidCursorError",
     "Lifespan",
     "McpServer",
     "RequestHandlers",
@@ -60,10 +39,18 @@ __all__ = [
     "ServerGateway",
     "SessionEventStore",
     "SessionHook",
-    "SessionLink",
-    "WireError",
     "log_to_stderr",
-    "sample_through",
-    "sdk_context",
-    "wire_error",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # WireError was renamed ErrorReply: it is a value the server sends, not an exception.
+    if name == "WireError":
+        warnings.warn(
+            "mcp_core.server.WireError is now mcp_core.server.ErrorReply (it is a reply, not an "
+            "exception); the old name goes away in the next minor version",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ErrorReply
+    raise AttributeError(f"module 'mcp_core.server' has no attribute {name!r}")

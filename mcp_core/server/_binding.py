@@ -1,9 +1,11 @@
 """McpServer: the request handlers bound to the official SDK's low-level server and transports.
 
-The binding is thin on purpose. Each SDK handler builds the session and gateway for the request,
-calls the sans-IO :class:`~mcp_core.server._requests.RequestHandlers`, and translates failures
-with :func:`~mcp_core.server._errors.wire_error`. Everything about connections lives here:
-per-session state, change notifications, and the transports (stdio, streamable HTTP).
+Each SDK handler builds the session and gateway for the request, calls the sans-IO
+:class:`~mcp_core.server._requests.RequestHandlers`, and translates failures with
+:func:`~mcp_core.server._errors.wire_error`. This module does more than bind: it is the façade
+(``McpServer``), the connections (per-session state, change notifications) and the HTTP
+assembly of the transports (stdio, streamable HTTP), and a deployment's worker is wired in here;
+splitting it by job is left for a later step (ADR 0092).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from contextlib import (
     contextmanager,
     nullcontext,
 )
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final, runtime_checkable
 
 import anyio
 import anyio.abc
@@ -60,10 +62,21 @@ from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
-from mcp_core.elements import ElementKind, Icon, WireModel, own_value
+from mcp_core.elements import ElementKind, Icon
+from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.handlers import Invoker, escapes, from_user_frame
-from mcp_core.registry import DeferredRegistry, ElementCatalog, ElementResolver, RegistryHealth
+from mcp_core.handlers import Invoker, escapes
+from mcp_core.handlers._containment import from_user_frame
+from mcp_core.registry import (
+    BackgroundRecovery,
+    ChangeNotifier,
+    DeferredRegistry,
+    ElementCatalog,
+    ElementResolver,
+    HealthReport,
+    RegistryHealth,
+    SourceChangeNotifier,
+)
 from mcp_core.server._deployment import Deployment
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
@@ -100,6 +113,7 @@ from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, Round
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
+from mcp_core.sources import KindsPrefetch
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -134,12 +148,14 @@ _CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
 )
 
 
+@runtime_checkable
 class ServableRegistry(ElementCatalog, ElementResolver, DeferredRegistry, Protocol):
     """What a server serves: the catalogue and resolver roles, the load lifecycle, and ``kinds()``.
 
-    A registry that also has ``subscribe(listener)`` (as the reference Registry does) gets its
-    changes announced to clients as ``notifications/*/list_changed``; one with ``health()`` has
-    it served at the HTTP health endpoint; one with ``background()`` has it open while serving.
+    A registry that is also a :class:`~mcp_core.registry.ChangeNotifier` (as the reference
+    Registry is) gets its changes announced to clients as ``notifications/*/list_changed``; one
+    with :class:`~mcp_core.registry.HealthReport` has it served at the HTTP health endpoint; one
+    with :class:`~mcp_core.registry.BackgroundRecovery` has it open while serving.
     """
 
     def kinds(self) -> ElementKind:
@@ -476,10 +492,9 @@ class McpServer:
             if cursor_secret is not None
             else default_cursor_secret(name),
         )
-        subscribe = getattr(registry, "subscribe", None)
-        self._notifies: Final = callable(subscribe)
-        if callable(subscribe):
-            subscribe(self._on_registry_change)
+        self._notifies: Final = isinstance(registry, ChangeNotifier)
+        if isinstance(registry, ChangeNotifier):
+            registry.subscribe(self._on_registry_change)
         self.lowlevel: Final = _LowLevelServer(
             name,
             version=VERSION if version is None else version,
@@ -545,8 +560,8 @@ class McpServer:
         is ``on_demand``: ready, and ``unloaded`` until a request builds the catalogue. Nothing
         here loads.
         """
-        health = getattr(self._registry, "health", None)
-        report = health() if callable(health) else None
+        registry = self._registry
+        report = registry.health() if isinstance(registry, HealthReport) else None
         if not isinstance(report, RegistryHealth):
             report = RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
         if not (self._preload or self._loading):
@@ -626,10 +641,9 @@ class McpServer:
         with ``prefetch_kinds()`` (the reference one) lets, e.g., a warm ``CachedSource`` answer
         from its cache entry there instead of scanning the packages it caches.
         """
-        prefetch = getattr(self._registry, "prefetch_kinds", None)
-        if callable(prefetch):
+        if isinstance(self._registry, KindsPrefetch):
             try:
-                await prefetch()
+                await self._registry.prefetch_kinds()
             except Exception:  # noqa: BLE001 -- capabilities then come the slow way, never not at all
                 _log.warning(
                     "registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True
@@ -643,9 +657,9 @@ class McpServer:
         await self.prefetch_kinds()
         factory = self._lifespan_factory
         # While serving, the registry retries failing sources in the background (when it can).
-        background = getattr(self._registry, "background", None)
+        registry = self._registry
         recovering: AbstractAsyncContextManager[object] = (
-            background() if callable(background) else nullcontext()
+            registry.background() if isinstance(registry, BackgroundRecovery) else nullcontext()
         )
         # A worker of a deployment follows the others' changes from before its first load.
         deployment = self._deployment
@@ -1139,7 +1153,7 @@ def _deployed(
             "give McpServer either deployment= or cursor_secret=/request_state_security=: a "
             "deployment derives both from its shared secret, so every worker agrees"
         )
-    if not callable(getattr(registry, "subscribe_sources", None)):
+    if not isinstance(registry, SourceChangeNotifier):
         raise TypeError(
             f"a deployment keeps the reference Registry in step with the other workers; "
             f"{type(registry).__name__} is not one"
@@ -1170,9 +1184,7 @@ def _session_event_store(
         return InMemoryEventStore()
     if event_store is None:
         return None
-    if isinstance(event_store, EventStore) or not callable(
-        getattr(event_store, "end_session", None)
-    ):
+    if isinstance(event_store, EventStore) or not isinstance(event_store, SessionEventStore):
         raise TypeError(
             f"event_store must be a SessionEventStore (e.g. InMemoryEventStore()), got "
             f"{type(event_store).__name__}: an SDK EventStore keys streams by request id alone, "

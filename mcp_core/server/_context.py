@@ -43,7 +43,8 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import AnyUrl
 
 from mcp_core.errors import ToolError
-from mcp_core.handlers import ClientGateway, Injection, register_injection
+from mcp_core.handlers import ClientGateway, register_injection
+from mcp_core.handlers._injection import Injection
 from mcp_core.server._binding import McpServer, _Hub
 from mcp_core.server._gateway import ServerGateway
 

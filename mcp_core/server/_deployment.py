@@ -53,15 +53,16 @@ from mcp_core.errors import CacheStoreError, DeploymentError
 from mcp_core.registry import ChangePropagation, Registry
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
-    DEFAULT_BUS_HEARTBEAT,
-    DEFAULT_REDIS_CONNECT_TIMEOUT,
-    DEFAULT_REDIS_TIMEOUT,
     BackendHealth,
+    BackendHealthReport,
     ChangeBus,
     ListingStore,
+    OperationTimeout,
     RedisChangeBus,
     RedisStore,
 )
+from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT
+from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT
 from mcp_core.stores._refusals import Refusals
 
 __all__ = [
@@ -296,9 +297,8 @@ class Deployment:
     def health(self) -> tuple[BackendHealth, ...]:
         """The shared backends as this worker sees them: the store, the change bus, its registration."""
         found: list[BackendHealth] = []
-        store_health = getattr(self._store, "health", None)
-        if callable(store_health):
-            report = store_health()
+        if isinstance(self._store, BackendHealthReport):
+            report = self._store.health()
             if isinstance(report, BackendHealth):
                 found.append(report)
         found.append(self._propagation_health())
@@ -606,7 +606,7 @@ def _worker_key(worker: str) -> str:
 
 
 def _connect_bound(store: object) -> float:
-    timeout = getattr(store, "timeout", None)
+    timeout = store.timeout if isinstance(store, OperationTimeout) else None
     return float(timeout) if isinstance(timeout, int | float) else DEFAULT_REDIS_TIMEOUT
 
 

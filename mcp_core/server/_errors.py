@@ -20,23 +20,24 @@ from mcp_core.errors import (
     ElementNotFoundError,
     HandlerError,
     HandlerTimeoutError,
-    McpCoreError,
+    InvalidCursorError,
+    InvalidRequestStateError,
     PromptError,
     ResourceError,
     ResourceNotFoundError,
     SourceUnavailableError,
     clip_input,
 )
-from mcp_core.handlers import repaired, unencodable
+from mcp_core.handlers._encodable import repaired, unencodable
 
 __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "RESOURCE_NOT_FOUND",
+    "ErrorReply",
     "InvalidCursorError",
     "InvalidRequestStateError",
-    "WireError",
     "invalid_arguments_result",
     "wire_error",
 ]
@@ -49,18 +50,14 @@ MISSING_REQUIRED_CLIENT_CAPABILITY: Final = -32021
 """A handler asked the client for something its capabilities do not declare."""
 
 
-class InvalidCursorError(McpCoreError, ValueError):
-    """A pagination cursor is malformed, tampered with, or was issued for another list or server."""
-
-
-class InvalidRequestStateError(McpCoreError, ValueError):
-    """A 2026-07-28 retry carries state issued to another caller, or answers of the wrong shape."""
-
-
 @final
 @dataclass(frozen=True, slots=True)
-class WireError:
-    """A JSON-RPC error: ``code``, ``message`` and optional ``data``."""
+class ErrorReply:
+    """A JSON-RPC error reply as the server sends it: ``code``, ``message`` and optional ``data``.
+
+    A value, not an exception: :func:`wire_error` maps an exception raised while serving a
+    request to the reply its client sees.
+    """
 
     code: int
     message: str
@@ -92,7 +89,7 @@ _NOT_FOUND_NOUN: Final = {
 }
 
 
-def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return per error kind
+def wire_error(exc: BaseException) -> ErrorReply:  # noqa: PLR0911 -- one return per error kind
     """The error a client sees for ``exc`` raised while serving its request.
 
     A hidden element raises the same ``ElementNotFoundError`` as a missing one, so both answer
@@ -102,37 +99,37 @@ def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return 
         # The key is what the client asked for: echo no more of it than clip_input allows.
         kind, key = exc.ref.kind, clip_input(exc.ref.key)
         if kind is ElementKind.RESOURCE:
-            return WireError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": key})
-        return WireError(INVALID_PARAMS, f"Unknown {_NOT_FOUND_NOUN[kind]}: {key}")
+            return ErrorReply(RESOURCE_NOT_FOUND, "Resource not found", {"uri": key})
+        return ErrorReply(INVALID_PARAMS, f"Unknown {_NOT_FOUND_NOUN[kind]}: {key}")
     if isinstance(exc, ResourceNotFoundError):
         # A handler says the URI it was asked for names nothing: the same code as a URI no
         # element answers to, with the handler's message when it gave one.
         data = {"uri": clip_input(exc.uri or "")}
-        return WireError(RESOURCE_NOT_FOUND, str(exc) or "Resource not found", data)
+        return ErrorReply(RESOURCE_NOT_FOUND, str(exc) or "Resource not found", data)
     if isinstance(exc, HandlerError):
         return _on_purpose(exc)
     if isinstance(exc, ArgumentValidationError):
         # The message describes the client's own arguments against the published schema.
         errors = [{"path": path, "message": message} for path, message in exc.errors]
-        return WireError(INVALID_PARAMS, str(exc), {"errors": errors} if errors else None)
+        return ErrorReply(INVALID_PARAMS, str(exc), {"errors": errors} if errors else None)
     if isinstance(exc, InvalidCursorError | InvalidRequestStateError):
-        return WireError(INVALID_PARAMS, str(exc))
+        return ErrorReply(INVALID_PARAMS, str(exc))
     if isinstance(exc, SourceUnavailableError):
         # A backend that is down (a remote server, say): the message names it and says to retry;
         # it was written for clients (no addresses, no tracebacks).
-        return WireError(INTERNAL_ERROR, str(exc), {"retryable": True}, retryable=True)
+        return ErrorReply(INTERNAL_ERROR, str(exc), {"retryable": True}, retryable=True)
     if isinstance(exc, ClientCapabilityError):
-        return WireError(
+        return ErrorReply(
             MISSING_REQUIRED_CLIENT_CAPABILITY,
             str(exc),
             {"requiredCapabilities": dict(exc.required)},
         )
     if isinstance(exc, HandlerTimeoutError):
-        return WireError(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
-    return WireError(INTERNAL_ERROR, "Internal error")
+        return ErrorReply(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
+    return ErrorReply(INTERNAL_ERROR, "Internal error")
 
 
-def _on_purpose(exc: HandlerError) -> WireError:
+def _on_purpose(exc: HandlerError) -> ErrorReply:
     """A handler's failure raised on purpose: ``-32603`` with its message (a read's: and URI)."""
     message = str(exc)
     data: dict[str, str] | None = None
@@ -141,7 +138,7 @@ def _on_purpose(exc: HandlerError) -> WireError:
         message = message or f"Error reading resource {clip_input(exc.uri)}"
     elif isinstance(exc, PromptError) and exc.name is not None:
         message = message or f"Error rendering prompt {exc.name}"
-    return WireError(INTERNAL_ERROR, message or type(exc).__name__, data, on_purpose=True)
+    return ErrorReply(INTERNAL_ERROR, message or type(exc).__name__, data, on_purpose=True)
 
 
 def clip_json(value: Any, *, depth: int = 8) -> Any:
@@ -170,5 +167,5 @@ def invalid_arguments_result(exc: ArgumentValidationError) -> dict[str, Any]:
     (which stays the answer for an unknown tool). The message is the error's own: it is built in
     one place, :func:`mcp_core.handlers._functions.argument_error`.
     """
-    error = WireError(INVALID_PARAMS, str(exc))  # made sendable like any error text
+    error = ErrorReply(INVALID_PARAMS, str(exc))  # made sendable like any error text
     return {"content": [{"type": "text", "text": error.message}], "isError": True}

@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol, final
+from typing import TYPE_CHECKING, Any, Final, Protocol, final, runtime_checkable
 
 from mcp.server.streamable_http import (
     EventCallback,
@@ -56,6 +56,7 @@ DEFAULT_EVENT_MAX_AGE: Final = 600.0
 _EVENT_OVERHEAD: Final = 256
 
 
+@runtime_checkable
 class SessionEventStore(Protocol):
     """Keeps the SSE events of streamable HTTP sessions so each session can resume its own streams.
 

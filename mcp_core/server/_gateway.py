@@ -18,7 +18,9 @@ from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_core.errors import ClientCapabilityError
-from mcp_core.handlers import LogLevel, serving_element, unencodable
+from mcp_core.handlers import LogLevel
+from mcp_core.handlers._current_element import serving_element
+from mcp_core.handlers._encodable import unencodable
 from mcp_core.visibility import SessionInfo
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ import anyio.lowlevel
 import pydantic_core
 
 from mcp_core._collector import collector_paused
-from mcp_core.elements import Definition, ElementRef, shared_wire
+from mcp_core.elements import Definition, ElementRef
+from mcp_core.elements._definitions import shared_wire
 from mcp_core.server._errors import InvalidCursorError
 
 __all__ = [

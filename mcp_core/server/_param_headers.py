@@ -28,7 +28,8 @@ from mcp.shared.inbound import MCP_PARAM_HEADER_PREFIX, validate_mcp_param_heade
 from mcp_types import HEADER_MISMATCH
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_core.elements import Element, Tool, thaw
+from mcp_core.elements import Element, Tool
+from mcp_core.elements._json import thaw
 
 __all__ = ["no_schema_yet", "param_header_check"]
 

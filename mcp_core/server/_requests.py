@@ -18,7 +18,13 @@ from typing import Any, Final, Protocol, final
 from mcp_core.elements import Definition, Element, ElementKind, ElementRef
 from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
 from mcp_core.handlers import ClientGateway
-from mcp_core.registry import ElementCatalog, ElementResolver, ResolvedResource
+from mcp_core.registry import (
+    ElementAtRef,
+    ElementCatalog,
+    ElementResolver,
+    ResolvedResource,
+    ResourceCandidates,
+)
 from mcp_core.server._errors import invalid_arguments_result
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec, Page, SnapshotCache
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, visible_at
@@ -262,10 +268,8 @@ class RequestHandlers:
         ref = _missing(ElementKind.RESOURCE_TEMPLATE, uri)
         # The reference Registry answers get(ref) directly; any other resolver is asked to match
         # the URI (a template matches itself, or the client sent a concrete URI).
-        get: Callable[[ElementRef], Awaitable[Element | None]] | None = getattr(
-            self._resolver, "get", None
-        )
-        template = await get(ref) if callable(get) and uri else None
+        resolver = self._resolver
+        template = await resolver.get(ref) if isinstance(resolver, ElementAtRef) and uri else None
         if template is not None and await visible_at(self.visibility, template.ref, session):
             return template
         resolved = await self._first_visible(uri, session) if uri else None
@@ -301,12 +305,10 @@ class RequestHandlers:
     async def _runners_up(self, uri: str) -> Iterable[ResolvedResource]:
         # A resolver with ResourceCandidates offers the runners-up a hidden winner makes way
         # for (its first candidate is the winner); any other has none to offer.
-        candidates: Callable[[str], Awaitable[Iterable[ResolvedResource]]] | None = getattr(
-            self._resolver, "resource_candidates", None
-        )
-        if not callable(candidates):
+        resolver = self._resolver
+        if not isinstance(resolver, ResourceCandidates):
             return ()
-        return itertools.islice(await candidates(uri), 1, None)
+        return itertools.islice(await resolver.resource_candidates(uri), 1, None)
 
     async def _visible(
         self, ref: ElementRef, element: Element | None, session: SessionInfo

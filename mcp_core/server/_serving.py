@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import anyio
 import uvicorn
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from mcp_core.server._binding import McpServer
 
 __all__ = [
     "LOG_FORMAT",
@@ -330,8 +329,35 @@ def _report_drain(lifecycle: Lifecycle, drain_time: float) -> None:
         )
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Servable(Protocol):
+    """What :func:`run_server` serves (``McpServer`` is one), so this module needs no server's."""
+
+    @property
+    def lowlevel(self) -> _Named:
+        """The SDK server, for its name."""
+        ...
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """Whether it is draining, and what a drain cut (said when it stops)."""
+        ...
+
+    async def run_stdio(self) -> None:
+        """Serve over stdin and stdout until the input ends."""
+        ...
+
+    async def run_http(self, *args: Any, **kwargs: Any) -> None:
+        """Serve streamable HTTP until cancelled."""
+        ...
+
+
 def run_server(
-    server: McpServer,
+    server: Servable,
     transport: str,
     *,
     host: str,

@@ -2,9 +2,8 @@ r"""The stdio transport, on the event loop: the SDK's message streams over non-b
 
 The SDK's ``stdio_server`` reads and writes the process's standard streams through
 ``anyio.wrap_file``: every line read and every response written (and flushed) is a hop to a
-worker thread and back, three per request. On a busy machine those hops were two fifths of a
-``ping`` and most of the difference between a request and the bare cost of the pipe
-(``bench/PROFILES.md``). This transport hands the same streams to the same SDK server
+worker thread and back, three per request (what they cost is measured in ADR 0052). This
+transport hands the same streams to the same SDK server
 (``Server.run``: its sessions, dispatch and middleware are untouched) but serves the pipes from the
 event loop itself (``loop.connect_read_pipe`` / ``connect_write_pipe``), and writes a response's
 JSON in one piece, pre-encoded list pages included (:class:`~mcp_core.server._paging.EncodedItems`).
@@ -15,7 +14,7 @@ are restored afterwards. Input is decoded as UTF-8 (undecodable bytes replaced),
 (``\n``, ``\r\n`` or ``\r``) and parsed by the SDK's own message adapter; a line that is not a
 JSON-RPC message goes to the server as the exception, as with the SDK. Every message is written as
 the SDK writes it (``model_dump_json(by_alias=True, exclude_unset=True)``, one line), responses
-by an equivalent encoder that is three times faster for large results. A client that closes its
+by an equivalent, faster encoder (ADR 0052). A client that closes its
 end ends the serving, as end of input does.
 
 Where the pipes cannot be served from the loop (another event loop than asyncio, Windows, or a

@@ -7,33 +7,45 @@ behaviour each and compose by nesting::
 """
 
 from mcp_core.errors import SourceUnavailableError
-from mcp_core.sources._cached import CachedSource, source_identity
-from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
+from mcp_core.sources._cached import CachedSource
+from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic
 from mcp_core.sources._discovery import DiscoverySource
 from mcp_core.sources._entry_points import EntryPointSource
 from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._lazy import LazySource
-from mcp_core.sources._protocol import ElementLookup, ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._running import (
-    Applied,
-    ChangeListeners,
+from mcp_core.sources._protocol import (
+    CacheInputs,
     ChangingSource,
+    DiagnosticsReport,
+    ElementLookup,
+    ElementSource,
+    HandlerTargets,
+    KindsPrefetch,
+    Repairable,
     RunningSource,
-    running_sources,
+    WrappingSource,
+    diagnostics_of,
+    handler_targets_of,
+    lookup_in,
+    prefetch_kinds,
+    source_chain,
+    source_identity,
 )
+from mcp_core.sources._running import ChangeListeners, running_sources
 from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
 from mcp_core.sources._validated import ElementChecker, ValidatedSource
 from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
 
 __all__ = [
-    "Applied",
+    "CacheInputs",
     "CachedSource",
     "ChangeListeners",
     "ChangingSource",
     "CollectionFileSource",
     "DiagnosticKind",
+    "DiagnosticsReport",
     "DiscoverySource",
     "ElementChecker",
     "ElementLookup",
@@ -41,18 +53,24 @@ __all__ = [
     "EntryPointSource",
     "FilteredSource",
     "FunctionSource",
+    "HandlerTargets",
     "IsolatedSource",
+    "KindsPrefetch",
     "LazySource",
     "PrefixedSource",
+    "Repairable",
     "RunningSource",
     "SharedSource",
     "SourceDiagnostic",
     "SourceUnavailableError",
     "StaticSource",
     "ValidatedSource",
-    "describe_source",
+    "WrappingSource",
+    "diagnostics_of",
+    "handler_targets_of",
     "lookup_in",
     "prefetch_kinds",
     "running_sources",
+    "source_chain",
     "source_identity",
 ]

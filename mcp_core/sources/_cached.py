@@ -21,18 +21,20 @@ from mcp_core.elements import (
     ElementRef,
 )
 from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializableError
-from mcp_core.sources._diagnostics import (
-    DiagnosticKind,
-    SourceDiagnostic,
-    describe_source,
-    diagnostics_of,
-)
+from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
 from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, Entry, EntryCodec
-from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._trust import foreign_targets, handler_targets_of
+from mcp_core.sources._protocol import (
+    ElementLookup,
+    ElementSource,
+    handler_targets_of,
+    lookup_in,
+    prefetch_kinds,
+    source_identity,
+)
+from mcp_core.sources._trust import foreign_targets
 from mcp_core.stores import CacheStore
 
-__all__ = ["CachedSource", "source_identity"]
+__all__ = ["CachedSource"]
 
 _log = logging.getLogger("mcp_core.sources")
 
@@ -40,18 +42,6 @@ MAX_EXPANSION: Final = 8
 """How many times its size an entry nobody authenticated may expand to (shared schemas)."""
 EXPANSION_FLOOR: Final = 32 * 1024 * 1024
 """Bytes any such entry may expand to however small it is (a real catalogue shares schemas)."""
-
-
-def source_identity(source: object) -> dict[str, object]:
-    """What determines ``source``'s output, as far as it says: its type and ``cache_inputs()``.
-
-    Wrappers nest their inner source's identity in their own ``cache_inputs()``, so a
-    ``CachedSource`` over a chain of wrappers keys on the whole chain's configuration.
-    """
-    cls = type(source)
-    method = getattr(source, "cache_inputs", None)
-    inputs = method() if callable(method) else None
-    return {"type": f"{cls.__module__}.{cls.__qualname__}", "inputs": inputs}
 
 
 def _canonical_json(value: object, *, what: str) -> str:
@@ -285,7 +275,7 @@ class CachedSource:
         entry, collection = await self._lookup(key, [])
         if collection is not None:
             return collection.get(ref)
-        if not callable(getattr(self._inner, "lookup", None)):
+        if not isinstance(self._inner, ElementLookup):
             return (await self.provide()).get(ref)
         try:
             return await lookup_in(self._inner, ref)
@@ -296,16 +286,8 @@ class CachedSource:
             return stale.get(ref)
 
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """What the last ``provide()`` reported (stale, corrupt entry, store down), then the inner's."""
-        return self._diagnostics + diagnostics_of(self._inner)
-
-    def handler_targets(self) -> frozenset[str] | None:
-        """The handlers the inner source can produce: a cache hands out only those."""
-        return handler_targets_of(self._inner)
-
-    def cache_inputs(self) -> Mapping[str, object]:
-        """A CachedSource provides what its inner source provides: its identity is the inner's."""
-        return {"inner": source_identity(self._inner)}
+        """What the last ``provide()`` reported (stale, corrupt entry, store down)."""
+        return self._diagnostics
 
     async def clear(self) -> int:
         """Remove this source's entries (every version of them), and nobody else's; return how many.

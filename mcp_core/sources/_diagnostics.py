@@ -1,15 +1,15 @@
 """SourceDiagnostic: what a source, a wrapper or the registry skipped, lost or served stale.
 
 Diagnostics are plain values so that a registry can merge its own with its sources', a server can
-log them, and a test can compare them. Every source that records diagnostics exposes
-``diagnostics() -> Sequence[SourceDiagnostic]``: the state of its most recent ``provide()``
-(wrappers append their inner source's diagnostics), not an ever-growing log.
+log them, and a test can compare them. A source that records diagnostics has the
+:class:`~mcp_core.sources.DiagnosticsReport` capability: the state of its most recent
+``provide()``, not an ever-growing log (:func:`~mcp_core.sources.diagnostics_of` adds those of
+the sources a wrapper wraps).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias, final, get_args
 
@@ -76,14 +76,3 @@ def callable_name(function: object) -> str:
     module = getattr(function, "__module__", None) or type(function).__module__
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
     return f"{module}.{qualname}"
-
-
-def diagnostics_of(source: object) -> tuple[SourceDiagnostic, ...]:
-    """``source.diagnostics()`` if the source records diagnostics, else nothing."""
-    method = getattr(source, "diagnostics", None)
-    if not callable(method):
-        return ()
-    found = method()
-    if not isinstance(found, Sequence):
-        return ()
-    return tuple(item for item in found if isinstance(item, SourceDiagnostic))

@@ -21,7 +21,8 @@ from typing import Any, Final, final
 import pydantic
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, HandlerRef
-from mcp_core.handlers import CompletionMark, ElementMark, escapes, marks_of
+from mcp_core.handlers import escapes
+from mcp_core.handlers._decorators import CompletionMark, ElementMark, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._marked import Declarations, Marked, Provider, derive_all
 

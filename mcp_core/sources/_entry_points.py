@@ -15,7 +15,8 @@ from typing import Any, Final, TypeGuard, final
 import anyio.to_thread
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import ElementMark, escapes, marks_of
+from mcp_core.handlers import escapes
+from mcp_core.handlers._decorators import ElementMark, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._function import FunctionSource
 from mcp_core.sources._items import admit_items, is_item_iterable

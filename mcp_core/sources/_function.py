@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, final
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import CompletionMark, ElementMark, marks_of
+from mcp_core.handlers._decorators import CompletionMark, ElementMark, marks_of
 from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
 from mcp_core.sources._marked import Declarations, Marked, Provider, derive_all
 

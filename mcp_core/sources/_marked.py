@@ -38,7 +38,8 @@ from mcp_core.elements import (
     ResourceTemplate,
 )
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import CompletionMark, ElementMark, escapes
+from mcp_core.handlers import escapes
+from mcp_core.handlers._decorators import CompletionMark, ElementMark
 from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name
 
 __all__ = ["Declarations", "Marked", "Provider", "derive_all", "first_of_each_ref"]

@@ -4,7 +4,8 @@ Most sources are values: ``provide()`` computes a collection and nothing stays o
 front something alive — a remote MCP server reached over a connection, an SDK server whose
 lifespan must be entered — and work best while *running*: they hold their connections between
 calls, notice when their backend's elements change and say so. Both abilities are optional
-protocols, so a plain source stays a plain source:
+capabilities (declared with the others in :mod:`mcp_core.sources`), so a plain source stays a
+plain source:
 
 - :class:`RunningSource`: ``running()`` returns an async context manager; while it is entered the
   source keeps what it needs open (and it still works, more slowly, outside of it);
@@ -20,49 +21,20 @@ does this for every run of its server.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Any, Protocol, final, runtime_checkable
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any, final
 
 import anyio
 
 from mcp_core.elements import ElementKind
 from mcp_core.handlers import escapes
 from mcp_core.sources._diagnostics import describe_source
-from mcp_core.sources._protocol import ElementSource
+from mcp_core.sources._protocol import ChangingSource, ElementSource, RunningSource, source_chain
 
-__all__ = ["Applied", "ChangeListeners", "ChangingSource", "RunningSource", "running_sources"]
+__all__ = ["Applied", "ChangeListeners", "running_sources"]
 
 _log = logging.getLogger("mcp_core.sources")
-
-
-@runtime_checkable
-class RunningSource(Protocol):
-    """A source that keeps something open while it is served.
-
-    Law: a source provides the same elements whether or not it is running; running only keeps
-    connections (or a lifespan) open between calls instead of opening them per call. Entering
-    ``running()`` while it is already entered elsewhere is allowed and shares the first entry
-    (the first one entered owns what is open and closes it when it exits).
-    """
-
-    def running(self) -> AbstractAsyncContextManager[object]:
-        """An async context manager keeping the source's connections (or lifespan) open."""
-        ...
-
-
-@runtime_checkable
-class ChangingSource(Protocol):
-    """A source that can tell when the elements it would provide have changed.
-
-    A listener may return an awaitable that completes once the change has been taken in (the
-    source provided again); a source that wants its writer to read its own writes awaits it
-    (``SharedSource`` does), any other ignores it.
-    """
-
-    def subscribe(self, listener: Callable[[ElementKind], object]) -> Callable[[], None]:
-        """Call ``listener(kinds)`` after each change; returns a function that unsubscribes."""
-        ...
 
 
 @final
@@ -127,16 +99,6 @@ class ChangeListeners:
         return answers
 
 
-def _chain(source: ElementSource) -> Iterator[object]:
-    """``source`` and the sources it wraps (every wrapper keeps its inner source as ``inner``)."""
-    seen: set[int] = set()
-    current: object = source
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        yield current
-        current = getattr(current, "inner", None)
-
-
 @asynccontextmanager
 async def running_sources(
     sources: Iterable[ElementSource], reload: Callable[..., Awaitable[object]]
@@ -149,7 +111,7 @@ async def running_sources(
     into one more. The listener returns an :class:`Applied` that completes after that reload. A
     failing reload is logged and does not stop the others.
     """
-    found = [(source, inner) for source in sources for inner in _chain(source)]
+    found = [(source, inner) for source in sources for inner in source_chain(source)]
     changed = anyio.Event()
     applied = anyio.Event()
     pending: list[ElementSource] = []

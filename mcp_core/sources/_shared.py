@@ -116,7 +116,7 @@ class SharedSource:
         kinds: ElementKind = ElementKind.ALL,
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
     ) -> None:
-        if not callable(getattr(store, "entries", None)):
+        if not isinstance(store, ListingStore):
             raise TypeError(
                 f"SharedSource needs a store that can list its entries (a ListingStore: "
                 f"MemoryStore, SqliteStore, RedisStore), got {type(store).__name__}"

@@ -2,16 +2,11 @@
 
 A :class:`~mcp_core.elements.HandlerRef` is code: ``"subprocess:getoutput"`` imports and runs
 whatever it names. A collection read back from a store that others can write must therefore
-name only handlers its source could have produced. A source says which with an optional method,
-answered without providing (like ``kinds()``)::
-
-    def handler_targets(self) -> frozenset[str] | None:
-        '''Every HandlerRef target (handlers and completion providers) this source can provide,
-        or None when it cannot say.'''
-
-``StaticSource`` answers with its collection's targets, ``DiscoverySource`` with the marked
-callables of its modules, and wrappers that keep handlers as they are pass their inner source's
-answer through.
+name only handlers its source could have produced: a source says which with the optional
+:class:`~mcp_core.sources.HandlerTargets` capability, answered without providing (like
+``kinds()``). ``StaticSource`` answers with its collection's targets, ``DiscoverySource`` with
+the marked callables of its modules; wrappers keep handlers as they are and write nothing, since
+:func:`~mcp_core.sources.handler_targets_of` passes their inner source's answer through.
 """
 
 from __future__ import annotations
@@ -20,27 +15,7 @@ from collections.abc import Set as AbstractSet
 
 from mcp_core.elements import ElementCollection, ElementRef, HandlerRef
 
-__all__ = ["collection_targets", "foreign_targets", "handler_targets_of"]
-
-
-def handler_targets_of(source: object) -> frozenset[str] | None:
-    """``source.handler_targets()`` when the source says which handlers it can produce, else None.
-
-    Raises:
-        TypeError: the method answered something other than a set of strings or None.
-    """
-    method = getattr(source, "handler_targets", None)
-    if not callable(method):
-        return None
-    targets = method()
-    if targets is None:
-        return None
-    if not isinstance(targets, AbstractSet) or not all(isinstance(t, str) for t in targets):
-        raise TypeError(
-            f"{type(source).__qualname__}.handler_targets() must return a set of HandlerRef "
-            f"targets or None, got {targets!r}"
-        )
-    return frozenset(targets)
+__all__ = ["collection_targets", "foreign_targets"]
 
 
 def collection_targets(collection: ElementCollection) -> frozenset[str]:

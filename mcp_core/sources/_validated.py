@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Protocol, final
+from typing import Protocol, final, runtime_checkable
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
-from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits
-from mcp_core.sources._cached import source_identity
-from mcp_core.sources._diagnostics import (
-    SourceDiagnostic,
-    callable_name,
-    describe_source,
-    diagnostics_of,
-)
-from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._trust import handler_targets_of
+from mcp_core.handlers import Admission, ElementLimits
+from mcp_core.handlers._admission import DEFAULT_LIMITS
+from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name, describe_source
+from mcp_core.sources._protocol import ElementSource, lookup_in
 
 __all__ = ["ElementChecker", "ValidatedSource"]
 
 _log = logging.getLogger("mcp_core.sources")
 
 
+@runtime_checkable
 class ElementChecker(Protocol):
     """Checks one element more deeply than construction can (e.g. that its handler resolves).
 
@@ -66,7 +61,7 @@ class ValidatedSource:
         invoker: ElementChecker | None = None,
         limits: ElementLimits = DEFAULT_LIMITS,
     ) -> None:
-        if invoker is not None and not callable(getattr(invoker, "check", None)):
+        if invoker is not None and not isinstance(invoker, ElementChecker):
             raise TypeError(
                 f"ValidatedSource invoker must have a check(element) method, got {type(invoker).__name__}"
             )
@@ -88,27 +83,15 @@ class ValidatedSource:
         """The inner source's kinds."""
         return self._inner.kinds()
 
-    async def prefetch_kinds(self) -> None:
-        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
-        await prefetch_kinds(self._inner)
-
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The elements the last ``provide()`` dropped, then the inner source's diagnostics."""
-        return self._diagnostics + diagnostics_of(self._inner)
-
-    def handler_targets(self) -> frozenset[str] | None:
-        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
-        return handler_targets_of(self._inner)
+        """The elements the last ``provide()`` dropped."""
+        return self._diagnostics
 
     def cache_inputs(self) -> Mapping[str, object]:
-        """The inner source's identity and the invoker's type (what decides what is dropped)."""
+        """The invoker's type and the limits (what decides what is dropped)."""
         invoker = None if self._invoker is None else callable_name(type(self._invoker))
         limits = self._admission.limits
-        return {
-            "inner": source_identity(self._inner),
-            "invoker": invoker,
-            "limits": [limits.max_depth, limits.max_bytes],
-        }
+        return {"invoker": invoker, "limits": [limits.max_depth, limits.max_bytes]}
 
     def problems(self, element: Element) -> list[str]:
         """Everything wrong with ``element`` (empty when it is healthy)."""

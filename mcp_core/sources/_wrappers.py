@@ -1,9 +1,13 @@
 """Small wrappers, one behaviour each: isolate failures, filter elements, prefix names.
 
-Every wrapper keeps its inner source as its first field (``inner``), answers ``kinds()`` from the
-inner source's without providing, passes ``lookup(ref)`` through to it (see
-:class:`~mcp_core.sources.ElementLookup`), and states its law in its docstring; the conformance
-kit checks each law. ``CachedSource`` and ``ValidatedSource`` live in their own modules.
+Every wrapper keeps its inner source as its first field (``inner``, a
+:class:`~mcp_core.sources.WrappingSource`), answers ``kinds()`` from the inner source's without
+providing, answers ``lookup(ref)`` through it (see :class:`~mcp_core.sources.ElementLookup`), and
+states its law in its docstring; the conformance kit checks each law. A wrapper writes only what
+it changes: the capability helpers (:func:`~mcp_core.sources.diagnostics_of`,
+:func:`~mcp_core.sources.handler_targets_of`, :func:`~mcp_core.sources.prefetch_kinds`,
+:func:`~mcp_core.sources.source_identity`) follow ``inner`` for the rest. ``CachedSource`` and
+``ValidatedSource`` live in their own modules.
 """
 
 from __future__ import annotations
@@ -26,15 +30,8 @@ from mcp_core.elements import (
     Tool,
 )
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
-from mcp_core.sources._cached import source_identity
-from mcp_core.sources._diagnostics import (
-    SourceDiagnostic,
-    callable_name,
-    describe_source,
-    diagnostics_of,
-)
-from mcp_core.sources._protocol import ElementSource, lookup_in, prefetch_kinds
-from mcp_core.sources._trust import handler_targets_of
+from mcp_core.sources._diagnostics import SourceDiagnostic, callable_name, describe_source
+from mcp_core.sources._protocol import ElementSource, lookup_in
 
 __all__ = ["FilteredSource", "IsolatedSource", "PrefixedSource"]
 
@@ -85,21 +82,9 @@ class IsolatedSource:
         """The inner source's kinds."""
         return self._inner.kinds()
 
-    async def prefetch_kinds(self) -> None:
-        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
-        await prefetch_kinds(self._inner)
-
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The failure of the last ``provide()``, if it failed, then the inner source's own."""
-        return self._diagnostics + diagnostics_of(self._inner)
-
-    def handler_targets(self) -> frozenset[str] | None:
-        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
-        return handler_targets_of(self._inner)
-
-    def cache_inputs(self) -> Mapping[str, object]:
-        """The configuration that determines the output: the inner source's."""
-        return {"inner": source_identity(self._inner)}
+        """The failure of the last ``provide()``, if it failed."""
+        return self._diagnostics
 
     async def provide(self) -> ElementCollection:
         """The inner source's collection; on failure, the last good one (or empty)."""
@@ -184,26 +169,13 @@ class FilteredSource:
         inner = self._inner.kinds()
         return inner if self._kinds is None else inner & self._kinds
 
-    async def prefetch_kinds(self) -> None:
-        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
-        await prefetch_kinds(self._inner)
-
-    def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The inner source's diagnostics (filtering records none of its own)."""
-        return diagnostics_of(self._inner)
-
-    def handler_targets(self) -> frozenset[str] | None:
-        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
-        return handler_targets_of(self._inner)
-
     def cache_inputs(self) -> Mapping[str, object]:
-        """The inner source's identity, the predicate's qualified name and the declared kinds.
+        """The predicate's qualified name and the declared kinds.
 
         Two different lambdas in one scope share a qualified name: give a ``CachedSource`` an
         explicit ``key`` when that matters.
         """
         return {
-            "inner": source_identity(self._inner),
             "predicate": callable_name(self._predicate),
             "kinds": None if self._kinds is None else self._kinds.label,
         }
@@ -294,26 +266,13 @@ class PrefixedSource:
         """The inner source's kinds (renaming never changes a kind)."""
         return self._inner.kinds()
 
-    async def prefetch_kinds(self) -> None:
-        """Passed on to the inner source (see :func:`~mcp_core.sources.prefetch_kinds`)."""
-        await prefetch_kinds(self._inner)
-
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
-        """The inner source's diagnostics, and the elements the last renaming left out."""
-        inner = diagnostics_of(self._inner)
-        return [*inner, *self._skipped] if self._skipped else inner
-
-    def handler_targets(self) -> frozenset[str] | None:
-        """The handlers the inner source can produce: this wrapper keeps handlers as they are."""
-        return handler_targets_of(self._inner)
+        """The elements the last renaming left out."""
+        return self._skipped
 
     def cache_inputs(self) -> Mapping[str, object]:
-        """The inner source's identity, the prefix and the separator."""
-        return {
-            "inner": source_identity(self._inner),
-            "prefix": self._prefix,
-            "separator": self._separator,
-        }
+        """The prefix and the separator."""
+        return {"prefix": self._prefix, "separator": self._separator}
 
     def rename(self, ref: ElementRef) -> ElementRef:
         """The ref an inner element at ``ref`` has once prefixed."""

@@ -7,16 +7,19 @@ whose state each store reports as :class:`BackendHealth`.
 from mcp_core.stores._breaker import BackendHealth, BackendState, CircuitBreaker
 from mcp_core.stores._bus import Change, ChangeBus, MemoryChangeBus
 from mcp_core.stores._memory import MemoryStore
-from mcp_core.stores._protocol import CacheStore, ListingStore
-from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT, RedisStore
-from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT, RedisChangeBus
+from mcp_core.stores._protocol import (
+    BackendHealthReport,
+    CacheStore,
+    ListingStore,
+    OperationTimeout,
+)
+from mcp_core.stores._redis import RedisStore
+from mcp_core.stores._redis_bus import RedisChangeBus
 from mcp_core.stores._sqlite import SqliteStore
 
 __all__ = [
-    "DEFAULT_BUS_HEARTBEAT",
-    "DEFAULT_REDIS_CONNECT_TIMEOUT",
-    "DEFAULT_REDIS_TIMEOUT",
     "BackendHealth",
+    "BackendHealthReport",
     "BackendState",
     "CacheStore",
     "Change",
@@ -25,6 +28,7 @@ __all__ = [
     "ListingStore",
     "MemoryChangeBus",
     "MemoryStore",
+    "OperationTimeout",
     "RedisChangeBus",
     "RedisStore",
     "SqliteStore",

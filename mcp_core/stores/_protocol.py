@@ -1,11 +1,13 @@
-"""The CacheStore protocol."""
+"""The CacheStore protocol, and what a store may add: listing, health, a time bound."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-__all__ = ["CacheStore", "ListingStore"]
+from mcp_core.stores._breaker import BackendHealth
+
+__all__ = ["BackendHealthReport", "CacheStore", "ListingStore", "OperationTimeout"]
 
 
 class CacheStore(Protocol):
@@ -48,6 +50,7 @@ class CacheStore(Protocol):
         ...
 
 
+@runtime_checkable
 class ListingStore(CacheStore, Protocol):
     """A :class:`CacheStore` that can also list the entries under a key prefix.
 
@@ -63,4 +66,27 @@ class ListingStore(CacheStore, Protocol):
 
     async def entries(self, prefix: str) -> Mapping[str, bytes]:
         """Every live entry whose key starts with ``prefix``: key -> value."""
+        ...
+
+
+@runtime_checkable
+class BackendHealthReport(Protocol):
+    """Optional: a store (or change bus) that says how its backend is doing, without asking it.
+
+    ``RedisStore`` and the change buses answer from their circuit breaker; a deployment reports
+    what they say in the health of every worker.
+    """
+
+    def health(self) -> BackendHealth:
+        """The backend's health as last seen."""
+        ...
+
+
+@runtime_checkable
+class OperationTimeout(Protocol):
+    """Optional: a store whose every operation is bounded (``RedisStore``): the bound, in seconds."""
+
+    @property
+    def timeout(self) -> float:
+        """Seconds one operation may take."""
         ...

@@ -3,7 +3,7 @@
 from mcp_core.visibility._combinators import (
     ALWAYS,
     NEVER,
-    ElementLookup,
+    TagLookup,
     all_of,
     any_of,
     by_tag,
@@ -19,9 +19,9 @@ from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, UriVis
 __all__ = [
     "ALWAYS",
     "NEVER",
-    "ElementLookup",
     "ElementVisibility",
     "SessionInfo",
+    "TagLookup",
     "UriVisibility",
     "all_of",
     "any_of",

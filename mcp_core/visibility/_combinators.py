@@ -20,7 +20,7 @@ from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, visibl
 __all__ = [
     "ALWAYS",
     "NEVER",
-    "ElementLookup",
+    "TagLookup",
     "all_of",
     "any_of",
     "by_tag",
@@ -33,8 +33,12 @@ __all__ = [
 ]
 
 
-class ElementLookup(Protocol):
-    """Finds the effective element at a ref (``Registry.get`` satisfies it)."""
+class TagLookup(Protocol):
+    """Finds the effective element at a ref, for its tags (``Registry.get`` satisfies it).
+
+    What tag and scope rules ask; a registry offers it as
+    :class:`~mcp_core.registry.ElementAtRef`.
+    """
 
     async def get(self, ref: ElementRef) -> Element | None:
         """The element at ``ref``, or None."""
@@ -189,7 +193,7 @@ def per_uri(function: UriPredicate) -> ElementVisibility:
 @final
 @dataclass(frozen=True, slots=True)
 class _ByTag:
-    lookup: ElementLookup
+    lookup: TagLookup
     rule: Callable[[frozenset[str], SessionInfo], bool]
 
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
@@ -199,7 +203,7 @@ class _ByTag:
 
 
 def by_tag(
-    lookup: ElementLookup,
+    lookup: TagLookup,
     *,
     hide: Iterable[str] = (),
     show_only: Iterable[str] | None = None,
@@ -216,7 +220,7 @@ def by_tag(
     return _ByTag(lookup, rule)
 
 
-def scoped_by_tag(lookup: ElementLookup, *, prefix: str = "scope:") -> ElementVisibility:
+def scoped_by_tag(lookup: TagLookup, *, prefix: str = "scope:") -> ElementVisibility:
     """An element tagged ``scope:X`` is visible only to sessions holding scope ``X`` (all such tags).
 
     Elements without scope tags are visible to everyone.
@@ -252,7 +256,7 @@ async def _verdict(value: bool | Awaitable[bool]) -> bool:
 @final
 @dataclass(frozen=True, slots=True)
 class _HandlerAccess:
-    lookup: ElementLookup
+    lookup: TagLookup
     method: str
 
     async def _check(self, ref: ElementRef) -> Callable[..., bool | Awaitable[bool]] | None:
@@ -277,7 +281,7 @@ class _HandlerAccess:
         return True if check is None else await _verdict(check(uri, session))
 
 
-def handler_access(lookup: ElementLookup, *, method: str = "check_access") -> ElementVisibility:
+def handler_access(lookup: TagLookup, *, method: str = "check_access") -> ElementVisibility:
     """Each element's handler decides who may use it: ``handler.check_access(target, session)``.
 
     The plugin pattern: a plugin object is its element's handler and carries its own access

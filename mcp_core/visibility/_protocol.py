@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol, final
+from typing import Any, Protocol, final, runtime_checkable
 
 from mcp_core.elements import ElementRef
 
@@ -65,6 +65,7 @@ class ElementVisibility(Protocol):
         ...
 
 
+@runtime_checkable
 class UriVisibility(ElementVisibility, Protocol):
     """A visibility rule that also decides on each concrete URI a resource template answers.
 
@@ -106,7 +107,8 @@ async def visible_at(
         return False
     if uri is None:
         return True
-    decide = getattr(rule, "is_uri_visible", None)
-    if not callable(decide):
+    if not isinstance(rule, UriVisibility):
         return True
-    return bool(await decide(ref, uri, variables if variables is not None else {}, session))
+    return bool(
+        await rule.is_uri_visible(ref, uri, variables if variables is not None else {}, session)
+    )

@@ -23,7 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.utilities.types import Image as SdkImage
 
 from mcp_core import App
-from mcp_core.handlers import WRAPPED_MARKER
+from mcp_core.handlers._functions import WRAPPED_MARKER
 
 ANNOTATIONS = mt.ToolAnnotations(title="Adder", read_only_hint=True, idempotent_hint=True)
 ICON = mt.Icon(src="https://example.org/add.png", mime_type="image/png", sizes=["48x48"])

@@ -13,9 +13,10 @@ import pytest
 
 from mcp_core.app import App
 from mcp_core.cli import main
-from mcp_core.cli._target import TargetError, load_target
+from mcp_core.cli._target import load_target
 from mcp_core.elements import Element as _Element
 from mcp_core.elements import ElementCollection, HandlerRef, Tool
+from mcp_core.errors import TargetError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

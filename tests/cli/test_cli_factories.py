@@ -17,7 +17,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcp_core.cli import main
-from mcp_core.cli._target import TargetError, load_target
+from mcp_core.cli._target import load_target
+from mcp_core.errors import TargetError
 from tests.clients import ROOT, ok_text
 
 FACTORIES = """

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from mcp import StdioServerParameters
 
-from mcp_core.cli._target import TargetError, load_target
+from mcp_core.cli._target import load_target
+from mcp_core.errors import TargetError
 from tests.clients import ROOT
 from tests.corpus._corpus import (
     RULES,

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from mcp_core.elements import (
     COLLECTION_FORMAT,
     COLLECTION_VERSION,
-    MAX_JSON_DEPTH,
     Element,
     ElementCollection,
     ElementKind,
@@ -24,8 +23,8 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
     freeze,
-    thaw,
 )
+from mcp_core.elements._json import MAX_JSON_DEPTH, thaw
 from mcp_core.errors import (
     CollectionFormatError,
     DuplicateElementError,

@@ -8,7 +8,8 @@ import pytest
 
 from mcp_core.elements import Element, Prompt, PromptArgument, Tool
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import DEFAULT_LIMITS, Admission, ElementLimits, tool_from_function
+from mcp_core.handlers import Admission, ElementLimits, tool_from_function
+from mcp_core.handlers._admission import DEFAULT_LIMITS
 
 
 def tool(schema: dict[str, Any], *, name: str = "t", **fields: Any) -> Element:

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_core.elements import Element, Prompt, PromptArgument
-from mcp_core.handlers import MAX_COMPLETIONS, ClientGateway, Invoker
+from mcp_core.handlers import ClientGateway, Invoker
+from mcp_core.handlers._completion import MAX_COMPLETIONS
 from mcp_core.handlers.testing import RecordingGateway
 
 

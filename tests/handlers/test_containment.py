@@ -13,14 +13,8 @@ import mcp.server.mcpserver.exceptions as sdk
 import pytest
 
 from mcp_core.errors import PromptError, ResourceError, ResourceNotFoundError, ToolError
-from mcp_core.handlers import (
-    Failure,
-    Invoker,
-    escapes,
-    from_user_frame,
-    on_purpose,
-    tool_from_function,
-)
+from mcp_core.handlers import Failure, Invoker, escapes, tool_from_function
+from mcp_core.handlers._containment import from_user_frame, on_purpose
 from mcp_core.handlers.testing import RecordingGateway
 
 

@@ -10,16 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_core.elements import ElementKind, ElementRef, Prompt, Resource, ResourceTemplate, Tool
-from mcp_core.handlers import (
-    CompletionMark,
-    ElementMark,
-    completion,
-    marks_of,
-    prompt,
-    resource,
-    resource_template,
-    tool,
-)
+from mcp_core.handlers import completion, prompt, resource, resource_template, tool
+from mcp_core.handlers._decorators import CompletionMark, ElementMark, marks_of
 
 
 @tool

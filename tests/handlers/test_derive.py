@@ -20,11 +20,10 @@ from mcp_core.elements import (
     Resource,
     ResourceTemplate,
     Tool,
-    thaw,
 )
+from mcp_core.elements._json import thaw
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers import (
-    WRAPPED_MARKER,
     ClientGateway,
     Image,
     RequestedUri,
@@ -35,7 +34,7 @@ from mcp_core.handlers import (
     resource_template_from_function,
     tool_from_function,
 )
-from mcp_core.handlers._functions import EMPTY, _SchemaGenerator, shape_of
+from mcp_core.handlers._functions import EMPTY, WRAPPED_MARKER, _SchemaGenerator, shape_of
 
 
 class Color(enum.Enum):

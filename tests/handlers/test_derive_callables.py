@@ -11,14 +11,8 @@ import pytest
 from mcp_core.app import App
 from mcp_core.elements import Element, HandlerRef, Tool
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import (
-    ElementMark,
-    Invoker,
-    marks_of,
-    prompt_from_function,
-    tool,
-    tool_from_function,
-)
+from mcp_core.handlers import Invoker, prompt_from_function, tool, tool_from_function
+from mcp_core.handlers._decorators import ElementMark, marks_of
 from mcp_core.handlers.testing import RecordingGateway
 
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core.handlers import MAX_RESULT_DEPTH, repaired, unencodable
+from mcp_core.handlers import MAX_RESULT_DEPTH
+from mcp_core.handlers._encodable import repaired, unencodable
 
 
 def nested(depth: int) -> Any:

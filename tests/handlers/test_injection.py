@@ -10,13 +10,8 @@ import pytest
 
 from mcp_core.elements import Tool
 from mcp_core.errors import InvalidElementError
-from mcp_core.handlers import (
-    Injection,
-    Invoker,
-    prompt_from_function,
-    register_injection,
-    tool_from_function,
-)
+from mcp_core.handlers import Invoker, prompt_from_function, register_injection, tool_from_function
+from mcp_core.handlers._injection import Injection
 from mcp_core.handlers.testing import RecordingGateway
 
 

@@ -9,9 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from mcp_core.elements import Tool, thaw
-from mcp_core.handlers import schema_problems, tool_from_function
-from mcp_core.handlers._jsonschema import _meta_schema_problems, _plainly_valid
+from mcp_core.elements import Tool
+from mcp_core.elements._json import thaw
+from mcp_core.handlers import tool_from_function
+from mcp_core.handlers._jsonschema import _meta_schema_problems, _plainly_valid, schema_problems
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from mcp_core.elements import Element, HandlerRef, Prompt, Tool
-from mcp_core.handlers import ClientGateway, Invoker, serving_element
+from mcp_core.handlers import ClientGateway, Invoker
+from mcp_core.handlers._current_element import serving_element
 from mcp_core.handlers.testing import ElicitUrlCall, RecordingGateway
 
 

@@ -10,7 +10,6 @@ import pytest
 
 from mcp_core.elements import Annotations
 from mcp_core.handlers import (
-    WRAPPED_MARKER,
     Audio,
     EmbeddedResource,
     Image,
@@ -18,6 +17,9 @@ from mcp_core.handlers import (
     ResourceLink,
     Text,
     ToolResult,
+)
+from mcp_core.handlers._functions import WRAPPED_MARKER
+from mcp_core.handlers._results import (
     normalize_prompt_messages,
     normalize_resource_contents,
     normalize_tool_result,

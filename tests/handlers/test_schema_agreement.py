@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from mcp_core.elements import thaw
+from mcp_core.elements._json import thaw
 from mcp_core.errors import ArgumentValidationError
 from mcp_core.handlers import Invoker, tool_from_function
 from mcp_core.handlers._functions import DirectResultCheck, _direct_output_schema

@@ -34,3 +34,12 @@ class TestPublicApi:
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True
         )
         assert out.stdout.split() == ["False", "False"]
+
+
+def test_wire_error_is_a_deprecated_alias_of_error_reply() -> None:
+    """The old name of the server's error reply still resolves, with a DeprecationWarning."""
+    import mcp_core.server
+
+    with pytest.warns(DeprecationWarning, match="ErrorReply"):
+        old = mcp_core.server.WireError
+    assert old is mcp_core.server.ErrorReply

@@ -13,7 +13,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import anyio
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, HandlerRef, Tool
-from mcp_core.registry import ChangePropagation, Registry, source_keys
+from mcp_core.registry import ChangePropagation, Registry
+from mcp_core.registry._propagation import source_keys
 from mcp_core.stores import Change, MemoryChangeBus
 
 WAIT = 10

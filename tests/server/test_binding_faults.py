@@ -14,7 +14,7 @@ from mcp_core.elements import Element, ElementCollection, Resource
 from mcp_core.handlers import ClientGateway, tool_from_function
 from mcp_core.registry import Registry
 from mcp_core.server import McpServer
-from mcp_core.server._errors import WireError
+from mcp_core.server._errors import ErrorReply
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo
 
@@ -99,7 +99,7 @@ class TestContainment:
 
     def test_wire_errors_are_always_sendable(self) -> None:
         """An error quoting a lone surrogate from the client is repaired to U+FFFD."""
-        error = WireError(-32602, "Unknown tool: \ud800", {"name": ["\udfff"]})
+        error = ErrorReply(-32602, "Unknown tool: \ud800", {"name": ["\udfff"]})
         assert (error.message, error.data) == ("Unknown tool: \ufffd", {"name": ["\ufffd"]})
 
 

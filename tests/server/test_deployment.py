@@ -18,8 +18,9 @@ import pytest
 from mcp_core import App
 from mcp_core.errors import DeploymentError
 from mcp_core.registry import Registry
-from mcp_core.server import ENVIRONMENT, Deployment, McpServer
+from mcp_core.server import Deployment, McpServer
 from mcp_core.server import _deployment as deployment_module
+from mcp_core.server._deployment import ENVIRONMENT
 from mcp_core.stores import MemoryChangeBus, MemoryStore
 from tests.e2e._http import RawSession, serve
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, HandlerRef, Tool
 from mcp_core.registry import Registry
-from mcp_core.server import CursorCodec, InvalidCursorError, RequestHandlers
-from mcp_core.server._paging import Page, Snapshot, SnapshotCache
+from mcp_core.server import RequestHandlers
+from mcp_core.server._errors import InvalidCursorError
+from mcp_core.server._paging import CursorCodec, Page, Snapshot, SnapshotCache
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, predicate
 

@@ -23,15 +23,15 @@ from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
 from mcp_core.handlers import ClientGateway, Invoker
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.registry import Registry, ResolvedResource
-from mcp_core.server import (
+from mcp_core.server import RequestHandlers
+from mcp_core.server._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     RESOURCE_NOT_FOUND,
     InvalidCursorError,
-    RequestHandlers,
+    clip_json,
     wire_error,
 )
-from mcp_core.server._errors import clip_json
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, per_uri, predicate
 

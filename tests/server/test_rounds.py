@@ -21,8 +21,8 @@ from mcp_core.elements import ElementCollection
 from mcp_core.errors import ClientCapabilityError
 from mcp_core.handlers import ClientGateway, tool_from_function
 from mcp_core.registry import Registry
-from mcp_core.server import Deployment, McpServer, wire_error
-from mcp_core.server._errors import InvalidRequestStateError
+from mcp_core.server import Deployment, McpServer
+from mcp_core.server._errors import InvalidRequestStateError, wire_error
 from mcp_core.server._rounds import MAX_REMEMBERED_NOTIFICATIONS, InputRounds, RoundLedger
 from mcp_core.sources import StaticSource
 from mcp_core.stores import MemoryChangeBus, MemoryStore

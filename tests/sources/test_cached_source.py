@@ -18,9 +18,11 @@ from mcp_core.sources import (
     PrefixedSource,
     StaticSource,
     ValidatedSource,
+    diagnostics_of,
+    handler_targets_of,
 )
 from mcp_core.sources._entries import CLOCK_SKEW, DEFAULT_MAX_ENTRY_BYTES, EntryCodec
-from mcp_core.sources._trust import collection_targets, handler_targets_of
+from mcp_core.sources._trust import collection_targets
 from mcp_core.stores import MemoryStore
 from tests.strategies import BrokenStore, CountingSource, tool_element
 
@@ -346,7 +348,7 @@ class TestCachedSourceFaults:
         inner = ValidatedSource(StaticSource(ElementCollection([broken, tool_element("ok")])))
         source = CachedSource(inner, MemoryStore())
         await source.provide()
-        assert [d.kind for d in source.diagnostics()] == ["skipped"]
+        assert [d.kind for d in diagnostics_of(source)] == ["skipped"]
 
     def test_rejects_a_bad_ttl_or_namespace(self) -> None:
         """The ttl must be positive; the namespace non-empty without spaces."""
@@ -401,7 +403,7 @@ class TestTrust:
         store = MemoryStore()
         inner = FailingStatic(collection("a"))  # were it asked, it would fail
         source = CachedSource(inner, store, clock=Clock())
-        assert source.handler_targets() == collection_targets(collection("a"))
+        assert handler_targets_of(source) == collection_targets(collection("a"))
         await store.set(source.cache_key, foreign_entry(source, collection("a"), Clock().now))
         assert await source.provide() == collection("a")
         assert source.diagnostics() == ()

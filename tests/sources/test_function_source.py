@@ -8,16 +8,8 @@ from typing import Any
 import pytest
 
 from mcp_core.elements import ElementKind, ElementRef, Tool
-from mcp_core.handlers import (
-    ElementMark,
-    Invoker,
-    completion,
-    marks_of,
-    prompt,
-    resource,
-    resource_template,
-    tool,
-)
+from mcp_core.handlers import Invoker, completion, prompt, resource, resource_template, tool
+from mcp_core.handlers._decorators import ElementMark, marks_of
 from mcp_core.handlers._functions import shape_of
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.sources import ElementSource

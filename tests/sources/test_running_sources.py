@@ -12,7 +12,6 @@ import pytest
 
 from mcp_core.elements import ElementCollection, ElementKind
 from mcp_core.sources import (
-    Applied,
     ChangeListeners,
     ChangingSource,
     ElementSource,
@@ -21,6 +20,7 @@ from mcp_core.sources import (
     StaticSource,
     running_sources,
 )
+from mcp_core.sources._running import Applied
 
 
 class LiveSource:

@@ -14,8 +14,8 @@ from mcp_core.sources import (
     PrefixedSource,
     SourceDiagnostic,
     StaticSource,
-    describe_source,
 )
+from mcp_core.sources._diagnostics import describe_source
 from mcp_core.stores import MemoryStore
 
 

@@ -10,23 +10,38 @@ from pathlib import Path
 
 from mcp_core.elements import Element, ElementCollection, HandlerRef, Tool
 from mcp_core.registry import (
+    BackgroundRecovery,
+    CatalogCollection,
     ChangeNotifier,
+    ConfiguredSources,
     DeferredRegistry,
+    ElementAtRef,
     ElementCatalog,
+    ElementOrigin,
     ElementResolver,
     ElementWriter,
+    HealthReport,
     Registry,
+    ResourceCandidates,
+    SourceChangeNotifier,
 )
 from mcp_core.sources import (
     CachedSource,
+    CacheInputs,
     CollectionFileSource,
+    DiagnosticsReport,
+    DiscoverySource,
+    ElementLookup,
     ElementSource,
     FilteredSource,
+    HandlerTargets,
     IsolatedSource,
+    KindsPrefetch,
     LazySource,
     PrefixedSource,
     StaticSource,
     ValidatedSource,
+    WrappingSource,
 )
 from mcp_core.stores import CacheStore, MemoryStore
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, all_of, any_of, not_
@@ -75,6 +90,55 @@ class TestStructuralConformance:
             ValidatedSource(static),
         ]
         assert len(sources) == 8
+
+    def test_registry_offers_every_capability(self) -> None:
+        """Registry has every optional capability a server, a deployment or the CLI asks of it."""
+        registry = Registry()
+        offered: list[object] = []
+        candidates: ResourceCandidates = registry
+        at_ref: ElementAtRef = registry
+        whole: CatalogCollection = registry
+        origin: ElementOrigin = registry
+        health: HealthReport = registry
+        background: BackgroundRecovery = registry
+        configured: ConfiguredSources = registry
+        source_changes: SourceChangeNotifier = registry
+        prefetch: KindsPrefetch = registry
+        diagnostics: DiagnosticsReport = registry
+        offered += [candidates, at_ref, whole, origin, health, background, configured]
+        offered += [source_changes, prefetch, diagnostics]
+        for capability in (
+            ResourceCandidates,
+            ElementAtRef,
+            CatalogCollection,
+            ElementOrigin,
+            HealthReport,
+            BackgroundRecovery,
+            ConfiguredSources,
+            SourceChangeNotifier,
+            KindsPrefetch,
+            DiagnosticsReport,
+        ):
+            assert isinstance(registry, capability), capability.__name__
+        assert len(offered) == 10
+
+    def test_sources_declare_their_capabilities(self) -> None:
+        """The wrappers are WrappingSources; each source has the capabilities it implements."""
+        static = StaticSource(collection())
+        cached = CachedSource(static, MemoryStore())
+        isolated, filtered = IsolatedSource(static), FilteredSource(static, lambda element: True)
+        prefixed, validated = PrefixedSource(static, "app"), ValidatedSource(static)
+        wrappers: list[WrappingSource] = [cached, isolated, filtered, prefixed, validated]
+        lookups: list[ElementLookup] = [static, cached, isolated, filtered, prefixed, validated]
+        targets: HandlerTargets = static
+        inputs: list[CacheInputs] = [static, DiscoverySource(["json"]), filtered, prefixed]
+        prefetch: KindsPrefetch = cached
+        assert all(isinstance(w, WrappingSource) for w in wrappers)
+        assert all(isinstance(s, ElementLookup) for s in lookups)
+        assert isinstance(targets, HandlerTargets)
+        assert isinstance(prefetch, KindsPrefetch)
+        assert all(isinstance(s, CacheInputs) for s in inputs)
+        assert not isinstance(static, WrappingSource | DiagnosticsReport | KindsPrefetch)
 
     def test_store_and_visibility(self) -> None:
         """MemoryStore is a CacheStore; the combinators are ElementVisibility rules."""

@@ -1,4 +1,9 @@
-"""Element kinds and references: the names elements are looked up by."""
+"""Element kinds and references: the names elements are looked up by.
+
+The bottom floor of the package: errors name their culprit by ``ElementRef``, and every layer
+above looks elements up by it. Imports nothing but the standard library; users import these
+names from ``mcp_core`` or ``mcp_core.elements``.
+"""
 
 from __future__ import annotations
 
