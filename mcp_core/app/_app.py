@@ -22,7 +22,8 @@ from mcp_core.handlers._decorators import CallSite, marks_of
 from mcp_core.registry import Backoff, Priority, Registry
 from mcp_core.registry._recovery import DEFAULT_BACKOFF
 from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
-from mcp_core.search import Disclosure, ToolDisclosure
+from mcp_core.search import Disclosure
+from mcp_core.search._disclosure import ToolDisclosure
 from mcp_core.server import Deployment, McpServer, RequestStateSecurity, SessionHook
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._session_link import SessionLink

@@ -8,22 +8,8 @@
 See ``docs/large-catalogues.md``.
 """
 
-from mcp_core.search._disclosure import Disclosure, SessionChannel, ToolDisclosure
-from mcp_core.search._index import DEFAULT_LIMIT, MAX_LIMIT, IndexedCatalog, SearchHit, ToolIndex
-from mcp_core.search._text import COLUMNS, WEIGHTS, Fields, query_terms, words
+from mcp_core.search._disclosure import Disclosure
+from mcp_core.search._index import SearchHit, ToolIndex
+from mcp_core.search._text import Fields, query_terms
 
-__all__ = [
-    "COLUMNS",
-    "DEFAULT_LIMIT",
-    "MAX_LIMIT",
-    "WEIGHTS",
-    "Disclosure",
-    "Fields",
-    "IndexedCatalog",
-    "SearchHit",
-    "SessionChannel",
-    "ToolDisclosure",
-    "ToolIndex",
-    "query_terms",
-    "words",
-]
+__all__ = ["Disclosure", "Fields", "SearchHit", "ToolIndex", "query_terms"]

@@ -6,7 +6,8 @@ import sqlite3
 from collections.abc import Iterable
 
 from mcp_core.elements import Element
-from mcp_core.search import WEIGHTS, Fields, query_terms
+from mcp_core.search import Fields, query_terms
+from mcp_core.search._text import WEIGHTS
 
 
 def reference_ranking(visible: Iterable[Element], query: str) -> list[tuple[str, float]]:

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from mcp_core.elements import Element, ElementCollection, ElementRef, Tool
 from mcp_core.registry import Registry
-from mcp_core.search import MAX_LIMIT, SearchHit, ToolIndex
+from mcp_core.search import SearchHit, ToolIndex
+from mcp_core.search._index import MAX_LIMIT
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import (
     ALWAYS,
