@@ -36,9 +36,11 @@ from mcp_core.server import (
     DEFAULT_PAGE_SIZE,
     Deployment,
     McpServer,
+    Middleware,
     RequestStateSecurity,
     SessionHook,
 )
+from mcp_core.server._middleware import checked
 from mcp_core.sources import (
     ElementSource,
     FunctionSource,
@@ -59,6 +61,7 @@ __all__ = ["App"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 D = TypeVar("D", bound=Callable[..., Any])
+M = TypeVar("M", bound=Middleware)
 
 
 @final
@@ -294,6 +297,7 @@ class App:
         handler_timeout: HandlerTimeout = None,
         preload: bool = True,
         deployment: Deployment | None = None,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -336,6 +340,7 @@ class App:
             "request_state_security": request_state_security,
             "preload": preload,
             "deployment": deployment,
+            "middleware": checked(middleware),
         }
 
     def __repr__(self) -> str:
@@ -437,6 +442,30 @@ class App:
         self._visibility = rule
         if self._server is not None:
             self._server.visibility = rule
+
+    def middleware(self, middleware: M) -> M:
+        """Decorator: wrap every element request in ``middleware`` (an async ``(request, call_next)``).
+
+        Middleware added later runs inside what was added before; see
+        :class:`~mcp_core.server.Middleware` and ``docs/operating.md``::
+
+            @app.middleware
+            async def no_deletes(request: Request, call_next: CallNext) -> dict[str, Any]:
+                if request.method == "tools/call" and request.target == "delete":
+                    raise RequestRefusedError("delete is switched off on this server")
+                return await call_next(request)
+        """
+        self.add_middleware(middleware)
+        return middleware
+
+    def add_middleware(self, *middleware: Middleware) -> None:
+        """Wrap every element request in each of ``middleware`` too, inside what is already there."""
+        if self._server is not None:
+            self._server.add_middleware(*middleware)
+        else:
+            self._server_options["middleware"] = checked(
+                (*self._server_options["middleware"], *middleware)
+            )
 
     @property
     def deployment(self) -> Deployment | None:

@@ -32,6 +32,14 @@ from mcp_core.server._errors import (
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._host import HostAuthentication
+from mcp_core.server._middleware import (
+    AuditLog,
+    AuditRecord,
+    CallNext,
+    Middleware,
+    RateLimit,
+    Request,
+)
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
@@ -43,6 +51,9 @@ __all__ = [
     "INVALID_PARAMS",
     "LOG_FORMAT",
     "RESOURCE_NOT_FOUND",
+    "AuditLog",
+    "AuditRecord",
+    "CallNext",
     "CursorCodec",
     "Deployment",
     "ElementInvoker",
@@ -53,6 +64,9 @@ __all__ = [
     "InvalidCursorError",
     "Lifespan",
     "McpServer",
+    "Middleware",
+    "RateLimit",
+    "Request",
     "RequestHandlers",
     "RequestStateSecurity",
     "ServableRegistry",

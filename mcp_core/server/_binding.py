@@ -85,6 +85,7 @@ from mcp_core.server._gateway import (
 )
 from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
+from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
@@ -200,7 +201,10 @@ def _enveloped(
 
 
 _LISTS: Final[
-    Mapping[str, Callable[[RequestHandlers, str | None, SessionInfo], Awaitable[dict[str, Any]]]]
+    Mapping[
+        str,
+        Callable[..., Awaitable[dict[str, Any]]],
+    ]
 ] = {
     "tools/list": RequestHandlers.list_tools,
     "resources/list": RequestHandlers.list_resources,
@@ -376,6 +380,9 @@ class McpServer:
       ``cursor_secret`` or ``request_state_security`` too), the registry (a reference
       ``Registry``) follows the other workers' changes, session ids name this worker, and the
       health endpoint reports the shared backends.
+    - ``middleware``: wraps every element request (the lists, call, read, get, complete,
+      subscribe), the first outermost, the same over every transport and era (see
+      :class:`~mcp_core.server.Middleware`; :meth:`add_middleware` adds more).
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -420,6 +427,7 @@ class McpServer:
         preload: bool = True,
         deployment: Deployment | None = None,
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         if max_input_rounds is not None and (
             isinstance(max_input_rounds, bool) or max_input_rounds < 1
@@ -452,6 +460,7 @@ class McpServer:
             cursor_secret=cursor_secret
             if cursor_secret is not None
             else default_cursor_secret(name),
+            middleware=middleware,
         )
         subscribe = getattr(registry, "subscribe", None)
         self._notifies: Final = callable(subscribe)
@@ -499,6 +508,19 @@ class McpServer:
     def invoker(self) -> ElementInvoker:
         """What runs the elements (its container resolves their handler references)."""
         return self._invoker
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]:
+        """What wraps each element request, the first outermost (see :class:`Middleware`)."""
+        return self.handlers.middleware
+
+    def add_middleware(self, *middleware: Middleware) -> None:
+        """Wrap every element request in ``middleware`` too, inside what is already there.
+
+        Each is an async callable ``(request, call_next)``; see
+        :mod:`mcp_core.server._middleware` and ``docs/operating.md``.
+        """
+        self.handlers.middleware = (*self.handlers.middleware, *middleware)
 
     @property
     def visibility(self) -> ElementVisibility:
@@ -676,23 +698,33 @@ class McpServer:
         server.middleware.append(self._track_sessions)
 
     async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.list_tools(params.cursor, self._session(ctx)[0]))
+        return await self._answer(
+            self.handlers.list_tools(params.cursor, self._session(ctx)[0], era=ctx.protocol_version)
+        )
 
     async def _list_resources(
         self, ctx: Ctx, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         return await self._answer(
-            self.handlers.list_resources(params.cursor, self._session(ctx)[0])
+            self.handlers.list_resources(
+                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
+            )
         )
 
     async def _list_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         session = self._session(ctx)[0]
-        return await self._answer(self.handlers.list_resource_templates(params.cursor, session))
+        return await self._answer(
+            self.handlers.list_resource_templates(params.cursor, session, era=ctx.protocol_version)
+        )
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
+        return await self._answer(
+            self.handlers.list_prompts(
+                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
+            )
+        )
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
         headers = getattr(ctx.request, "headers", None)
@@ -700,17 +732,27 @@ class McpServer:
         return await self._asking(
             ctx,
             params,
-            lambda g: self.handlers.call_tool(params.name, params.arguments, g, admit=admit),
+            lambda g: self.handlers.call_tool(
+                params.name, params.arguments, g, admit=admit, era=ctx.protocol_version
+            ),
         )
 
     async def _read_resource(
         self, ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> HandlerResult:
-        return await self._asking(ctx, params, lambda g: self.handlers.read_resource(params.uri, g))
+        return await self._asking(
+            ctx,
+            params,
+            lambda g: self.handlers.read_resource(params.uri, g, era=ctx.protocol_version),
+        )
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
         return await self._asking(
-            ctx, params, lambda g: self.handlers.get_prompt(params.name, params.arguments, g)
+            ctx,
+            params,
+            lambda g: self.handlers.get_prompt(
+                params.name, params.arguments, g, era=ctx.protocol_version
+            ),
         )
 
     async def _asking(
@@ -747,15 +789,23 @@ class McpServer:
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         context = (wire.get("context") or {}).get("arguments")
         return await self._answer(
-            self.handlers.complete(wire["ref"], wire["argument"], context, self._gateway(ctx))
+            self.handlers.complete(
+                wire["ref"],
+                wire["argument"],
+                context,
+                self._gateway(ctx),
+                era=ctx.protocol_version,
+            )
         )
 
     async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
         info, state = self._session(ctx)
-        await self._answer(self.handlers.resolve_resource(params.uri, info))
+        result = await self._answer(
+            self.handlers.subscribe(params.uri, info, era=ctx.protocol_version)
+        )
         if state is not None:
             state.subscriptions.add(params.uri)
-        return {}
+        return result
 
     async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
         state = self._session(ctx)[1]
@@ -819,7 +869,9 @@ class McpServer:
         ):
             return None
         list_page = _LISTS[ctx.method]
-        result = await self._answer(list_page(self.handlers, cursor, self._session(ctx)[0]))
+        result = await self._answer(
+            list_page(self.handlers, cursor, self._session(ctx)[0], era=ctx.protocol_version)
+        )
         version = ctx.protocol_version
         if version in MODERN_PROTOCOL_VERSIONS:
             result.update(resultType="complete", ttlMs=0, cacheScope="private")

@@ -22,6 +22,7 @@ from mcp_core.errors import (
     HandlerTimeoutError,
     McpCoreError,
     PromptError,
+    RequestRefusedError,
     ResourceError,
     ResourceNotFoundError,
     SourceUnavailableError,
@@ -92,7 +93,7 @@ _NOT_FOUND_NOUN: Final = {
 }
 
 
-def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return per error kind
+def wire_error(exc: BaseException) -> WireError:  # noqa: C901, PLR0911 -- one return per error kind
     """The error a client sees for ``exc`` raised while serving its request.
 
     A hidden element raises the same ``ElementNotFoundError`` as a missing one, so both answer
@@ -129,6 +130,8 @@ def wire_error(exc: BaseException) -> WireError:  # noqa: PLR0911 -- one return 
         )
     if isinstance(exc, HandlerTimeoutError):
         return WireError(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
+    if isinstance(exc, RequestRefusedError):
+        return WireError(exc.code, str(exc), exc.data, on_purpose=True)
     return WireError(INTERNAL_ERROR, "Internal error")
 
 
