@@ -298,6 +298,7 @@ class App:
         preload: bool = True,
         deployment: Deployment | None = None,
         middleware: Sequence[Middleware] = (),
+        trace_arguments: bool = False,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -341,6 +342,7 @@ class App:
             "preload": preload,
             "deployment": deployment,
             "middleware": checked(middleware),
+            "trace_arguments": trace_arguments,
         }
 
     def __repr__(self) -> str:

@@ -93,6 +93,7 @@ from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, Round
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
+from mcp_core.server._tracing import trace_context_from_headers
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -383,6 +384,8 @@ class McpServer:
     - ``middleware``: wraps every element request (the lists, call, read, get, complete,
       subscribe), the first outermost, the same over every transport and era (see
       :class:`~mcp_core.server.Middleware`; :meth:`add_middleware` adds more).
+    - ``trace_arguments``: put argument values and results in the OpenTelemetry handler spans
+      (left out by default; see ``docs/operating.md``).
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -428,6 +431,7 @@ class McpServer:
         deployment: Deployment | None = None,
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
         middleware: Sequence[Middleware] = (),
+        trace_arguments: bool = False,
     ) -> None:
         if max_input_rounds is not None and (
             isinstance(max_input_rounds, bool) or max_input_rounds < 1
@@ -461,6 +465,7 @@ class McpServer:
             if cursor_secret is not None
             else default_cursor_secret(name),
             middleware=middleware,
+            trace_arguments=trace_arguments,
         )
         subscribe = getattr(registry, "subscribe", None)
         self._notifies: Final = callable(subscribe)
@@ -481,6 +486,9 @@ class McpServer:
             get_tool_input_schema=no_schema_yet,
         )
         self._bind(self.lowlevel)
+        # Ahead of the SDK's request span: over HTTP, a traceparent header parents it when the
+        # request's _meta carries none.
+        self.lowlevel.middleware.insert(0, trace_context_from_headers)
         # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
         # handler sees it (see mcp_core.server._rounds).
         security = request_state_security or RequestStateSecurity.ephemeral()

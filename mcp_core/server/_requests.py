@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Final, Protocol, final
+from typing import Any, Final, Protocol, TypeVar, final
 
+from opentelemetry.trace import Span, StatusCode
+
+from mcp_core._telemetry import OUTCOME, tracer
 from mcp_core.elements import Definition, Element, ElementKind, ElementRef
-from mcp_core.errors import ArgumentValidationError, ElementNotFoundError
+from mcp_core.errors import ArgumentValidationError, ElementNotFoundError, clip_input
 from mcp_core.handlers import ClientGateway
 from mcp_core.registry import ElementCatalog, ElementResolver, ResolvedResource
 from mcp_core.server._errors import invalid_arguments_result
@@ -25,6 +29,8 @@ from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec, Page, Snapsh
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, visible_at
 
 __all__ = ["ElementInvoker", "RequestHandlers"]
+
+_F = TypeVar("_F")
 
 
 class ElementInvoker(Protocol):
@@ -92,6 +98,8 @@ class RequestHandlers:
     signed with ``cursor_secret`` (see :class:`~mcp_core.server._paging.CursorCodec`).
     ``middleware`` wraps every request below (see :mod:`mcp_core.server._middleware`), the first
     outermost; each request method takes the negotiated protocol version as ``era`` for it.
+    ``trace_arguments`` puts argument values and results in the handler spans (see
+    :mod:`mcp_core._telemetry`); they are left out by default.
     """
 
     __slots__ = (
@@ -102,6 +110,7 @@ class RequestHandlers:
         "_page_size",
         "_resolver",
         "_snapshots",
+        "trace_arguments",
         "visibility",
     )
 
@@ -115,7 +124,9 @@ class RequestHandlers:
         page_size: int | None = DEFAULT_PAGE_SIZE,
         cursor_secret: bytes = b"mcp-core",
         middleware: Sequence[Middleware] = (),
+        trace_arguments: bool = False,
     ) -> None:
+        self.trace_arguments = trace_arguments
         self._middleware: tuple[Middleware, ...] = ()
         self.middleware = middleware
         self._catalog = catalog
@@ -235,11 +246,11 @@ class RequestHandlers:
         by raising (the transport's own checks on a resolved tool).
         """
         ref = _missing(ElementKind.TOOL, name)
-        found = await self._resolver.get_tool(name) if name else None
+        with _resolving(ref) as span:
+            found = await self._resolver.get_tool(name) if name else None
+            visible = _outcome(span, await self._visible(found, gateway.session))
         if not self._middleware:
-            element = _found(ref, await self._visible(found, gateway.session))
-            return await self._run_tool(element, arguments, gateway, admit)
-        visible = await self._visible(found, gateway.session)
+            return await self._run_tool(_found(ref, visible), arguments, gateway, admit)
         request = Request(
             "tools/call", gateway.session, era, target=name, element=visible, arguments=arguments
         )
@@ -256,22 +267,38 @@ class RequestHandlers:
     ) -> dict[str, Any]:
         if admit is not None:
             admit(element)
-        try:
-            return await self._invoker.call_tool(element, arguments, gateway)
-        except ArgumentValidationError as exc:
-            return invalid_arguments_result(exc)
+        name = element.ref.key
+        with tracer.start_as_current_span(
+            f"execute_tool {name}",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": name,
+                "gen_ai.tool.type": "function",
+            },
+        ) as span:
+            if self.trace_arguments:
+                span.set_attribute("gen_ai.tool.call.arguments", _json(arguments))
+            try:
+                result = await self._invoker.call_tool(element, arguments, gateway)
+            except ArgumentValidationError as exc:
+                result = invalid_arguments_result(exc)
+            if result.get("isError") is True:
+                span.set_attribute("error.type", "tool_error")
+                span.set_status(StatusCode.ERROR)
+            if self.trace_arguments:
+                span.set_attribute("gen_ai.tool.call.result", _json(result))
+            return result
 
     async def read_resource(
         self, uri: str, gateway: ClientGateway, *, era: str | None = None
     ) -> dict[str, Any]:
         """The ``resources/read`` result; an unknown or hidden URI raises ElementNotFoundError."""
         session = gateway.session
+        with _resolving(_missing(ElementKind.RESOURCE, uri)) as span:
+            found = await self._first_visible(uri, session) if uri else None
+            _outcome(span, found)
         if not self._middleware:
-            resolved = await self.resolve_resource(uri, session)
-            return await self._invoker.read_resource(
-                resolved.element, uri, resolved.variables, gateway
-            )
-        found = await self._first_visible(uri, session) if uri else None
+            return await self._read(uri, _resolved(uri, found), gateway)
         request = Request(
             "resources/read",
             session,
@@ -281,13 +308,22 @@ class RequestHandlers:
             arguments=found.variables or None if found is not None else None,
         )
 
-        async def answer(_request: Request) -> dict[str, Any]:
-            resolved = _resolved(uri, found)
-            return await self._invoker.read_resource(
+        return await self._through(
+            request, lambda _request: self._read(uri, _resolved(uri, found), gateway)
+        )
+
+    async def _read(
+        self, uri: str, resolved: ResolvedResource, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        with _handling("mcp_core.handler.read", resolved.element) as span:
+            if self.trace_arguments:
+                span.set_attribute("mcp_core.arguments", _json(resolved.variables))
+            result = await self._invoker.read_resource(
                 resolved.element, uri, resolved.variables, gateway
             )
-
-        return await self._through(request, answer)
+            if self.trace_arguments:
+                span.set_attribute("mcp_core.result", _json(result))
+            return result
 
     async def subscribe(
         self, uri: str, session: SessionInfo, *, era: str | None = None
@@ -334,17 +370,28 @@ class RequestHandlers:
     ) -> dict[str, Any]:
         """The ``prompts/get`` result; an unknown or hidden prompt raises ElementNotFoundError."""
         ref = _missing(ElementKind.PROMPT, name)
-        found = await self._resolver.get_prompt(name) if name else None
-        visible = await self._visible(found, gateway.session)
+        with _resolving(ref) as span:
+            found = await self._resolver.get_prompt(name) if name else None
+            visible = _outcome(span, await self._visible(found, gateway.session))
         if not self._middleware:
-            return await self._invoker.get_prompt(_found(ref, visible), arguments, gateway)
+            return await self._get(_found(ref, visible), arguments, gateway)
         request = Request(
             "prompts/get", gateway.session, era, target=name, element=visible, arguments=arguments
         )
         return await self._through(
-            request,
-            lambda r: self._invoker.get_prompt(_found(ref, visible), r.arguments, gateway),
+            request, lambda r: self._get(_found(ref, visible), r.arguments, gateway)
         )
+
+    async def _get(
+        self, element: Element, arguments: Mapping[str, Any] | None, gateway: ClientGateway
+    ) -> dict[str, Any]:
+        with _handling("mcp_core.handler.get", element) as span:
+            if self.trace_arguments:
+                span.set_attribute("mcp_core.arguments", _json(arguments))
+            result = await self._invoker.get_prompt(element, arguments, gateway)
+            if self.trace_arguments:
+                span.set_attribute("mcp_core.result", _json(result))
+            return result
 
     async def complete(
         self,
@@ -387,7 +434,10 @@ class RequestHandlers:
                 return dict(_NO_COMPLETIONS)  # a fixed resource has nothing to complete
             arguments = request.arguments or {argument_name: value}
             name, partial = next(iter(arguments.items()))
-            completion = await self._invoker.complete(found, name, partial, context or {}, gateway)
+            with _handling("mcp_core.handler.complete", found):
+                completion = await self._invoker.complete(
+                    found, name, partial, context or {}, gateway
+                )
             return {"completion": completion}
 
         request = Request(
@@ -457,6 +507,39 @@ class RequestHandlers:
         ):
             return element
         return None
+
+
+def _resolving(ref: ElementRef) -> Any:
+    """The span of finding what a request names (the name is the client's: clipped)."""
+    return tracer.start_as_current_span(
+        "mcp_core.resolve",
+        attributes={
+            "mcp_core.kind": (ref.kind.name or "").lower(),
+            "mcp_core.key": clip_input(ref.key),
+        },
+    )
+
+
+def _outcome(span: Span, found: _F) -> _F:
+    """``found``, its outcome (``found`` or ``missing``: hidden is missing) set on ``span``."""
+    span.set_attribute(OUTCOME, "missing" if found is None else "found")
+    return found
+
+
+def _handling(name: str, element: Element) -> Any:
+    """The span of running ``element``'s handler."""
+    return tracer.start_as_current_span(
+        name,
+        attributes={
+            "mcp_core.kind": (element.kind.name or "").lower(),
+            "mcp_core.key": element.ref.key,
+        },
+    )
+
+
+def _json(value: object) -> str:
+    """``value`` as a span attribute (JSON; what JSON cannot hold as its repr)."""
+    return json.dumps(value, default=repr, ensure_ascii=False)
 
 
 def _found(ref: ElementRef, element: Element | None) -> Element:
