@@ -680,6 +680,24 @@ class Registry:
 
     # -- diagnostics ---------------------------------------------------------------------------
 
+    def catalog_sizes(self) -> dict[ElementKind, int] | None:
+        """How many elements of each kind the catalogue holds now; None before the first load.
+
+        Answers at once, loading and providing nothing (for metrics and status pages).
+        """
+        if not self._loaded:
+            return None
+        views = self._views
+        if views is None:
+            with collector_paused():
+                views = self._views = _Views.build(self._runtime, self._base)
+        return {
+            ElementKind.TOOL: len(views.tools),
+            ElementKind.RESOURCE: len(views.resources),
+            ElementKind.RESOURCE_TEMPLATE: len(views.resource_templates),
+            ElementKind.PROMPT: len(views.prompts),
+        }
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """Everything skipped, failed, unavailable, shadowed or stale, with source and reason.
 

@@ -85,7 +85,9 @@ from mcp_core.server._gateway import (
 )
 from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
+from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
+from mcp_core.server._operator import operator_routes
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
@@ -393,6 +395,7 @@ class McpServer:
 
     __slots__ = (
         "_deployment",
+        "_event_stores",
         "_hook",
         "_hubs",
         "_invoker",
@@ -400,6 +403,7 @@ class McpServer:
         "_lifespan_factory",
         "_loading",
         "_max_rounds",
+        "_metrics",
         "_notifies",
         "_preload",
         "_preload_when_run",
@@ -445,6 +449,8 @@ class McpServer:
                 deployment, registry, cursor_secret, request_state_security
             )
         self._deployment = deployment
+        self._metrics: ServerMetrics | None = None
+        self._event_stores: list[SessionEventStore] = []
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
@@ -529,6 +535,32 @@ class McpServer:
         :mod:`mcp_core.server._middleware` and ``docs/operating.md``.
         """
         self.handlers.middleware = (*self.handlers.middleware, *middleware)
+
+    def metrics(self) -> ServerMetrics:
+        """This server's Prometheus metrics (``prometheus-client``, the ``[metrics]`` extra).
+
+        The first call starts counting: the metrics middleware goes outermost, around whatever
+        middleware the server has. Serve them with ``streamable_http_app(metrics_path=...)`` or
+        ``metrics().serve_on(port)`` (``mcp-core run --metrics-port``).
+        """
+        if self._metrics is None:
+            catalog_sizes = getattr(self._registry, "catalog_sizes", None)
+            self._metrics = ServerMetrics(
+                health=self.health,
+                catalog=catalog_sizes if callable(catalog_sizes) else lambda: None,
+                sessions=self._open_sessions,
+                event_bytes=self._retained_event_bytes,
+            )
+            self.handlers.middleware = (self._metrics, *self.handlers.middleware)
+        return self._metrics
+
+    def _open_sessions(self) -> int:
+        return sum(len(hub.sessions) for hub in tuple(self._hubs))
+
+    def _retained_event_bytes(self) -> int | None:
+        sizes = [getattr(store, "retained_bytes", None) for store in self._event_stores]
+        counted = [size for size in sizes if isinstance(size, int)]
+        return sum(counted) if counted else None
 
     @property
     def visibility(self) -> ElementVisibility:
@@ -941,6 +973,9 @@ class McpServer:
         max_client_body_bytes: int | None = DEFAULT_MAX_CLIENT_BODY_BYTES,
         trusted_proxies: Sequence[str] = (),
         health_auth: bool = False,
+        metrics_path: str | None = None,
+        status_path: str | None = None,
+        operator_auth: bool | None = None,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -976,8 +1011,16 @@ class McpServer:
         ``health_auth`` puts it behind the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
+
+        ``metrics_path`` serves the Prometheus metrics (:meth:`metrics`) there; ``status_path``
+        an HTML status page (sources, diagnostics, the catalogue the caller may see; see
+        ``docs/operating.md``). Both are off by default; ``operator_auth`` puts them behind the
+        endpoint's bearer authentication (by default: the status page is whenever the endpoint
+        is, the metrics are not, so a scraper needs no token).
         """
         store = _session_event_store(event_store)
+        if store is not None:
+            self._event_stores.append(store)
         transport_security = transport_security_for(host, transport_security)
         if health_auth and token_verifier is None:
             raise ValueError(
@@ -992,7 +1035,16 @@ class McpServer:
         routes = (
             [health_route(health_path, self.health, transport_security, auth=health_auth)]
             if health_path is not None
-            else None
+            else []
+        )
+        routes += operator_routes(
+            self,
+            metrics_path=metrics_path,
+            status_path=status_path,
+            security=transport_security,
+            authenticated=token_verifier is not None,
+            auth=operator_auth,
+            hook=self._hook,
         )
         self._preload = self._preload or preload
         app = self.lowlevel.streamable_http_app(
@@ -1010,7 +1062,7 @@ class McpServer:
             host=host,
             auth=auth,
             token_verifier=token_verifier,
-            custom_starlette_routes=routes,
+            custom_starlette_routes=routes or None,
         )
         deferred = json_response is None
         manager = self.lowlevel.session_manager

@@ -103,6 +103,8 @@ class Request:
 
 
 CallNext = Callable[[Request], Awaitable[dict[str, Any]]]
+Outcome = Literal["ok", "tool_error", "refused", "failed"]
+"""How a request ended, for audit records and metrics."""
 """The rest of the chain: the next middleware, and at the end the request's own answer."""
 
 
@@ -267,7 +269,7 @@ class AuditRecord:
     session_id: str | None
     principal: str | None
     client_id: str | None
-    outcome: Literal["ok", "tool_error", "refused", "failed"]
+    outcome: Outcome
     duration: float
     code: int | None = None
     arguments: Mapping[str, Any] | None = field(default=None)
@@ -318,14 +320,14 @@ class AuditLog:
             return await call_next(request)
         started = time.perf_counter()
         code: int | None = None
-        outcome: Literal["ok", "tool_error", "refused", "failed"] = "failed"
+        outcome: Outcome = "failed"
         try:
             result = await call_next(request)
         except Exception as exc:
-            code, outcome = _error_outcome(exc)
+            code, outcome = outcome_of_error(exc)
             raise
         else:
-            outcome = "tool_error" if result.get("isError") is True else "ok"
+            outcome = outcome_of_result(result)
             return result
         finally:
             self._record(request, outcome, code, time.perf_counter() - started)
@@ -333,7 +335,7 @@ class AuditLog:
     def _record(
         self,
         request: Request,
-        outcome: Literal["ok", "tool_error", "refused", "failed"],
+        outcome: Outcome,
         code: int | None,
         duration: float,
     ) -> None:
@@ -378,7 +380,17 @@ def _log_record(record: AuditRecord) -> None:
     )
 
 
-def _error_outcome(exc: BaseException) -> tuple[int | None, Literal["refused", "failed"]]:
+def outcome_of_result(result: Mapping[str, Any]) -> Outcome:
+    """``tool_error`` for a result marked ``isError``, else ``ok``."""
+    return "tool_error" if result.get("isError") is True else "ok"
+
+
+def outcome_of_error(exc: BaseException) -> tuple[int | None, Outcome]:
+    """The JSON-RPC code ``exc`` is answered with (None: not known here), and its outcome.
+
+    ``refused``: the client's request earned it (unknown element, bad params, a refusal);
+    ``failed``: the server's own failure, a backend down included.
+    """
     if isinstance(exc, McpCoreError):
         error = wire_error(exc)
         return error.code, "refused" if error.expected and not error.retryable else "failed"
