@@ -207,7 +207,8 @@ th {{ background: #f0f0f0; font-weight: 600; }}
 .state {{ display: inline-block; padding: 0 .5rem; border-radius: .6rem; font-weight: 600; }}
 .ok {{ background: #d9f2dd; color: #135a1e; }} .degraded, .loading, .unloaded, .pending {{
   background: #fff1c2; color: #6b4e00; }}
-.down, .misconfigured {{ background: #fbd5d5; color: #7c1010; }}
+.down, .misconfigured, .failed, .unavailable {{ background: #fbd5d5; color: #7c1010; }}
+.stale, .skipped, .shadowed {{ background: #fff1c2; color: #6b4e00; }}
 .muted {{ color: #666; }} code {{ font-size: 13px; }}
 input[type=search] {{ padding: .3rem .5rem; width: 20rem; }}
 </style></head>
