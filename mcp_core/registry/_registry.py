@@ -683,14 +683,13 @@ class Registry:
     def catalog_sizes(self) -> dict[ElementKind, int] | None:
         """How many elements of each kind the catalogue holds now; None before the first load.
 
-        Answers at once, loading and providing nothing (for metrics and status pages).
+        Answers at once, loading and providing nothing (for metrics and status pages), and may
+        be asked from another thread (a metrics server's).
         """
         if not self._loaded:
             return None
-        views = self._views
-        if views is None:
-            with collector_paused():
-                views = self._views = _Views.build(self._runtime, self._base)
+        # Built without keeping it when missing: a scrape may come from another thread.
+        views = self._views or _Views.build(self._runtime, self._base)
         return {
             ElementKind.TOOL: len(views.tools),
             ElementKind.RESOURCE: len(views.resources),

@@ -1,7 +1,7 @@
 """A middleware denies one tool wherever it comes from, over every transport and in both eras.
 
-``tests/e2e/servers/operated_server.py`` serves a local, an adopted (SDK ``MCPServer``) and a
-proxied (``RemoteSource`` over HTTP) tool of each kind, the ``*secret`` ones denied by its
+``tests/e2e/servers/operated_server.py`` serves a local, two adopted (SDK ``MCPServer``,
+fastmcp) and a proxied (``RemoteSource`` over HTTP) tool of each kind, the ``*secret`` ones denied by its
 middleware; the official client reaches it over stdio and streamable HTTP, in the 2026-07-28 era
 (the client's default) and the 2025-11-25 one (``mode="legacy"``).
 """
@@ -21,6 +21,9 @@ from tests.e2e.conftest import run_http, serving_http, stop
 
 OPERATED = ROOT / "tests" / "e2e" / "servers" / "operated_server.py"
 BACKEND = ROOT / "tests" / "e2e" / "servers" / "operated_backend.py"
+
+ORIGINS = ("local", "adopted", "fast", "remote")
+"""Where the tools come from: declared, adopted (SDK, fastmcp), proxied."""
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -59,18 +62,18 @@ async def test_one_tool_denied_wherever_it_comes_from(
         names = await tool_names(client)
         echoes = {
             origin: ok_text(await client.call_tool(f"{origin}_echo", {"text": "hi"}))
-            for origin in ("local", "adopted", "remote")
+            for origin in ORIGINS
         }
         refusals = {}
-        for origin in ("local", "adopted", "remote"):
+        for origin in ORIGINS:
             with pytest.raises(MCPError) as refused:
                 await client.call_tool(f"{origin}_secret", {})
             refusals[origin] = refused.value.error
         seen = json.loads(ok_text(await client.call_tool("middleware_seen", {})))
         era = client.protocol_version
     # The middleware denies calls, not listings: every tool is listed.
-    assert {"local_secret", "adopted_secret", "remote_secret"} <= names
-    assert echoes == {"local": "local: hi", "adopted": "adopted: hi", "remote": "remote: hi"}
+    assert {f"{origin}_secret" for origin in ORIGINS} <= names
+    assert echoes == {origin: f"{origin}: hi" for origin in ORIGINS}
     for origin, error in refusals.items():
         assert error.code == -32600
         assert error.message == f"the operator denies {origin}_secret"
@@ -78,9 +81,7 @@ async def test_one_tool_denied_wherever_it_comes_from(
     # What the middleware had in hand: the era, and the element for each call.
     calls = [entry for entry in seen if entry["method"] == "tools/call"]
     assert {entry["target"] for entry in calls} >= {
-        f"{origin}_{what}"
-        for origin in ("local", "adopted", "remote")
-        for what in ("echo", "secret")
+        f"{origin}_{what}" for origin in ORIGINS for what in ("echo", "secret")
     }
     assert all(entry["element"] for entry in calls)
     assert {entry["era"] for entry in seen if entry["era"] is not None} >= {era}
