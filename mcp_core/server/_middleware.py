@@ -221,7 +221,7 @@ class RateLimit:
     async def __call__(self, request: Request, call_next: CallNext) -> dict[str, Any]:
         if request.method != "tools/call" or request.element is None:
             return await call_next(request)
-        key = (caller_of(request.session), request.target or "" if self.per_tool else "")
+        key = (caller_of(request.session), (request.target or "") if self.per_tool else "")
         wait = self._take(key)
         if wait > 0:
             return {

@@ -237,6 +237,23 @@ async def test_rate_limit_per_session_and_tool() -> None:
         assert not (await client.call_tool("echo", {"text": "again"})).is_error
 
 
+async def test_rate_limit_across_tools() -> None:
+    """``per_tool=False``: one bucket per caller, whatever tool it calls."""
+    limit = RateLimit(1, burst=1, per_tool=False, clock=lambda: 0.0)
+    app = make_app(limit)
+
+    @app.tool
+    def other() -> str:
+        """Another tool."""
+        return "other"
+
+    async with Client(app.server.lowlevel, mode="legacy") as client:
+        first = await client.call_tool("echo", {"text": "x"})
+        second = await client.call_tool("other", {})
+    assert not first.is_error
+    assert second.is_error
+
+
 @given(st.lists(st.floats(min_value=0, max_value=10), max_size=40))
 def test_rate_limit_never_admits_more_than_rate_allows(gaps: list[float]) -> None:
     """Law: over any time t, at most burst + rate * t calls pass."""
