@@ -32,6 +32,7 @@ from mcp_core.server._errors import (
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._host import HostAuthentication
+from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import (
     AuditLog,
     AuditRecord,
@@ -71,6 +72,7 @@ __all__ = [
     "RequestStateSecurity",
     "ServableRegistry",
     "ServerGateway",
+    "ServerMetrics",
     "SessionEventStore",
     "SessionHook",
     "WireError",
