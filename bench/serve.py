@@ -72,6 +72,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--dump", type=Path, help="mcp-core only: serve this dumped collection (warm start)"
     )
+    parser.add_argument(
+        "--uvicorn",
+        metavar="HTTP/LOOP",
+        help="HTTP: uvicorn's protocol and event loop, e.g. httptools/uvloop (default: auto/auto)",
+    )
     return parser
 
 
@@ -84,11 +89,16 @@ def _declare(app: Any, size: int, cache: Path, module_size: int) -> None:
     importlib.import_module(_catalogue.package_name("cat", size, module_size))
 
 
+_UVICORN: list[str] = ["auto", "auto"]
+"""uvicorn's HTTP protocol and event loop (``--uvicorn``)."""
+
+
 def _uvicorn(asgi: Any, fd: int) -> None:
     """Serve ``asgi`` on the inherited socket, configured as the libraries' own runners do."""
     import uvicorn  # noqa: PLC0415 -- HTTP only
 
-    config = uvicorn.Config(asgi, log_level="warning", lifespan="on")
+    http, loop = _UVICORN
+    config = uvicorn.Config(asgi, log_level="warning", lifespan="on", http=http, loop=loop)
     uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
 
 
@@ -157,6 +167,8 @@ def _floor(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Serve until the client hangs up (stdio: end of input; HTTP: SIGINT or SIGTERM)."""
     args = _parser().parse_args(argv)
+    if args.uvicorn:
+        _UVICORN[:] = args.uvicorn.split("/", 1)
     if args.lib != "floor" and args.dump is None and args.cache is None:
         raise SystemExit(f"{args.lib} needs --cache (the generated catalogues)")
     if args.dump is not None and args.lib != "mcp-core":

@@ -34,6 +34,7 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parents[1]
 MCP_CORE = Path(sys.executable).with_name("mcp-core")
 WAIT = 90  # seconds: a bound for a loaded machine, never a measured time
+SDK_HTTP_TIMEOUT = httpx2.Timeout(30, read=300)  # what the official client uses by default
 
 ANN = {"username": "ann", "email": "ann@example.org"}
 """What the client's user fills a form in with, unless told otherwise."""
@@ -170,7 +171,11 @@ async def bearer(
 
     With an ``inbox``, its model and user answer and it records (see :meth:`Inbox.client`).
     """
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+    # The SDK's own client timeouts: a quiet SSE stream is read for up to 300 s. (httpx's 5 s
+    # default times the session's GET stream out twice in 11 quiet seconds, and the official
+    # client then stops reading it for good: no notification after that.)
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=SDK_HTTP_TIMEOUT) as http:
         transport = streamable_http_client(url, http_client=http)
         client = inbox.client(transport, **options) if inbox else Client(transport, **options)
         async with client:
@@ -276,8 +281,10 @@ class Changes:
 
 
 @asynccontextmanager
-async def listening(url: str, mode: str) -> AsyncIterator[tuple[Client, Changes]]:
-    """The official client at ``url`` in ``mode``, and the list changes it hears.
+async def listening(
+    url: str | StdioServerParameters, mode: str
+) -> AsyncIterator[tuple[Client, Changes]]:
+    """The official client at ``url`` (or of a stdio server) in ``mode``, and the changes it hears.
 
     In the 2026-07-28 era (any ``mode`` but ``"legacy"``) it holds a ``subscriptions/listen``
     stream open for them; in 2025-11-25 they come as notifications.

@@ -9,6 +9,9 @@ server's code (``catalogue_handlers.py``). The server follows the table: a chang
 ``NOTIFY`` and clients get ``list_changed``. When the database goes away the last good catalogue
 is still served, ``catalogue_status`` says why, and the registry retries the database in the
 background; when it is back, the catalogue is provided again and clients are told what changed.
+Started while the database is down, the server starts all the same: it serves
+``catalogue_status`` (which says why the rest is missing) and picks the elements up when the
+database returns.
 
 Configuration: ``CATALOGUE_DATABASE_URL`` (required), ``CATALOGUE_TIMEOUT`` (seconds a database
 round trip may take, default 5), ``CATALOGUE_MAX_BACKOFF`` (the longest wait between the

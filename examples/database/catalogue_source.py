@@ -138,8 +138,7 @@ class PostgresCatalogue:
             self._reached.set()
         except (psycopg.OperationalError, TimeoutError) as exc:
             raise SourceUnavailableError(
-                f"{self!r}: the catalogue database is unreachable ({type(exc).__name__}); "
-                "serving the last good catalogue until it is back",
+                f"{self!r}: the catalogue database is unreachable ({type(exc).__name__})",
                 source=self,
             ) from exc
         elements: list[Element] = []

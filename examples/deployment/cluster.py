@@ -37,6 +37,8 @@ from typing import IO, Final
 HERE: Final = Path(__file__).resolve().parent
 SERVER: Final = HERE / "shared_catalogue.py"
 MCP_CORE: Final = Path(sys.executable).with_name("mcp-core")
+_CHECK_INTERVAL: Final = 1.0
+"""Seconds between two health checks of a worker by the balancer."""
 STARTUP: Final = 120.0
 """Seconds a process may take to come up on a loaded machine before the cluster gives up."""
 
@@ -49,51 +51,97 @@ def free_port() -> int:
         return port
 
 
-def haproxy_config(port: int, workers: Mapping[str, int]) -> str:
-    """HAProxy in front of ``workers`` (id -> port): sticky by the session id's worker prefix.
+def _jsonrpc_error(message: str) -> str:
+    """A JSON-RPC error body HAProxy answers itself (the SDK's clients show its message)."""
+    return '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"' + message + '"}}'
 
-    A handshake-era session lives on the worker that opened it, and its id says which
-    (``w1.<random>``): requests carrying it go to that worker; a session whose worker is down
-    is answered 404 (the client opens a new one); everything else (``initialize``, 2026-07-28
-    requests, which any worker serves) is balanced round robin across healthy workers. Each
-    request carries ``X-Forwarded-For`` (``option forwardfor``), which the workers believe from
-    127.0.0.1 (``--trusted-proxy``), so one client's sessions count against its own limit.
+
+# What the balancer says when it, not a worker, answers: each says whether to retry.
+_GONE: Final = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
+_BALANCER_ERRORS: Final = {
+    502: "The worker serving this request stopped before answering (it failed or was killed). "
+    "The request may or may not have taken effect; retry it if that is safe.",
+    503: "No worker is available right now; retry in a few seconds.",
+    504: "The worker serving this request did not answer in time (frozen or overloaded). The "
+    "request may or may not have taken effect; retry it if that is safe.",
+}
+
+
+def haproxy_config(bind: str, workers: Mapping[str, str]) -> str:
+    """The complete HAProxy configuration in front of ``workers`` (id -> ``host:port``).
+
+    This is the file ``docs/deployment.md`` shows (a test checks that it is) and the tests and
+    the example run. ``bind`` is the balancer's ``address:port``.
+
+    - Health checks ask each worker's ``/readyz`` every second: a worker that is loading,
+      misconfigured or draining (stopping: it closes its port at once) is out of rotation
+      within two checks.
+    - A request that cannot connect to its worker (stopped, restarting) is retried on another
+      (``retry-on conn-failure``, ``option redispatch 1``): a rolling restart fails nothing. A
+      request that reached a worker is never sent twice: if that worker dies before answering,
+      the client gets a JSON-RPC error saying so and that it may retry (502), or, on a
+      connection that carried earlier requests, HAProxy closes it without an answer, HTTP's
+      own way of saying the request may be retried.
+    - A handshake-era session lives on the worker that opened it, and its id says which
+      (``w1.<random>``): requests carrying it go to that worker; a session whose worker is down
+      is answered 404 (the client opens a new one). Everything else (``initialize``,
+      2026-07-28 requests, which any worker serves) is balanced round robin.
+    - ``option http-server-close``: each request to a worker on a connection of its own
+      (clients keep theirs alive), so a draining worker, closing its idle connections, never
+      races a request sent on one.
+    - ``option http-no-delay``: each SSE event (a notification, a progress message) leaves at
+      once rather than waiting to fill a packet.
+    - Timeouts: an idle server or client for 45 s ends the request (SSE streams carry a ping
+      every 15 s, and an answer silent for 5 s becomes such a stream), so a frozen worker holds
+      a request 45 s, not an hour; request headers within 10 s, as the workers bound them.
+    - ``option forwardfor``: ``X-Forwarded-For``, which the workers believe from the balancer
+      (``--trusted-proxy``), so one client's sessions count against its own limit.
     """
     lines = [
         "global",
         "    maxconn 4096",
+        "",
         "defaults",
         "    mode http",
-        "    timeout connect 5s",
-        "    timeout client 1h",  # SSE streams stay open
-        "    timeout server 1h",
+        "    option http-server-close",
+        "    option http-no-delay",
+        "    option forwardfor",
+        "    option redispatch 1",
+        "    retries 3",
+        "    retry-on conn-failure",
+        "    timeout connect 2s",
+        "    timeout client 45s",
+        "    timeout server 45s",
+        "    timeout http-request 10s",
         "    timeout http-keep-alive 30s",
-        "    timeout http-request 10s",  # a client's request headers, as the workers bound them
-        "    option http-keep-alive",
-        "    option forwardfor",  # X-Forwarded-For: the workers' per-client limits see clients
+        "    timeout queue 10s",
+        *(
+            f"    http-error status {status} content-type application/json "
+            f"string '{_jsonrpc_error(message)}'"
+            for status, message in _BALANCER_ERRORS.items()
+        ),
+        "",
         "frontend mcp",
-        f"    bind 127.0.0.1:{port}",
+        f"    bind {bind}",
         "    default_backend workers",
+        "",
         "backend workers",
         "    balance roundrobin",
         "    option httpchk",
-        f"    http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1:{port}",
+        f"    http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host {bind}",
         "    http-check expect status 200",
+        f"    default-server check inter {_CHECK_INTERVAL:g}s fall 2 rise 1",
     ]
-    gone = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
-    for worker in workers:
-        lines += [
-            f"    acl session_{worker} req.hdr(mcp-session-id) -m beg {worker}.",
-            (
-                "    http-request return status 404 content-type application/json "
-                f"string '{gone}' if session_{worker} !{{ srv_is_up(workers/{worker}) }}"
-            ),
-            f"    use-server {worker} if session_{worker}",
-        ]
     lines += [
-        f"    server {worker} 127.0.0.1:{worker_port} check inter 1s fall 2 rise 1"
-        for worker, worker_port in workers.items()
+        f"    acl session_{worker} req.hdr(mcp-session-id) -m beg {worker}." for worker in workers
     ]
+    lines += [
+        "    http-request return status 404 content-type application/json "
+        f"string '{_GONE}' if session_{worker} !{{ srv_is_up(workers/{worker}) }}"
+        for worker in workers
+    ]
+    lines += [f"    use-server {worker} if session_{worker}" for worker in workers]
+    lines += [f"    server {worker} {address}" for worker, address in workers.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -173,6 +221,10 @@ class Cluster:
         """One worker's health endpoint."""
         return f"http://127.0.0.1:{self.ports[worker]}/healthz"
 
+    def ready_url(self, worker: str) -> str:
+        """One worker's readiness endpoint (what the balancer checks)."""
+        return f"http://127.0.0.1:{self.ports[worker]}/readyz"
+
     def start(self) -> None:
         """Start Redis, the workers (once each is ready) and the balancer."""
         secret = self.root / "secret"
@@ -214,30 +266,51 @@ class Cluster:
     def start_worker(self, worker: str, *, env: Mapping[str, str] | None = None) -> float:
         """Start one worker and return the seconds it took to be ready (``/healthz`` 200)."""
         port = self.ports.setdefault(worker, free_port())
-        command = [
-            *(str(MCP_CORE), "run", str(self.server), "--transport", "http"),
-            *("--port", str(port), "--worker-id", worker, "--redis", self.redis_url),
-            *("--secret-file", str(self.root / "secret"), "--namespace", self.namespace),
-            *("--log-level", "INFO"),
-            # HAProxy (on this host) says who each client is: per-client limits need it.
-            *("--trusted-proxy", "127.0.0.1"),
-        ]
+        command = self.worker_command(worker, port)
         started = time.monotonic()
         process = self._spawn(worker, command, {**self.env, **(env or {})})
         _wait_for(self.health_url(worker), process, worker)
         return time.monotonic() - started
 
-    def stop_worker(self, worker: str) -> None:
-        """Stop one worker."""
-        _stop(self.processes.pop(worker, None))
+    def worker_command(self, worker: str, port: int) -> list[str]:
+        """The command that runs worker ``worker`` on ``port``."""
+        return [
+            *(str(MCP_CORE), "run", str(self.server), "--transport", "http"),
+            *("--port", str(port), "--worker-id", worker, "--redis", self.redis_url),
+            *("--secret-file", str(self.root / "secret"), "--namespace", self.namespace),
+            *("--log-level", "INFO"),
+            # Stopped, a worker serves on, not ready, until HAProxy has seen it (two checks).
+            *("--drain-delay", f"{2 * _CHECK_INTERVAL + 1:g}"),
+            # HAProxy (on this host) says who each client is: per-client limits need it.
+            *("--trusted-proxy", "127.0.0.1"),
+        ]
+
+    def stop_worker(self, worker: str) -> int | None:
+        """Stop one worker (SIGTERM: it drains); its exit status (None if it was not running)."""
+        process = self.processes.pop(worker, None)
+        _stop(process)
+        return None if process is None else process.returncode
+
+    def wait_in_rotation(self, worker: str) -> None:
+        """Return once the balancer has had time to see ``worker`` ready (two health checks)."""
+        _wait_for(self.ready_url(worker), self.processes[worker], worker)
+        time.sleep(2 * _CHECK_INTERVAL)
+
+    def kill_worker(self, worker: str) -> None:
+        """Kill one worker outright (SIGKILL: no drain, as a crash or the OOM killer would)."""
+        process = self.processes.pop(worker)
+        process.kill()
+        process.wait()
 
     def start_balancer(self) -> None:
         """Write the HAProxy configuration for the workers started so far, and start HAProxy."""
         config = self.root / "haproxy.cfg"
-        workers = {name: port for name, port in self.ports.items() if name in self.processes}
-        config.write_text(haproxy_config(self.port, workers))
+        workers = {
+            name: f"127.0.0.1:{port}" for name, port in self.ports.items() if name in self.processes
+        }
+        config.write_text(haproxy_config(f"127.0.0.1:{self.port}", workers))
         process = self._spawn("haproxy", ["haproxy", "-db", "-f", str(config)])
-        _wait_for(f"http://127.0.0.1:{self.port}/healthz", process, "haproxy")
+        _wait_for(f"http://127.0.0.1:{self.port}/readyz", process, "haproxy")
 
     def log(self, name: str) -> str:
         """What process ``name`` has written to its log so far."""

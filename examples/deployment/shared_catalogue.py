@@ -15,9 +15,9 @@ Run alone (no ``--redis``), it is an ordinary single-process server. In a deploy
   ``reload_catalogue`` on any worker reads the file again, and every worker follows;
 - ``add_greeting`` registers a tool for every worker (a shared registration in Redis, naming
   only handlers on this server's allow-list); every worker's clients hear ``list_changed``;
-- ``whoami`` says which worker answered; ``countdown`` streams a few log messages and closes
-  its stream after the first, so the client resumes it (``Last-Event-ID``) through the load
-  balancer, which sends it back to the session's worker.
+- ``whoami`` says which worker answered, ``pause`` does too after a wait; ``countdown``
+  streams a few log messages and closes its stream after the first, so the client resumes it
+  (``Last-Event-ID``) through the load balancer, which sends it back to the session's worker.
 """
 
 from __future__ import annotations
@@ -67,9 +67,7 @@ async def add_greeting(name: str, template: str) -> str:
     try:
         await shared.register(Element(definition=tool, handler=HandlerRef("greetings:Template")))
     except CacheStoreError as exc:
-        raise ToolError(
-            f"{name} is not registered: the shared store is unreachable ({exc})"
-        ) from exc
+        raise ToolError(f"{name} is not registered: {exc}") from exc
     return f"{name} registered for every worker (through {whoami()})"
 
 
@@ -98,6 +96,13 @@ async def reload_catalogue() -> str:
 def whoami() -> str:
     """The id of the worker that answers."""
     return deployment.worker if deployment is not None else "a single process"
+
+
+@app.tool
+async def pause(seconds: float) -> str:
+    """Wait ``seconds`` (at most 10), then say which worker answered."""
+    await anyio.sleep(min(max(seconds, 0.0), 10.0))
+    return whoami()
 
 
 @app.tool

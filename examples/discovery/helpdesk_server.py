@@ -8,8 +8,14 @@ The PHP SDK's file-discovery case (``docs/examples/discovery.md``):
 - every function marked with ``@tool``, ``@prompt``, ``@resource_template``... in the
   ``helpdesk_tools`` package is served (``DiscoverySource``); a module that cannot be imported
   (``reports.py`` needs a library that is not installed) is skipped with a diagnostic;
-- what the server declares itself beats what is discovered: its ``close_ticket`` replaces the
-  package's (``Priority.MANUAL`` over ``Priority.DISCOVERY``, reported as shadowed);
+- what the server declares itself beats what is discovered, whatever the kind: its
+  ``close_ticket`` tool, ``helpdesk://contact`` resource, ``helpdesk://tickets/{number}``
+  template and ``polite_reply`` prompt replace the package's (``Priority.MANUAL`` over
+  ``Priority.DISCOVERY``, each reported as shadowed; the package's completion of ticket numbers
+  follows the server's template);
+- what is discovered beats the product's built-in defaults (``helpdesk_defaults``, served at
+  ``BUILT_IN``, below discovery): the package's ``helpdesk://hours`` resource,
+  ``helpdesk://articles/{topic}`` template and ``escalation_note`` prompt replace them;
 - the scan's result is cached in SQLite (``CachedSource`` + ``SqliteStore``), so a restart
   skips the scan: it imports no tool module until one of its tools is called, and its first
   capabilities come from the cache;
@@ -26,9 +32,11 @@ import secrets
 import sys
 from pathlib import Path
 
-from mcp_core import App, ToolError
+from helpdesk_defaults import BUILT_IN, DEFAULTS
+
+from mcp_core import App, Message, ToolError
 from mcp_core.registry import Priority
-from mcp_core.sources import CachedSource, DiscoverySource
+from mcp_core.sources import CachedSource, DiscoverySource, FunctionSource
 from mcp_core.stores import SqliteStore
 
 RELEASE = "1"  # part of the cache key: bump it when the tools' code changes
@@ -64,6 +72,7 @@ app.add_source(
     ),
     Priority.DISCOVERY,
 )
+app.add_source(FunctionSource(*DEFAULTS), BUILT_IN)
 
 
 @app.tool
@@ -80,6 +89,33 @@ def close_ticket(number: int, resolution: str) -> str:
         raise ToolError(f"there is no ticket {number}")
     TICKETS[number]["status"] = "closed"
     return f"ticket {number} closed: {resolution}"
+
+
+@app.resource("helpdesk://contact", mime_type="text/plain")
+def contact() -> str:
+    """Who to call (replaces the package's contact)."""
+    return "call the on-duty agent at extension 200"
+
+
+@app.resource_template("helpdesk://tickets/{number}", mime_type="text/plain")
+def ticket(number: int) -> str:
+    """One ticket, as a line of text (replaces the package's JSON view; keeps its completion)."""
+    from helpdesk_tools.tickets import TICKETS  # noqa: PLC0415 -- imported only when read
+
+    found = TICKETS.get(number)
+    if found is None:
+        raise ToolError(f"there is no ticket {number}")
+    return f"#{number} {found['title']} ({found['status']})"
+
+
+@app.prompt
+def polite_reply(issue: str) -> list[Message]:
+    """Draft a polite reply about an issue, in the house style (replaces the package's).
+
+    Args:
+        issue: The customer's issue.
+    """
+    return [Message.user(f"Write a short, polite reply signed 'The Helpdesk' about: {issue}")]
 
 
 @app.tool

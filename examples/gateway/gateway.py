@@ -22,6 +22,7 @@ Configuration: ``WEATHER_URL`` (default ``http://127.0.0.1:8001/mcp``),
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ from pydantic import AnyHttpUrl
 
 from mcp_core import App, ClientGateway, ToolError
 from mcp_core.bridges import RemoteSource
+from mcp_core.server import LOG_FORMAT
 from mcp_core.sources import PrefixedSource
 from mcp_core.visibility import scoped_by_tag
 
@@ -113,7 +115,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--log-level", default="WARNING", help="e.g. INFO to see reconnections")
     args = parser.parse_args()
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format=LOG_FORMAT)
     base = f"http://{args.host}:{args.port}"
     auth = AuthSettings(
         issuer_url=AnyHttpUrl(base),

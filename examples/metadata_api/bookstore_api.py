@@ -12,10 +12,18 @@ The API Platform case (``docs/examples/metadata-api.md``):
   ``Container`` protocol (``DependencyInjectorContainer``); the service learns which operation was
   called from ``gateway.element``;
 - a call does not build the catalogue: the operations' source answers one name by building that
-  operation alone (``LazySource(..., lookup=...)``); listing builds them all, once.
+  operation alone (``LazySource(..., lookup=...)``); listing builds them all, once;
+- with ``API_CACHE_DIR`` set, the built catalogue is kept in SQLite across restarts
+  (``CachedSource`` + ``SqliteStore``): a restart lists and calls without building an operation,
+  and a change to the metadata (its fingerprint is part of the cache key) builds it afresh. The
+  cache is authenticated with ``API_CACHE_SECRET``, else a key file made beside it.
 """
 
 from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
 
 from bookstore_metadata import bookstore_metadata
 from bookstore_services import OperationBuilder, OperationService, Repository
@@ -24,7 +32,10 @@ from dependency_injector import containers, providers
 from mcp_core import App
 from mcp_core.elements import ElementKind
 from mcp_core.handlers.containers import DependencyInjectorContainer
-from mcp_core.sources import LazySource
+from mcp_core.sources import CachedSource, ElementSource, LazySource
+from mcp_core.stores import SqliteStore
+
+RELEASE = "1"  # part of the cache key: bump it when OperationBuilder's code changes
 
 
 class ApiServices(containers.DeclarativeContainer):
@@ -53,7 +64,41 @@ app = App(
     # Answered per name: a call builds its one operation; the 10,000 are built only for a list.
     preload=False,
 )
-app.add_source(LazySource(builder.everything, lookup=builder.one, kinds=ElementKind.TOOL))
+
+
+def cache_secret(folder: Path) -> bytes:
+    """API_CACHE_SECRET, else a key file readable by this user only, made on first use."""
+    configured = os.environ.get("API_CACHE_SECRET")
+    if configured:
+        return configured.encode()
+    key = folder / "cache.key"
+    try:
+        with key.open("xb") as created:  # exclusive: never overwrite another process's key
+            key.chmod(0o600)
+            created.write(secrets.token_bytes(32))
+    except FileExistsError:
+        pass
+    return key.read_bytes()
+
+
+def operations() -> ElementSource:
+    """The operations' source; with API_CACHE_DIR, cached there under the metadata's fingerprint."""
+    source = LazySource(builder.everything, lookup=builder.one, kinds=ElementKind.TOOL)
+    cache_dir = os.environ.get("API_CACHE_DIR")
+    if not cache_dir:
+        return source
+    folder = Path(cache_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    fingerprint = services.api.metadata().fingerprint()
+    return CachedSource(
+        source,
+        SqliteStore(folder / "operations.db"),
+        key=f"bookstore-operations-{RELEASE}-{fingerprint}",
+        secret=cache_secret(folder),
+    )
+
+
+app.add_source(operations())
 
 
 @app.tool

@@ -9,6 +9,7 @@ operation (its JSON schema, its definition) is the cost a call should not pay fo
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -60,6 +61,13 @@ class MetadataIndex:
 
     def __iter__(self) -> Iterator[ResourceMetadata]:
         return iter(self._resources.values())
+
+    def fingerprint(self) -> str:
+        """A digest of everything the operations are built from: it changes when the metadata does."""
+        digest = hashlib.sha256()
+        for resource in self:
+            digest.update(repr(resource).encode())
+        return digest.hexdigest()[:16]
 
     @property
     def operation_count(self) -> int:

@@ -32,6 +32,7 @@ from mcp_core.registry import (
     Priority,
     Registry,
 )
+from mcp_core.search import Disclosure, ToolDisclosure
 from mcp_core.server import (
     DEFAULT_PAGE_SIZE,
     Deployment,
@@ -39,6 +40,7 @@ from mcp_core.server import (
     Middleware,
     RequestStateSecurity,
     SessionHook,
+    SessionLink,
 )
 from mcp_core.server._middleware import checked
 from mcp_core.sources import (
@@ -125,6 +127,26 @@ class _Declared:
         own = getattr(self._current(), "diagnostics", None)
         found = own() if callable(own) else ()
         return tuple(dataclasses.replace(d, source=self._label) for d in found)
+
+
+@final
+class _DisclosureTools:
+    """``search_tools`` and ``call_tool`` of an app's disclosure, as a source."""
+
+    __slots__ = ("_collection", "_disclosure")
+
+    def __init__(self, disclosure: ToolDisclosure) -> None:
+        self._disclosure = disclosure
+        self._collection = disclosure.collection()
+
+    def __repr__(self) -> str:
+        return f"App disclosure ({self._disclosure.config.search_name}, {self._disclosure.config.call_name})"
+
+    def kinds(self) -> ElementKind:
+        return ElementKind.TOOL
+
+    async def provide(self) -> ElementCollection:
+        return self._collection
 
 
 @final
@@ -255,6 +277,10 @@ class App:
     SDK's ``mcp.types.Icon`` or wire mappings) are the ``serverInfo`` clients see, with ``name``
     and ``version``.
 
+    ``disclosure`` (a :class:`~mcp_core.search.Disclosure`) makes the app disclose its tools
+    progressively: each session lists the pinned tools, ``search_tools`` and ``call_tool``, and
+    the tools it finds join its own list (see :attr:`disclosure` and ``docs/large-catalogues.md``).
+
     ``lifespan`` has the SDK's ``MCPServer(lifespan=...)`` semantics: a function taking the app and
     returning an async context manager, entered once per server run before the first request and
     exited after the last; what it yields is the run's lifespan state. SDK-style handlers read it
@@ -265,6 +291,7 @@ class App:
     __slots__ = (
         "_added",
         "_decorators",
+        "_disclosure",
         "_functions",
         "_lifespan",
         "_server",
@@ -299,6 +326,7 @@ class App:
         deployment: Deployment | None = None,
         middleware: Sequence[Middleware] = (),
         trace_arguments: bool = False,
+        disclosure: Disclosure | None = None,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
             raise TypeError(
@@ -326,6 +354,17 @@ class App:
         )
         self._decorators: dict[_Declaring[Any], Callable[..., Any]] = {}
         self._visibility: ElementVisibility = ALWAYS
+        self._disclosure: ToolDisclosure | None = None
+        if disclosure is not None:
+            if not isinstance(disclosure, Disclosure):
+                raise TypeError(
+                    f"App disclosure must be a mcp_core.search.Disclosure, got {disclosure!r}"
+                )
+            self._disclosure = ToolDisclosure(
+                disclosure, self.registry, self.invoker, channel=SessionLink()
+            )
+            # Above every declaration: the two tools' names are the disclosure's own.
+            self.registry.add_source(_DisclosureTools(self._disclosure), Priority.MANUAL + 1)
         self._server: McpServer | None = None
         self._server_options: dict[str, Any] = {
             "name": name,
@@ -443,7 +482,18 @@ class App:
     def visibility(self, rule: ElementVisibility) -> None:
         self._visibility = rule
         if self._server is not None:
-            self._server.visibility = rule
+            self._server.visibility = self._served_visibility()
+
+    def _served_visibility(self) -> ElementVisibility:
+        """The rule the server applies: :attr:`visibility`, narrowed by disclosure if any."""
+        if self._disclosure is None:
+            return self._visibility
+        return self._disclosure.rule(self._visibility)
+
+    @property
+    def disclosure(self) -> ToolDisclosure | None:
+        """The app's progressive disclosure (its search index, what sessions found), or None."""
+        return self._disclosure
 
     def middleware(self, middleware: M) -> M:
         """Decorator: wrap every element request in ``middleware`` (an async ``(request, call_next)``).
@@ -494,7 +544,7 @@ class App:
             self._server = McpServer(
                 self.registry,
                 invoker=self.invoker,
-                visibility=self._visibility,
+                visibility=self._served_visibility(),
                 lifespan=self._run,
                 **self._server_options,
             )

@@ -72,6 +72,7 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import SubscriptionLost
 from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -748,6 +749,7 @@ class RemoteSource:
                 self._went_down(_reason(exc))
             finally:
                 self._shared = None
+            _log.info("%r: connecting again in %g s", self, backoff)
             await anyio.sleep(backoff)
             backoff = min(backoff * 2, self._max_backoff)
 
@@ -820,7 +822,8 @@ class RemoteSource:
 
         Only the lists the remote declares ``listChanged`` for are asked (the others are polled).
         A remote that refuses to be listened to is polled instead, and stays connected; so is
-        one that ends the stream (a lost stream is a lost connection, and is reconnected).
+        one that ends the stream gracefully; a stream cut without the remote's close counts as a
+        lost connection, and is reconnected.
         """
         try:
             async with client.listen(
@@ -830,12 +833,16 @@ class RemoteSource:
             ) as subscription:
                 async for _ in subscription:
                     self._pending.set()
-            _log.info("%r ended its subscriptions/listen stream; %s", self, self._polling_phrase())
+        except SubscriptionLost:
+            # Ended without the remote's close: the connection is checked again from scratch.
+            raise _Down("its subscriptions/listen stream was cut") from None
         except MCPError as exc:
             if not _refused(exc):
                 raise
             how = self._polling_phrase()
             self._notes += (self._note("skipped", _refusal("subscriptions/listen", exc, how)),)
+        else:
+            _log.info("%r ended its subscriptions/listen stream; %s", self, self._polling_phrase())
         if not polled:
             await self._poll()
 

@@ -7,6 +7,7 @@ import errno
 import ipaddress
 import json
 import logging
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -107,6 +108,21 @@ def _parser() -> argparse.ArgumentParser:
         "authentication when it has one)",
     )
     run.add_argument(
+        "--drain-time",
+        type=_seconds,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM or SIGINT, how long requests in flight may take to finish while "
+        "the server, reporting itself not ready, takes nothing new (default 10)",
+    )
+    run.add_argument(
+        "--drain-delay",
+        type=_seconds,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM or SIGINT, how long the server, reporting itself not ready, "
+        "still accepts requests before it drains: the time its load balancer takes to stop "
+        "sending (default 0)",
+    )
+    run.add_argument(
         "--page-size",
         type=_positive_int,
         help="elements per list page (default: the server's own)",
@@ -178,6 +194,16 @@ def _positive_int(text: str) -> int:
         number = 0
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return number
+
+
+def _seconds(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        number = -1.0
+    if not (number >= 0 and math.isfinite(number)):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds from 0 up, got {text!r}")
     return number
 
 
@@ -288,10 +314,18 @@ def _run(target: Target, args: argparse.Namespace) -> int:
         hint = " (--port 0 picks a free one)" if exc.errno in _PORT_ERRORS else ""
         _say(sys.stderr, f"mcp-core: {exc}{hint}")
         return 1
+    except DeploymentError as exc:  # this worker does not fit its deployment (its secret, its id)
+        _say(sys.stderr, f"mcp-core: {exc}")
+        return 2
     finally:
         if stop_metrics is not None:
             stop_metrics()
-    return 0 if stopped is None else 128 + stopped
+    if stopped is None:
+        return 0
+    # An HTTP server stopped by a signal drained (ADR 0095): an orderly stop unless the drain
+    # time cut requests short.
+    drained = args.transport == "http" and server.lifecycle.draining and not server.lifecycle.cut
+    return 0 if drained else 128 + stopped
 
 
 def _http_options(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -304,6 +338,10 @@ def _http_options(args: argparse.Namespace) -> dict[str, Any] | None:
     options["trusted_proxies"] = args.trusted_proxy
     if args.max_sessions_per_client is not None:
         options["max_sessions_per_client"] = args.max_sessions_per_client
+    if args.drain_time is not None:
+        options["drain_time"] = args.drain_time
+    if args.drain_delay is not None:
+        options["drain_delay"] = args.drain_delay
     options.update((name, value) for name, value in pages.items() if value is not None)
     return options
 

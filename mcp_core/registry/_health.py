@@ -91,6 +91,9 @@ class RegistryHealth:
     ``preload=False``): the first request that needs it builds it, so such a server is ready
     before it has loaded, and says ``unloaded`` rather than ``loading``. Asking for health never
     loads anything.
+
+    ``draining``: the server serving this registry is stopping (it finishes what is in flight
+    and takes nothing new): not ready, whatever the rest says.
     """
 
     loaded: bool
@@ -99,6 +102,7 @@ class RegistryHealth:
     backends: tuple[BackendHealth, ...] = ()
     worker: str | None = None
     on_demand: bool = False
+    draining: bool = False
 
     @property
     def status(self) -> RegistryStatus:
@@ -116,9 +120,12 @@ class RegistryHealth:
     def ready(self) -> bool:
         """Whether requests are served: the catalogue is built, or built on demand by them.
 
-        Degraded sources and backends count as served. A misconfigured worker is never ready: it must not be routed to.
+        Degraded sources and backends count as served. A misconfigured worker is never ready: it
+        must not be routed to; nor is a draining one.
         """
-        return (self.loaded or self.on_demand) and self.status != "misconfigured"
+        return (
+            (self.loaded or self.on_demand) and self.status != "misconfigured" and not self.draining
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form served by the health endpoint."""
@@ -129,6 +136,8 @@ class RegistryHealth:
             "at": self.at,
             "sources": [source.to_json() for source in self.sources],
         }
+        if self.draining:
+            document["draining"] = True
         if self.worker is not None:
             document["worker"] = self.worker
         if self.backends:

@@ -82,6 +82,41 @@ class _Entry:
     provided: bool = False
     diagnostics: list[SourceDiagnostic] = field(default_factory=list)
     status: SourceStatus = field(default_factory=SourceStatus)
+    verdicts: _Verdicts | None = None  # admission verdicts on last_good's elements
+
+
+@final
+class _Verdicts:
+    """Admission verdicts on the elements of one collection, each decided once.
+
+    Elements are immutable and admission depends on nothing else, so a source's elements are
+    admitted when its collection first takes part in a merge, not again at every merge another
+    source's reload causes (at 100k elements that was seconds per reload). Keyed by identity:
+    the collection holds its elements, so no id is reused while it lives.
+    """
+
+    __slots__ = ("_found", "collection")
+
+    def __init__(self, collection: ElementCollection, previous: _Verdicts | None = None) -> None:
+        self.collection = collection
+        self._found: dict[int, str | None] = {}
+        if previous is not None:
+            # The elements a source provides again, unchanged, keep their verdicts. The previous
+            # collection is alive here, so an id it knows is still its own element's.
+            known = previous._found  # noqa: SLF001 -- the same class
+            for element in collection:
+                key = id(element)
+                if key in known:
+                    self._found[key] = known[key]
+
+    def of(self, element: Element, admit: Callable[[Element], None]) -> str | None:
+        """Why ``admit`` refuses ``element`` (None: admitted), asked once per element."""
+        key = id(element)
+        try:
+            return self._found[key]
+        except KeyError:
+            verdict = self._found[key] = _invalid(element, admit)
+            return verdict
 
 
 @final
@@ -536,13 +571,15 @@ class Registry:
         return RegistryHealth(loaded=self._loaded, sources=tuple(sources), at=time.time())
 
     def _swap_base(self, *, emit: bool) -> None:
-        before = self._definitions_by_kind() if emit else None
+        before = self._served() if emit else None
         with collector_paused():  # the merged layer lives until the next change: see _collector
             self._base = _merge(self._entries, self._admit)
         self._views = None
         self._log_new_problems()
         if before is not None:
-            self._emit_changes(before)
+            changed = _changed_kinds(before, self._served())
+            if changed:
+                self._notify(changed)
         self._drain_changed_sources()
 
     def _drain_changed_sources(self) -> None:
@@ -815,19 +852,9 @@ class Registry:
                 views = self._views = _Views.build(self._runtime, self._base)
         return views
 
-    def _definitions_by_kind(self) -> dict[ElementKind, Counter[Definition]]:
-        # As multisets: a change of order alone is no change (ChangeNotifier).
-        views = self._views or _Views.build(self._runtime, self._base)
-        return {kind: Counter(views.collection.definitions(kind)) for kind in SINGLE_KINDS}
-
-    def _emit_changes(self, before: dict[ElementKind, Counter[Definition]]) -> None:
-        after = self._definitions_by_kind()
-        changed = ElementKind.NONE
-        for kind in SINGLE_KINDS:
-            if before[kind] != after[kind]:
-                changed |= kind
-        if changed:
-            self._notify(changed)
+    def _served(self) -> ElementCollection:
+        """What the catalogue serves now (runtime registrations over the merged sources)."""
+        return (self._views or _Views.build(self._runtime, self._base)).collection
 
     def _notify_sources(self, sources: tuple[ElementSource, ...]) -> None:
         _tell_each(self._source_listeners, sources, "sources")
@@ -932,8 +959,18 @@ def _without_ref(exc: Exception, ref: ElementRef) -> str:
 
 
 def _source_of(element: Element, entries: Sequence[_Entry]) -> str:
+    """The label of the source whose element ``element`` is.
+
+    The merge serves a source's own element, or that element with the completion providers of
+    the ones it shadows (``_with_completions_of``): the same definition and handler objects.
+    """
     for entry in entries:
-        if entry.last_good is not None and entry.last_good.get(element.ref) is element:
+        own = entry.last_good.get(element.ref) if entry.last_good is not None else None
+        if own is element or (
+            own is not None
+            and own.definition is element.definition
+            and own.handler is element.handler
+        ):
             return entry.label
     return "<unknown source>"
 
@@ -955,6 +992,40 @@ def _invalid(element: Element, admit: Callable[[Element], None]) -> str | None:
     except (InvalidElementError, TypeError, ValueError) as exc:
         return f"skipped: {_without_ref(exc, element.ref)}"
     return None
+
+
+def _changed_kinds(before: ElementCollection, after: ElementCollection) -> ElementKind:
+    """The kinds whose definitions differ as multisets (a change of order alone is no change).
+
+    The same element object on both sides is equal to itself: those cancel first, and only what
+    is left is compared by value, kind by kind (a reload that changes a few elements of one
+    source compares those, not the whole catalogue).
+    """
+    old, new = tuple(before), tuple(after)
+    if len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True)):
+        return ElementKind.NONE
+    kept = Counter(map(id, old)) & Counter(map(id, new))
+    gone, came = _by_kind(old, kept), _by_kind(new, kept)
+    changed = ElementKind.NONE
+    for kind in SINGLE_KINDS:
+        if Counter(gone.get(kind, ())) != Counter(came.get(kind, ())):
+            changed |= kind
+    return changed
+
+
+def _by_kind(
+    elements: Sequence[Element], kept: Counter[int]
+) -> dict[ElementKind, list[Definition]]:
+    """The definitions of ``elements`` by kind, less the objects (with multiplicity) in ``kept``."""
+    left = Counter(kept)
+    found: dict[ElementKind, list[Definition]] = {}
+    for element in elements:
+        key = id(element)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            found.setdefault(element.ref.kind, []).append(element.definition)
+    return found
 
 
 def _precedence(entry: _Entry) -> tuple[int, int]:
@@ -994,7 +1065,10 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
                 if element.completions:
                     by_ref[ref] = _with_completions_of(by_ref[ref], element)
                 continue
-            invalid = _invalid(element, admit)
+            verdicts = entry.verdicts
+            if verdicts is None or verdicts.collection is not collection:
+                verdicts = entry.verdicts = _Verdicts(collection, verdicts)
+            invalid = verdicts.of(element, admit)
             if invalid is not None:
                 diagnostics.append(_diagnostic(entry, "skipped", invalid, ref))
                 continue

@@ -44,6 +44,7 @@ from mcp_core.server._middleware import (
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE, CursorCodec
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
+from mcp_core.server._session_link import SessionLink
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -75,6 +76,7 @@ __all__ = [
     "ServerMetrics",
     "SessionEventStore",
     "SessionHook",
+    "SessionLink",
     "WireError",
     "log_to_stderr",
     "sample_through",

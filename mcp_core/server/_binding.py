@@ -83,7 +83,15 @@ from mcp_core.server._gateway import (
     connection_of,
     session_info_of,
 )
-from mcp_core.server._health import DEFAULT_HEALTH_PATH, health_route, transport_security_for
+from mcp_core.server._health import (
+    DEFAULT_HEALTH_PATH,
+    DEFAULT_LIVE_PATH,
+    DEFAULT_READY_PATH,
+    health_route,
+    transport_security_for,
+)
+from mcp_core.server._hotpath import with_hot_path
+from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
@@ -229,6 +237,7 @@ class _Hub:
         "_readable",
         "_tasks",
         "bus",
+        "by_session",
         "listen",
         "server",
         "sessions",
@@ -250,6 +259,8 @@ class _Hub:
         self._pending = ElementKind.NONE
         self._quiet_until = -math.inf  # (anyio clock) no announcement before then
         self.sessions: dict[Connection, SessionState] = {}
+        # Handshake-era HTTP sessions' connections by session id (for the hot path).
+        self.by_session: dict[str, Connection] = {}
         # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
         self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
@@ -262,6 +273,10 @@ class _Hub:
         connection = state.connection
         self.sessions[connection] = state
         connection.exit_stack.callback(self.sessions.pop, connection, None)
+        session_id = connection.session_id
+        if session_id is not None:
+            self.by_session[session_id] = connection
+            connection.exit_stack.callback(self.by_session.pop, session_id, None)
 
     def list_changed(self, kinds: ElementKind) -> None:
         # Called synchronously from registry listeners; a burst of writes coalesces into one
@@ -400,6 +415,7 @@ class McpServer:
         "_hubs",
         "_invoker",
         "_ledger",
+        "_lifecycle",
         "_lifespan_factory",
         "_loading",
         "_max_rounds",
@@ -408,6 +424,7 @@ class McpServer:
         "_preload",
         "_preload_when_run",
         "_registry",
+        "_session_managers",
         "_settle",
         "handlers",
         "lowlevel",
@@ -461,6 +478,12 @@ class McpServer:
         self._preload = False
         self._loading = False
         self._settle = False  # serving as the process (run()): freeze the heap after the preload
+        # Live, ready, draining (ADR 0095): the serving loop starts the drain, health reads it.
+        self._lifecycle = Lifecycle()
+        self._lifecycle.on_drain(self._end_open_streams)
+        if deployment is not None:
+            self._lifecycle.on_drain(deployment.drain)
+        self._session_managers: list[StreamableHTTPSessionManager] = []
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -512,6 +535,11 @@ class McpServer:
     def registry(self) -> ServableRegistry:
         """The registry served."""
         return self._registry
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """Whether this server is draining (stopping), and what its drain finished or cut."""
+        return self._lifecycle
 
     @property
     def deployment(self) -> Deployment | None:
@@ -585,10 +613,28 @@ class McpServer:
             report = RegistryHealth(loaded=self._registry.loaded, sources=(), at=time.time())
         if not (self._preload or self._loading):
             report = dataclasses.replace(report, on_demand=True)
+        if self._lifecycle.draining:
+            report = dataclasses.replace(report, draining=True)
         deployment = self._deployment
         if deployment is None:
             return report
         return dataclasses.replace(report, backends=deployment.health(), worker=deployment.worker)
+
+    def _end_open_streams(self) -> None:
+        """Draining: end the streams that never end on their own, where their clients resume.
+
+        Each 2026-07-28 ``subscriptions/listen`` stream closes gracefully (its result is its
+        last frame); each handshake-era session's standalone ``GET`` stream closes as in SSE
+        polling, so its client reconnects with ``Last-Event-ID`` (through the balancer, to a
+        worker that is not stopping). Requests in flight are left to finish.
+        """
+        for hub in tuple(self._hubs):
+            hub.listen.close()
+        for manager in self._session_managers:
+            for transport in tuple(manager._server_instances.values()):  # noqa: SLF001 -- the table bind_sessions owns
+                close = getattr(transport, "close_standalone_sse_stream", None)
+                if callable(close):
+                    close()
 
     def _warm(self) -> None:
         """Start the first load in the background, unless it is done or under way."""
@@ -918,6 +964,14 @@ class McpServer:
             result["_meta"] = {SERVER_INFO_META_KEY: self.lowlevel.server_info_stamp}
         return result
 
+    def _connection(self, session_id: str) -> Connection | None:
+        """The connection of the open handshake-era session ``session_id``, if this server has it."""
+        for hub in self._hubs:
+            connection = hub.by_session.get(session_id)
+            if connection is not None:
+                return connection
+        return None
+
     def _state(self, ctx: Ctx) -> SessionState | None:
         connection = connection_of(ctx)
         if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -967,6 +1021,8 @@ class McpServer:
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
         health_path: str | None = DEFAULT_HEALTH_PATH,
+        ready_path: str | None = DEFAULT_READY_PATH,
+        live_path: str | None = DEFAULT_LIVE_PATH,
         preload: bool = False,
         max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
         body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
@@ -1006,9 +1062,11 @@ class McpServer:
         a handler cannot ask the client anything during a call (the SDK's JSON mode). False:
         always SSE.
 
-        ``health_path`` serves the registry's health as JSON for load balancers and probes
-        (``None``: no health endpoint; see :mod:`mcp_core.server._health` for the policy);
-        ``health_auth`` puts it behind the same bearer authentication as the MCP endpoint.
+        ``health_path`` serves the registry's health as JSON for load balancers and probes,
+        ``ready_path`` whether this server should get requests (not while it drains), and
+        ``live_path`` whether it serves at all (``None``: no such endpoint; see
+        :mod:`mcp_core.server._health` for the policy); ``health_auth`` puts the three behind
+        the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
 
@@ -1032,11 +1090,16 @@ class McpServer:
             if stateless
             else SessionSlots(per_client=max_sessions_per_client, total=max_sessions)
         )
-        routes = (
-            [health_route(health_path, self.health, transport_security, auth=health_auth)]
-            if health_path is not None
-            else []
+        probes: tuple[tuple[Literal["health", "ready", "live"], str | None], ...] = (
+            ("health", health_path),
+            ("ready", ready_path),
+            ("live", live_path),
         )
+        routes = [
+            health_route(path, self.health, transport_security, auth=health_auth, probe=probe)
+            for probe, path in probes
+            if path is not None
+        ]
         routes += operator_routes(
             self,
             metrics_path=metrics_path,
@@ -1066,6 +1129,7 @@ class McpServer:
         )
         deferred = json_response is None
         manager = self.lowlevel.session_manager
+        self._session_managers.append(manager)
         if slots is not None:
             bind_sessions(manager, store, deferred=deferred, slots=slots)
             slots.reclaim = lambda session_id: _end_session(manager, session_id)
@@ -1073,7 +1137,10 @@ class McpServer:
             app,
             path,
             lambda endpoint: HttpEdge(
-                endpoint,
+                # Ordinary 2026-07-28 requests are answered here, the rest by the SDK (ADR 0102).
+                with_hot_path(
+                    endpoint, manager, max_body=max_request_body_size, sessions=self._connection
+                ),
                 slots=slots,
                 body_timeout=body_timeout,
                 max_client_body_bytes=max_client_body_bytes,
@@ -1119,12 +1186,20 @@ class McpServer:
         be); a connection must deliver each request's headers within ``header_timeout`` seconds
         (an option; 10 by default, None: no limit) or is answered 408 and closed. ``ready`` then
         gets the URL served (with the real port when ``port`` is 0) once requests are accepted.
-        Cancelling drains open requests and streams, then returns. The registry starts loading
+        Cancelling, SIGINT or SIGTERM drains (ADR 0095): not ready at once, no new
+        connections, open-ended streams ended where their clients resume, requests in flight
+        given ``drain_time`` seconds (an option; 10 by default) to finish; then it returns. On a
+        signal, the server stays not ready but serving for ``drain_delay`` seconds (an option; 0
+        by default) first, so a load balancer stops sending before the socket closes. The registry starts loading
         at startup unless the server was built with ``preload=False`` (or ``preload=False`` is
         given here): then it loads on the first request that needs it.
         """
         options.setdefault("preload", self._preload_when_run)
         header_timeout = options.pop("header_timeout", DEFAULT_HEADER_TIMEOUT)
+        drain_time = check_drain_time(options.pop("drain_time", DEFAULT_DRAIN_TIME))
+        drain_delay = check_drain_time(options.pop("drain_delay", 0.0), "drain_delay")
+        if self._deployment is not None:
+            await self._deployment.admit()  # a worker that does not fit never listens
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
@@ -1133,6 +1208,9 @@ class McpServer:
             sock,
             ready=None if ready is None else lambda: ready(url),
             header_timeout=header_timeout,
+            drain_time=drain_time,
+            drain_delay=drain_delay,
+            lifecycle=self._lifecycle,
         )
 
     def run(

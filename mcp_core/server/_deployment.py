@@ -30,6 +30,7 @@ a Redis that is down or frozen costs at most one timeout, then the circuit break
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -86,9 +87,10 @@ ENVIRONMENT: Final = {
 }
 """The environment variables :meth:`Deployment.from_environment` reads (``mcp-core run`` flags set them)."""
 
-# A worker's registration lives this long unless renewed; it is renewed three times as often.
+# A worker's registration lives this long unless renewed; it is renewed six times as often, so
+# a live holder of an id is seen renewing it within a second.
 _REGISTRATION_TTL: Final = 6.0
-_HEARTBEAT: Final = _REGISTRATION_TTL / 3
+_HEARTBEAT: Final = _REGISTRATION_TTL / 6
 # Not the "deployment:fingerprint" of earlier versions, which their workers, during a rolling
 # upgrade, still compare with a plain digest.
 _FINGERPRINT_KEY: Final = "deployment:signed-fingerprint"
@@ -115,7 +117,9 @@ class Deployment:
     """
 
     __slots__ = (
+        "_admitted",
         "_bus",
+        "_draining",
         "_problem",
         "_propagation",
         "_records",
@@ -123,6 +127,7 @@ class Deployment:
         "_secret",
         "_shared",
         "_store",
+        "_tasks",
         "_token",
         "_worker",
         "request_state_security",
@@ -153,6 +158,9 @@ class Deployment:
         self._token = secrets.token_hex(8)
         self._problem: BackendHealth | None = None
         self._propagation: ChangePropagation | None = None
+        self._draining = False
+        self._admitted = False
+        self._tasks: anyio.abc.TaskGroup | None = None
         self._records = _derive(secret, "records")  # signs the fingerprint and registrations
         self._refusals = Refusals(_log, f"worker {worker}")
         self.request_state_security: Final = RequestStateSecurity(
@@ -319,12 +327,13 @@ class Deployment:
             raise TypeError(
                 f"a deployment keeps the reference Registry in step; got {type(registry).__name__}"
             )
-        await self._check_at_start()
+        await self.admit()
         propagation = self._propagation = ChangePropagation(
             registry, self._bus, worker=self._worker
         )
         try:
             async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
                 tasks.start_soon(self._heartbeat)
                 async with propagation.running(connect_within=_connect_bound(self._store)):
                     try:
@@ -333,16 +342,49 @@ class Deployment:
                         tasks.cancel_scope.cancel()
         finally:
             self._propagation = None
+            self._tasks = None
             with anyio.move_on_after(_connect_bound(self._store), shield=True):
                 await self._leave()
 
+    async def admit(self) -> None:
+        """Check that this worker fits the deployment (its secret, its id), once.
+
+        Raises :class:`~mcp_core.errors.DeploymentError` if it does not: at once for an id a
+        live worker holds; an id held by this worker's previous self (killed, or draining) is
+        taken over or waited out. A store that does not answer defers the checks to the
+        heartbeat. ``run_http`` calls this before it listens, so a worker that does not fit
+        fails with one line; :meth:`serving` calls it otherwise.
+        """
+        if self._admitted:
+            return
+        await self._check_at_start()
+        self._admitted = True
+
+    def drain(self) -> None:
+        """This worker is stopping: tell the others now, so its sessions count as gone.
+
+        Its registration says so from now on (the others answer its sessions' requests 404,
+        and the clients open new sessions, instead of 421); it is removed when serving ends.
+        """
+        if self._draining:
+            return
+        self._draining = True
+        tasks = self._tasks
+        if tasks is not None:
+            tasks.start_soon(self._say_draining)
+
+    async def _say_draining(self) -> None:
+        with contextlib.suppress(CacheStoreError):  # unsaid, the registration expires on its own
+            await self._check()
+
     async def owner_alive(self, worker: str) -> bool | None:
-        """Whether the worker ``worker`` is registered now (None: the store cannot say)."""
+        """Whether the worker ``worker`` serves now: registered, not draining (None: cannot say)."""
         try:
             raw = await self._store.get(_worker_key(worker))
         except CacheStoreError:
             return None
-        return self._live_holder(worker, raw) is not None
+        holder = self._live_holder(worker, raw)
+        return holder is not None and not holder.get("draining")
 
     # -- registration and checks ------------------------------------------------------------
 
@@ -369,6 +411,8 @@ class Deployment:
                         "written over; if another deployment shares this namespace, give it its own",
                     )
                 problem = await self._check()
+                if problem is not None:
+                    await self._claim_held_id(problem, deadline)
             except CacheStoreError as exc:
                 _log.warning(
                     "worker %s: cannot reach the shared store to check that it fits the "
@@ -377,13 +421,54 @@ class Deployment:
                     exc,
                 )
                 return
-            if problem is None:
-                return
-            # A worker restarted at once may find its previous self's registration: wait it out.
-            if time.monotonic() < deadline:
-                await anyio.sleep(_HEARTBEAT)
-                continue
-            raise problem
+            return
+
+    async def _claim_held_id(self, problem: DeploymentError, deadline: float) -> None:
+        """Claim this worker's id, held by another process, or raise ``problem``.
+
+        Held by a live worker: raised at once. By this worker's previous self: killed, its
+        registration is taken over; draining, it is waited out (it leaves when its drain ends).
+        """
+        while not await self._take_over_if_stale():
+            holder = self._live_holder(
+                self._worker, await self._store.get(_worker_key(self._worker))
+            )
+            if holder is None or not holder.get("draining") or time.monotonic() >= deadline:
+                raise problem
+            await anyio.sleep(_HEARTBEAT / 4)
+
+    async def _take_over_if_stale(self) -> bool:
+        """Whether this worker's id was held by a process that is gone (the claim is then ours).
+
+        On this host, the holder's process is looked up; elsewhere, a live holder renews its
+        registration every heartbeat, so one that stays unrenewed that long is gone.
+        """
+        key = _worker_key(self._worker)
+        first = self._live_holder(self._worker, await self._store.get(key))
+        if first is None:
+            return await self._check() is None
+        if first.get("draining"):
+            return False
+        if first.get("host") == socket.gethostname():
+            pid = first.get("pid")
+            if isinstance(pid, int) and _running(pid):
+                return False
+        else:
+            give_up = time.monotonic() + 1.5 * _HEARTBEAT
+            while time.monotonic() < give_up:
+                await anyio.sleep(_HEARTBEAT / 4)
+                now = self._live_holder(self._worker, await self._store.get(key))
+                if now is None:
+                    break
+                if now.get("at") != first.get("at"):
+                    return False  # renewed: a live worker holds it
+        _log.warning(
+            "worker %s: its id was held by a process that is gone (pid %s on %r); taking it over",
+            self._worker,
+            first.get("pid"),
+            first.get("host"),
+        )
+        return await self._check(take_over=True) is None
 
     def _another_secret(self) -> DeploymentError:
         return DeploymentError(
@@ -395,7 +480,7 @@ class Deployment:
             setting="secret",
         )
 
-    async def _check(self) -> DeploymentError | None:
+    async def _check(self, *, take_over: bool = False) -> DeploymentError | None:
         """Renew the fingerprint and this worker's registration; why it does not fit, if it does not.
 
         A fingerprint record that does not verify is written over (with a rate-limited warning):
@@ -416,14 +501,20 @@ class Deployment:
                 "written over",
             )
         holder = self._live_holder(self._worker, current)
-        if holder is not None and holder.get("token") != self._token:
+        if holder is not None and holder.get("token") != self._token and not take_over:
             return DeploymentError(
                 f"worker id {self._worker!r} is already used by a live worker (pid "
                 f"{holder.get('pid')} on {holder.get('host')!r}); give every worker an id of its own",
                 worker=self._worker,
                 setting="worker",
             )
-        claim = {"token": self._token, "pid": os.getpid(), "host": socket.gethostname()}
+        claim: dict[str, object] = {
+            "token": self._token,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
+        if self._draining:
+            claim["draining"] = True
         record = self._record(f"worker:{self._worker}", claim)
         await self._store.set(key, record, ttl=_REGISTRATION_TTL)
         return None
@@ -497,6 +588,17 @@ class Deployment:
                 await self._store.delete(key)
         except CacheStoreError:
             pass  # the registration expires on its own
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this host (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _worker_key(worker: str) -> str:

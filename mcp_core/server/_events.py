@@ -29,7 +29,7 @@ from mcp.server.streamable_http import (
 )
 from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
 
-from mcp_core.server._responses import DeferredResponses
+from mcp_core.server._responses import DeferredResponses, ResumableStreams
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -314,12 +314,16 @@ class _SessionTable(dict[str, Any]):
                 _log.warning(
                     "this mcp SDK's transport has no event store slot; SSE resumption is off"
                 )
-        if self._deferred:
+        if self._deferred or self._store is not None:
             if type(transport) is StreamableHTTPServerTransport:
-                # Same object, same state: the subclass only answers request POSTs its own way.
-                transport.__class__ = DeferredResponses
+                # Same object, same state: the subclass only answers request POSTs (deferred)
+                # and first GETs (primed, with a store) its own way.
+                transport.__class__ = DeferredResponses if self._deferred else ResumableStreams
             else:  # pragma: no cover -- only an SDK whose manager makes other transports
-                _log.warning("this mcp SDK's session transport is unknown; answers stay SSE")
+                _log.warning(
+                    "this mcp SDK's session transport is unknown; answers stay SSE and its "
+                    "GET stream is not primed"
+                )
         super().__setitem__(session_id, transport)
         if self._slots is not None:
             self._slots.opened(session_id)

@@ -252,10 +252,11 @@ class ServerGateway:
 
         Streamable HTTP only, with an event store and a client at protocol 2025-11-25 or later
         (SSE polling): the client reconnects after the advertised retry interval and receives
-        what was sent meanwhile. Returns whether there was a stream to close.
+        what was sent meanwhile. Returns whether the stream was closed: not when there is none,
+        nor while the server drains (ADR 0095), whose port no longer takes the reconnection.
         """
         close = self._ctx.close_sse_stream
-        if close is None:
+        if close is None or _draining(self._ctx.lifespan_context):
             return False
         await close()
         return True
@@ -312,3 +313,9 @@ def _check_sendable(value: object, call: str) -> None:
     problem = unencodable(value)
     if problem is not None:
         raise ValueError(f"{call} was given something that cannot be sent as JSON: {problem}")
+
+
+def _draining(hub: object) -> bool:
+    """Whether the server behind a lifespan's hub is draining (stopping)."""
+    lifecycle = getattr(getattr(hub, "server", None), "lifecycle", None)
+    return bool(getattr(lifecycle, "draining", False))

@@ -1,6 +1,15 @@
-"""The HTTP health endpoint: the registry's health as JSON, for load balancers and probes.
+"""The HTTP health endpoints: the registry's health as JSON, for load balancers and probes.
 
-``GET /healthz`` (the path is configurable) answers the registry's
+Three endpoints (each path configurable, None turns it off):
+
+- ``GET /livez``: the process serves HTTP (200 while it answers at all; a frozen or wedged
+  process answers nothing). For a liveness probe: failing it means restart the process;
+- ``GET /readyz``: this worker should get requests: 200 when ``/healthz`` would say ``ready``
+  (loaded, or loading on demand; not ``misconfigured``) and it is not draining (ADR 0095),
+  else 503. For a readiness probe and the load balancer's health check;
+- ``GET /healthz``: the whole report, under the policy below.
+
+``GET /healthz`` answers the registry's
 :class:`~mcp_core.registry.RegistryHealth` as JSON. The status code follows one policy:
 
 - ``200`` once the catalogue is built and served, even when some source is ``degraded`` or
@@ -11,7 +20,10 @@
   loads on demand (``preload=False``) answers ``200`` with ``"status": "unloaded"`` and
   ``"loaded": false`` until a request has built its catalogue: a probe never starts the load;
 - with ``?strict``: ``200`` only when every source is ``ok``, for deployments that would rather
-  route around a worker whose catalogue is incomplete.
+  route around a worker whose catalogue is incomplete;
+- ``503`` once the worker is draining (``"draining": true``): it is stopping.
+
+``/readyz`` answers the same document with the same status (``?strict`` too).
 
 By default the endpoint is not behind the MCP endpoint's bearer authentication (probes carry no
 token), and it shows source descriptions and error messages: put it behind that authentication
@@ -23,7 +35,7 @@ it off the public network if those are sensitive. On a loopback host it refuses 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Literal
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -33,9 +45,17 @@ from starlette.routing import Route
 
 from mcp_core.registry import RegistryHealth
 
-__all__ = ["DEFAULT_HEALTH_PATH", "health_route", "transport_security_for"]
+__all__ = [
+    "DEFAULT_HEALTH_PATH",
+    "DEFAULT_LIVE_PATH",
+    "DEFAULT_READY_PATH",
+    "health_route",
+    "transport_security_for",
+]
 
 DEFAULT_HEALTH_PATH: Final = "/healthz"
+DEFAULT_READY_PATH: Final = "/readyz"
+DEFAULT_LIVE_PATH: Final = "/livez"
 
 _LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
 
@@ -63,11 +83,14 @@ def health_route(
     security: TransportSecuritySettings | None,
     *,
     auth: bool = False,
+    probe: Literal["health", "ready", "live"] = "health",
 ) -> Route:
     """The ``GET``/``HEAD`` route at ``path``, answering ``snapshot()``; it never loads anything.
 
-    ``auth``: answer only requests with a verified bearer token (the app's authentication
-    middleware verifies it, as for the MCP endpoint); others get 401.
+    ``probe``: ``health`` and ``ready`` answer the report (``ready``: 200 only when ready),
+    ``live`` answers ``{"live": true}`` without taking a snapshot. ``auth``: answer only requests
+    with a verified bearer token (the app's authentication middleware verifies it, as for the
+    MCP endpoint); others get 401.
     """
     guard = TransportSecurityMiddleware(security) if security is not None else None
 
@@ -82,8 +105,11 @@ def health_route(
                 status_code=401,
                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             )
+        if probe == "live":
+            return JSONResponse({"live": True}, headers={"Cache-Control": "no-store"})
         report = snapshot()
-        healthy = report.status == "ok" if "strict" in request.query_params else report.ready
+        strict = "strict" in request.query_params
+        healthy = report.ready and (report.status == "ok" or not strict)
         return JSONResponse(
             report.to_json(),
             status_code=200 if healthy else 503,

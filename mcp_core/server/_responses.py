@@ -31,6 +31,8 @@ refused exactly as before. The server chooses this with ``json_response=None`` (
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Final
@@ -39,6 +41,8 @@ import anyio
 import pydantic_core
 from mcp.server.streamable_http import (
     CONTENT_TYPE_SSE,
+    GET_STREAM_KEY,
+    LAST_EVENT_ID_HEADER,
     MCP_SESSION_ID_HEADER,
     REQUEST_STREAM_BUFFER_SIZE,
     EventMessage,
@@ -55,15 +59,17 @@ from mcp_types import (
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
+from mcp_types.version import is_version_at_least
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
+from starlette.requests import Request as StarletteRequest
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream
     from starlette.requests import Request
     from starlette.types import Receive, Scope, Send
 
-__all__ = ["STREAM_AFTER", "DeferredResponses"]
+__all__ = ["STREAM_AFTER", "DeferredResponses", "ResumableStreams"]
 
 _log = logging.getLogger("mcp_core.server")
 
@@ -71,13 +77,82 @@ STREAM_AFTER: Final = 5.0
 """Seconds a request may run silently before its answer becomes a stream (priming event, pings)."""
 
 
-class DeferredResponses(StreamableHTTPServerTransport):
+class ResumableStreams(StreamableHTTPServerTransport):
+    """The SDK's session transport, whose stream for server-initiated messages resumes from its start.
+
+    The SDK primes every request's SSE stream with an event id but not the session's GET stream,
+    so a client that loses that stream before anything arrived on it (an HTTP client's read
+    timeout on a quiet stream, a proxy closing it) reconnects without ``Last-Event-ID`` and the
+    notifications sent meanwhile (``list_changed``, resource updates) are stored but never
+    replayed. With an event store, a first GET here is primed too: a cursor is stored for the
+    stream, and the GET is served as a resumption from it, the SDK's own path (which validates
+    it first, replays nothing yet, then primes and serves the live stream). Clients before
+    2025-11-25 cannot parse a priming event and keep the SDK's plain stream; so does a GET while
+    the session's stream is already open (the SDK answers 409).
+    """
+
+    _standalone_open: bool = False  # a primed GET stream is being served (set before it awaits)
+
+    async def _handle_get_request(self, request: Request, send: Send) -> None:
+        store = self._event_store
+        version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
+        if (
+            store is None
+            or LAST_EVENT_ID_HEADER in request.headers
+            or not check_accept_headers(request)[1]
+            or not is_version_at_least(version, "2025-11-25")
+        ):
+            await super()._handle_get_request(request, send)
+            return
+        if not await self._validate_request_headers(request, send):
+            return
+        if self._standalone_open or GET_STREAM_KEY in self._request_streams:
+            # Decided before any await: two GETs at once cannot both become the session's stream.
+            response = self._create_error_response(
+                "Conflict: Only one SSE stream is allowed per session", HTTPStatus.CONFLICT
+            )
+            await response(request.scope, request.receive, send)
+            return
+        self._standalone_open = True
+        try:
+            cursor = await store.store_event(GET_STREAM_KEY, None)
+            scope = dict(request.scope)
+            scope["headers"] = [
+                *request.scope["headers"],
+                (LAST_EVENT_ID_HEADER.encode(), cursor.encode()),
+            ]
+            await super()._handle_get_request(StarletteRequest(scope, request.receive), send)
+        finally:
+            self._standalone_open = False
+
+
+class DeferredResponses(ResumableStreams):
     """The SDK's session transport, answering each request POST with JSON unless it needs SSE.
 
     The session manager creates SDK transports; the server's session table turns each one into
     this class as it is registered, before it serves anything (see ``bind_sessions``). It adds
     no state of its own, so that is all it takes.
     """
+
+    @contextmanager
+    def served_here(self) -> Iterator[anyio.CancelScope]:
+        """A scope for a request of this session served outside its loop (the HTTP hot path).
+
+        Ending the session (DELETE, idle timeout, reclaimed) cancels it, as it cancels the
+        requests its loop is running.
+        """
+        scope = anyio.CancelScope()
+        here: set[anyio.CancelScope] = self.__dict__.setdefault("_served_here", set())
+        here.add(scope)
+        try:
+            yield scope
+        finally:
+            here.discard(scope)
+
+    async def terminate(self) -> None:
+        for scope in tuple(self.__dict__.get("_served_here", ())):
+            scope.cancel()
+        await super().terminate()
 
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send

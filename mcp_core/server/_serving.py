@@ -5,10 +5,11 @@ goes through here. The socket is
 bound before anything is announced, so a taken port is one clear :class:`ListenError` and the
 "serving ... at" line never lies. SIGINT and SIGTERM end the serving cleanly, so the process
 ends like any other program after a goodbye line instead of a ``KeyboardInterrupt`` traceback:
-while uvicorn serves, it handles them itself (its shutdown is what tells sse-starlette to end
-the open SSE streams at once, and a second Ctrl-C forces the exit), then raises the signal again
-for :func:`run_until_stopped` to see; at any other moment (starting, stdio) the signal cancels
-the serving task.
+while uvicorn serves, the first one *drains* the server (:mod:`mcp_core.server._lifecycle`: not
+ready at once, no new connections, open streams ended where their clients resume, requests in
+flight finished within the drain time; a second signal cuts the drain short), then uvicorn
+raises the signal again for :func:`run_until_stopped` to see; at any other moment (starting,
+stdio) the signal cancels the serving task.
 """
 
 from __future__ import annotations
@@ -16,19 +17,23 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
+import math
 import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 import anyio
 import uvicorn
+from sse_starlette.sse import AppStatus
 
 from mcp_core.errors import ListenError
 from mcp_core.server._edge import DEFAULT_HEADER_TIMEOUT, header_deadline
+from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -39,7 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOG_FORMAT",
-    "SHUTDOWN_GRACE",
     "listen",
     "log_to_stderr",
     "run_server",
@@ -49,11 +53,9 @@ __all__ = [
     "url_of",
 ]
 
-# Seconds uvicorn waits for open requests and streams (an SSE stream stays open until its client
-# leaves) before cancelling them, so a stop never hangs on an idle client.
-SHUTDOWN_GRACE: Final = 5
-
 _STOPPING: Final = (signal.SIGINT, signal.SIGTERM)
+
+_log = logging.getLogger("mcp_core.server")
 
 LOG_FORMAT: Final = "%(levelname)s %(name)s: %(message)s"
 """How a served process logs, whether started by ``mcp-core run`` or by ``app.run()``."""
@@ -133,39 +135,103 @@ def url_of(sock: socket.socket, path: str) -> str:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server, telling ``ready`` once it has started (lifespan done, socket served)."""
+    """uvicorn's server, telling ``ready`` once it has started and draining when stopped.
 
-    def __init__(self, config: uvicorn.Config, ready: Callable[[], None] | None) -> None:
+    The first SIGINT or SIGTERM starts the drain (``lifecycle``: not ready), then, ``delay``
+    seconds later, uvicorn's graceful shutdown, whose timeout is the drain time; a second one
+    cuts both short (what is in flight is cancelled, the lifespan still ends cleanly); a third
+    leaves at once.
+    """
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        ready: Callable[[], None] | None,
+        lifecycle: Lifecycle,
+        delay: float,
+    ) -> None:
         super().__init__(config)
         self._ready = ready
+        self.lifecycle = lifecycle
+        self._delay = delay
+        self._cutting = False
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         if self.started and self._ready is not None:
             self._ready()
 
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        # A signal handler runs between two bytecodes of the loop's work: act from the loop.
+        loop = asyncio.get_event_loop()
+        if not self.lifecycle.draining:
+            self.lifecycle.begin_drain()  # not ready at once; still serving for the delay
+            loop.call_soon_threadsafe(loop.call_later, self._delay, self._stop_after, sig)
+        elif not self._cutting:  # a second signal: stop now, cut what is in flight
+            self._cutting = True
+            loop.call_soon_threadsafe(self._cut, sig)
+        else:  # a third: leave at once, as uvicorn does (no lifespan shutdown)
+            super().handle_exit(sig, frame)
+            self.force_exit = True
 
-async def serve_asgi(
-    app: ASGIApp,
-    sock: socket.socket,
-    *,
-    ready: Callable[[], None] | None = None,
-    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT,
-) -> None:
-    """Serve ``app`` with uvicorn on the listening ``sock`` until cancelled or signalled.
+    def _cut(self, sig: int) -> None:
+        self._stop_after(sig)
+        for task in tuple(self.server_state.tasks):
+            task.cancel()
 
-    ``ready`` is called once the server accepts requests. A connection whose request headers
-    take over ``header_timeout`` seconds is answered 408 and closed (see
-    :func:`~mcp_core.server._edge.header_deadline`). The client address the app sees is the
-    connection's peer: ``X-Forwarded-For`` is for the app to believe or not (its
-    ``trusted_proxies``). A signal, or cancelling this, stops accepting, gives open requests
-    :data:`SHUTDOWN_GRACE` seconds, and runs the app's lifespan shutdown.
+    def _stop_after(self, sig: int) -> None:
+        if not self.should_exit:
+            # uvicorn's own first: it records the signal (raised again once stopped), and would
+            # take a SIGINT arriving with should_exit already set for a second, forcing one.
+            super().handle_exit(sig, None)
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop accepting (uvicorn's graceful shutdown) and end the open-ended streams."""
+        self.lifecycle.stop_accepting()
+        self.should_exit = True
+
+
+class _AutomaticSseDrain:
+    """sse-starlette's process-wide "end every SSE stream at shutdown", off while we serve.
+
+    Counted, so servers that overlap in one process restore it only when the last one ends.
     """
-    server: _Server | None = None
 
-    async def ending_open_streams(scope: Scope, receive: Receive, send: Send) -> None:
+    __slots__ = ("_held", "_saved")
+
+    def __init__(self) -> None:
+        self._held = 0
+        self._saved = True
+
+    def hold(self) -> None:
+        if self._held == 0:
+            self._saved = AppStatus.enable_automatic_graceful_drain
+            AppStatus.enable_automatic_graceful_drain = False
+        self._held += 1
+
+    def release(self) -> None:
+        self._held -= 1
+        if self._held == 0:
+            AppStatus.enable_automatic_graceful_drain = self._saved
+
+
+_SSE_DRAIN: Final = _AutomaticSseDrain()
+
+
+class _Tracked:
+    """The served app, counting what a drain finishes or cuts and ending streams left open."""
+
+    __slots__ = ("_app", "_lifecycle", "server")
+
+    def __init__(self, app: ASGIApp, lifecycle: Lifecycle) -> None:
+        self._app = app
+        self._lifecycle = lifecycle
+        self.server: _Server | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            await app(scope, receive, send)
+            await self._app(scope, receive, send)
             return
         streaming = False
 
@@ -177,31 +243,91 @@ async def serve_asgi(
                 streaming = False
             await send(message)
 
-        await app(scope, receive, tracked)
-        if streaming and server is not None and server.should_exit:
-            # At shutdown sse-starlette ends the SDK's SSE streams without their last chunk:
-            # send it, so the client sees the stream end (and uvicorn logs no error about it).
+        lifecycle = self._lifecycle
+        try:
+            await self._app(scope, receive, tracked)
+        except asyncio.CancelledError:
+            if lifecycle.draining:
+                lifecycle.cut += 1
+            raise
+        if lifecycle.draining:
+            lifecycle.finished += 1
+        if streaming and self.server is not None and self.server.should_exit:
+            # A stream the app left open at shutdown gets its last chunk, so the client sees
+            # the stream end (and uvicorn logs no error about it).
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
+
+async def serve_asgi(
+    app: ASGIApp,
+    sock: socket.socket,
+    *,
+    ready: Callable[[], None] | None = None,
+    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT,
+    drain_time: float = DEFAULT_DRAIN_TIME,
+    drain_delay: float = 0.0,
+    lifecycle: Lifecycle | None = None,
+) -> None:
+    """Serve ``app`` with uvicorn on the listening ``sock`` until cancelled or signalled.
+
+    ``ready`` is called once the server accepts requests. A connection whose request headers
+    take over ``header_timeout`` seconds is answered 408 and closed (see
+    :func:`~mcp_core.server._edge.header_deadline`). The client address the app sees is the
+    connection's peer: ``X-Forwarded-For`` is for the app to believe or not (its
+    ``trusted_proxies``). A signal, or cancelling this, drains: ``lifecycle`` (the app's, so
+    its health endpoints and open streams follow) starts draining, after ``drain_delay``
+    seconds (a signal's drain only: the time a balancer takes to see it) the socket stops accepting,
+    idle connections close, requests in flight get ``drain_time`` seconds to finish (then they
+    are cancelled and counted in ``lifecycle.cut``), and the app's lifespan shutdown runs.
+    """
+    drain_time = check_drain_time(drain_time)
+    drain_delay = check_drain_time(drain_delay, "drain_delay")
+    lifecycle = lifecycle if lifecycle is not None else Lifecycle()
+    tracked = _Tracked(app, lifecycle)
     config = uvicorn.Config(
-        ending_open_streams,
+        tracked,
         log_level="warning",
         lifespan="on",
-        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        timeout_graceful_shutdown=math.ceil(drain_time),
         http=header_deadline(header_timeout),
         proxy_headers=False,
     )
-    server = _Server(config, ready)
+    server = tracked.server = _Server(config, ready, lifecycle, drain_delay)
+    # sse-starlette would end every SSE stream the moment a stop is asked for, a request's
+    # answer still coming included; the drain ends the open-ended streams itself and lets the
+    # others finish (process-wide: restored when the last serving in the process ends).
+    _SSE_DRAIN.hold()
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     try:
         await asyncio.shield(serving)
     except asyncio.CancelledError:
-        # Stop the way uvicorn does on a signal (drain, then the lifespan's shutdown), shielded
-        # from the cancellation that asked for it; then let that cancellation go on.
-        server.should_exit = True
+        # Stop the way a signal does (drain, then the lifespan's shutdown), shielded from the
+        # cancellation that asked for it; then let that cancellation go on.
+        server.stop()
         with anyio.CancelScope(shield=True):
             await serving
         raise
+    finally:
+        _SSE_DRAIN.release()
+        if lifecycle.draining:
+            _report_drain(lifecycle, drain_time)
+
+
+def _report_drain(lifecycle: Lifecycle, drain_time: float) -> None:
+    since = lifecycle.draining_since or time.time()
+    if lifecycle.cut:
+        _log.warning(
+            "drained in %.1f s: %d request(s) finished, %d still running when the drain time "
+            "(%g s) ran out were cut (a longer --drain-time lets them finish)",
+            time.time() - since,
+            lifecycle.finished,
+            lifecycle.cut,
+            drain_time,
+        )
+    else:
+        _log.info(
+            "drained in %.1f s: %d request(s) finished", time.time() - since, lifecycle.finished
+        )
 
 
 def run_server(
@@ -230,8 +356,14 @@ def run_server(
     else:
         raise ValueError(f"transport must be 'stdio' or 'http', got {transport!r}")
     if stopped is not None:
-        say(f"stopped serving {name} ({stopped.name})")
+        drain = server.lifecycle
+        how = "" if transport != "http" else f", drained{_cut(drain.cut)}" if drain.draining else ""
+        say(f"stopped serving {name} ({stopped.name}{how})")
     return stopped
+
+
+def _cut(count: int) -> str:
+    return f": {count} request(s) cut when the drain time ran out" if count else ""
 
 
 def run_until_stopped(main: Callable[[], Awaitable[None]]) -> signal.Signals | None:

@@ -44,7 +44,10 @@ _HEADER: Final = b"mcp-session-id"
 LOG_INTERVAL: Final = 60.0
 """Seconds between two log lines about misrouted requests (of one kind)."""
 VERDICT_TTL: Final = 5.0
-"""Seconds a store verdict on whether a worker is alive is reused."""
+"""Seconds a store verdict that a worker is gone is reused."""
+ALIVE_TTL: Final = 1.0
+"""Seconds a store verdict that a worker is alive is reused: a worker that starts draining (its
+sessions end with it) is seen as gone within this."""
 LOOKUPS_PER_SECOND: Final = 20
 _VERDICTS_KEPT: Final = 1024
 
@@ -93,7 +96,7 @@ class _Verdicts:
             return None  # cannot say without another lookup: 421, as when the store is down
         self._window_lookups += 1
         verdict = await self._ask(owner)
-        self._kept[owner] = (verdict, now + VERDICT_TTL)
+        self._kept[owner] = (verdict, now + (ALIVE_TTL if verdict else VERDICT_TTL))
         self._kept.move_to_end(owner)
         while len(self._kept) > _VERDICTS_KEPT:
             self._kept.popitem(last=False)

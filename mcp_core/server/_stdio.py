@@ -46,7 +46,7 @@ from mcp.shared.message import SessionMessage
 
 from mcp_core.server._paging import EncodedItems, wire_json
 
-__all__ = ["encode_message", "stdio_streams"]
+__all__ = ["encode_message", "encode_response", "stdio_streams"]
 
 _log = logging.getLogger("mcp_core.server")
 
@@ -64,16 +64,15 @@ def encode_message(message: types.JSONRPCMessage) -> bytes:
     any pre-encoded list page inserted as it is; anything else goes through the SDK's model.
     """
     if type(message) is types.JSONRPCResponse:
-        return b"".join(
-            (
-                _RESPONSE_HEAD,
-                wire_json(message.id),
-                b',"result":',
-                _encode_result(message.result),
-                b"}\n",
-            )
-        )
+        return encode_response(message.id, message.result) + _NEWLINE
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + _NEWLINE
+
+
+def encode_response(request_id: types.RequestId, result: dict[str, Any]) -> bytes:
+    """The JSON of the response ``result`` to ``request_id``, as its SDK model writes it."""
+    return b"".join(
+        (_RESPONSE_HEAD, wire_json(request_id), b',"result":', _encode_result(result), b"}")
+    )
 
 
 def _encode_result(result: dict[str, Any]) -> bytes:

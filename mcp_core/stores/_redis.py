@@ -15,6 +15,7 @@ import contextlib
 import logging
 import math
 import re
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Final, Self, TypeVar, final
@@ -150,12 +151,14 @@ class RedisStore:
         "_client",
         "_connection_errors",
         "_error",
+        "_full_since",
         "_label",
         "_max_listed_value_bytes",
         "_max_listing_bytes",
         "_max_listing_entries",
         "_max_value_bytes",
         "_namespace",
+        "_oom",
         "_owned",
         "_refusals",
         "_timeout",
@@ -208,6 +211,8 @@ class RedisStore:
         self._namespace = namespace
         self._channel = f"{namespace}:invalidations"
         self._error: type[Exception] = redis.exceptions.RedisError
+        self._oom: type[Exception] = redis.exceptions.OutOfMemoryError
+        self._full_since: float | None = None  # out of memory, as a write found it
         self._connection_errors: tuple[type[BaseException], ...] = (
             redis.exceptions.ConnectionError,
             redis.exceptions.TimeoutError,
@@ -250,8 +255,24 @@ class RedisStore:
         return self._timeout
 
     def health(self) -> BackendHealth:
-        """How Redis is answering this store: ``ok``, or ``down`` with the last error."""
-        return self._breaker.health(f"redis {self._label}")
+        """How Redis is answering this store: ``ok``, or ``down`` with the last error.
+
+        A Redis out of memory answers reads and refuses writes: ``down`` while it is so (since
+        this store's first refused write, until one succeeds), with ``detail`` saying so.
+        """
+        backend = f"redis {self._label}"
+        report = self._breaker.health(backend)
+        since = self._full_since
+        if since is None or report.state != "ok":
+            return report
+        return BackendHealth(
+            backend=backend,
+            state="down",
+            since=since,
+            last_error="out of memory (maxmemory reached): writes are refused",
+            detail="out of memory: reads are served, writes (caches, shared registrations, "
+            "changes) are refused; raise its maxmemory",
+        )
 
     def reachable(self) -> None:
         """Record that Redis answered on a connection of its own (a change bus's): calls go through."""
@@ -267,11 +288,14 @@ class RedisStore:
         operation: Callable[[Redis], Awaitable[_T]],
         *,
         key: str | None = None,
+        writes: bool = True,
     ) -> _T:
         """Run ``operation(client)`` within this store's bounds; its failures as CacheStoreError.
 
         ``action`` says what it does, for the error message ("read", "publish a change"). While
-        the circuit breaker is open, raises at once without touching Redis.
+        the circuit breaker is open, raises at once without touching Redis. A Redis out of
+        memory refusing a write is named as such, and the store's health says so until a call
+        that ``writes`` succeeds.
         """
         breaker = self._breaker
         if not breaker.allows():
@@ -300,13 +324,33 @@ class RedisStore:
             ) from exc
         except self._error as exc:
             breaker.succeeded()  # the server answered: it is up, the request was wrong
+            if isinstance(exc, self._oom):
+                raise self._out_of_memory(action, exc, key) from exc
             raise CacheStoreError(
                 f"Redis cache {self._label} failed to {action}: {exc}; check the URL, database "
                 "and credentials",
                 key=key,
             ) from exc
         breaker.succeeded()
+        if writes:
+            self._full_since = None
         return result
+
+    def _out_of_memory(self, action: str, exc: Exception, key: str | None) -> CacheStoreError:
+        if self._full_since is None:
+            self._full_since = time.time()
+            _log.error(
+                "Redis %s is out of memory: it refuses writes (%s); reads are still served. "
+                "Raise its maxmemory or give it more memory (an eviction policy would drop "
+                "shared entries, which the workers then write back)",
+                self._label,
+                exc,
+            )
+        return CacheStoreError(
+            f"Redis {self._label} is out of memory (maxmemory reached): it refused to {action}; "
+            "raise its maxmemory or give it more memory",
+            key=key,
+        )
 
     def _full(self, key: str) -> str:
         return self.key(key)
@@ -316,7 +360,9 @@ class RedisStore:
     async def get(self, key: str) -> bytes | None:
         """The value at ``key``, or None when absent or expired."""
         full = self._full(key)
-        found = await self.call("read", lambda client: self._bounded(client, [full]), key=key)
+        found = await self.call(
+            "read", lambda client: self._bounded(client, [full]), key=key, writes=False
+        )
         return self._bytes(self._kept(key, found[0]), key)
 
     async def _bounded(
@@ -427,7 +473,7 @@ class RedisStore:
                 )
             return await self._read_listed(client, list(wanted), head, prefix)
 
-        return await self.call("read keys", read_matching, key=prefix)
+        return await self.call("read keys", read_matching, key=prefix, writes=False)
 
     async def _sized(
         self, client: Redis, keys: list[bytes | str], head: int

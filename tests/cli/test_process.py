@@ -118,7 +118,10 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
 
 
 class TestSignals:
-    """SIGINT and SIGTERM end a server cleanly: one goodbye line, status 128 + the signal."""
+    """SIGINT and SIGTERM end a server cleanly: one goodbye line, then a status.
+
+    128 + the signal over stdio; 0 over HTTP, which drains (``test_drain.py``).
+    """
 
     @STOPPING
     async def test_http(
@@ -139,8 +142,9 @@ class TestSignals:
             }
             process.send_signal(sig)
             returncode, err = finish(process)
-        assert returncode == status
-        assert err == f"mcp-core: stopped serving demo ({sig.name})\n"
+        # Over HTTP a stop drains (ADR 0095): the open stream ends, nothing is cut, status 0.
+        assert (status, returncode) == (status, 0)
+        assert err == f"mcp-core: stopped serving demo ({sig.name}, drained)\n"
 
     @STOPPING
     def test_stdio(
@@ -260,7 +264,7 @@ class TestServingLine:
         async with Client(serving["url"]) as client:
             assert [tool.name for tool in (await client.list_tools()).tools] == ["add"]
         process.send_signal(signal.SIGTERM)
-        assert finish(process)[0] == 143
+        assert finish(process)[0] == 0  # drained: nothing was cut
 
     def test_port_taken(self, server_file: Path) -> None:
         """A taken port is one line naming it and the fix, and nothing claims to be serving."""
@@ -293,7 +297,7 @@ class TestServingLine:
         process.send_signal(signal.SIGINT)
         returncode, err = finish(process)
         # app.run() returns after a signal, as uvicorn.run does: the script then ends normally.
-        assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT)\n")
+        assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT, drained)\n")
 
 
 class TestEdgeFlags:

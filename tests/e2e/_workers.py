@@ -27,7 +27,7 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 EXAMPLE: Final = ROOT / "examples" / "deployment"
 sys.path.insert(0, str(EXAMPLE))
 
-from cluster import Cluster, missing_tools, running  # noqa: E402 -- the example's folder is on the path first
+from cluster import Cluster, free_port, missing_tools, running  # noqa: E402 -- the example's folder is on the path first
 
 __all__ = [
     "EXAMPLE",
@@ -35,6 +35,7 @@ __all__ = [
     "add_catalogue_tool",
     "backend_states",
     "deployed",
+    "free_port",
     "has",
     "health",
     "needs_cluster",

@@ -37,7 +37,14 @@ def start_gateway(port: int, weather_port: int, log: IO[bytes]) -> subprocess.Po
         "GATEWAY_HEALTH_INTERVAL": "0.2",
         "GATEWAY_MAX_BACKOFF": "1",  # a restarted backend is found within a second
     }
-    command = [sys.executable, str(GATEWAY / "gateway.py"), "--port", str(port)]
+    command = [
+        sys.executable,
+        str(GATEWAY / "gateway.py"),
+        "--port",
+        str(port),
+        "--log-level",
+        "info",
+    ]
     return start(command, port, env, stderr=log)
 
 
@@ -51,9 +58,10 @@ class Deployment:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def logged(self) -> str:
-        """The end of what the gateway logged so far."""
+        """The end of what the gateway logged so far (its HTTP client's request lines left out)."""
         self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-20_000:]
+        lines = self.log.read().decode(errors="replace").splitlines()
+        return "\n".join(line for line in lines if " httpx2: " not in line)[-20_000:]
 
 
 @contextmanager

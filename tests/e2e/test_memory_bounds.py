@@ -15,6 +15,7 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client
+from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPError
 
 from mcp_core.app import App
@@ -106,12 +107,18 @@ class TestEchoesAreClipped:
 
 
 def small_app() -> App:
-    """An app with one tool that echoes its text."""
+    """An app with a tool that echoes its text, and one that logs it first (a streamed answer)."""
     app = App("bounds")
 
     @app.tool
     def echo(text: str) -> str:
         """Return the text."""
+        return text
+
+    @app.tool
+    async def loud(text: str, ctx: Context) -> str:
+        """Log the text, then return it: the answer is a stream, its events kept for resuming."""
+        await ctx.info(text)
         return text
 
     return app
@@ -162,7 +169,8 @@ class TestTransportLimits:
             await kept.open()
             gone = RawSession(url, http)
             await gone.open()
-            await gone.request("tools/call", {"name": "echo", "arguments": {"text": "z" * 10_000}})
+            # (A JSON answer is never resumed, so it keeps nothing: the stream of a call that logs.)
+            await gone.request("tools/call", {"name": "loud", "arguments": {"text": "z" * 10_000}})
             assert store.retained_bytes > 10_000
             assert await gone.delete() == 200
             # The SDK answers the DELETE, then forgets the session: wait for that, not for a time.

@@ -89,3 +89,87 @@ class TestSsePolling:
             result = await client.call_tool("test_reconnection", {})
         assert result.content[0].text == "Reconnection test completed"  # type: ignore[union-attr]  # a text block
         assert inbox.logs == ["Before disconnect", "After reconnect"]
+
+
+async def _handshake(http: httpx2.AsyncClient, url: str) -> str:
+    """A 2025-11-25 session on ``url``, initialized: its id."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    response = await http.post(url, json=init)
+    session = response.headers["mcp-session-id"]
+    await _post(http, url, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return session
+
+
+class TestSessionStreamResumes:
+    """The session's GET stream is primed: what was sent while it was away arrives on resume."""
+
+    async def test_notification_sent_while_away(self, http_url: str) -> None:
+        """Cut before anything arrived on it, the stream resumes with what was sent meanwhile."""
+        accept = {"Accept": "text/event-stream, application/json"}
+        async with httpx2.AsyncClient(headers=accept, timeout=20) as http:
+            session = await _handshake(http, http_url)
+            headers = {"mcp-session-id": session, "mcp-protocol-version": VERSION}
+            stream_headers = {**headers, "Accept": "text/event-stream"}
+            async with http.stream("GET", http_url, headers=stream_headers) as stream:
+                assert stream.status_code == 200
+                priming = await anext(aiter(EventSource(stream)))
+            assert priming.id
+            assert priming.data == ""
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "test_register_tool", "arguments": {"name": "while_away"}},
+            }
+            await _post(http, http_url, session, call)  # announces list_changed: nobody listens
+            resume = {**stream_headers, "last-event-id": priming.id}
+            async with http.stream("GET", http_url, headers=resume) as stream:
+                async for event in EventSource(stream):
+                    if "notifications/tools/list_changed" in event.data:
+                        break
+
+    async def test_a_second_stream_is_still_refused(self, http_url: str) -> None:
+        """Priming does not open a back door around one GET stream per session (409)."""
+        accept = {"Accept": "text/event-stream, application/json"}
+        async with httpx2.AsyncClient(headers=accept, timeout=20) as http:
+            session = await _handshake(http, http_url)
+            headers = {
+                "mcp-session-id": session,
+                "mcp-protocol-version": VERSION,
+                "Accept": "text/event-stream",
+            }
+            async with http.stream("GET", http_url, headers=headers) as first:
+                await anext(aiter(EventSource(first)))
+                second = await http.get(http_url, headers=headers)
+        assert second.status_code == 409
+
+    async def test_older_clients_get_no_priming_event(self, http_url: str) -> None:
+        """A 2025-06-18 client cannot parse an empty-data event: its stream is the SDK's plain one."""
+        accept = {"Accept": "text/event-stream, application/json"}
+        async with httpx2.AsyncClient(headers=accept, timeout=20) as http:
+            session = await _handshake(http, http_url)
+            headers = {
+                "mcp-session-id": session,
+                "mcp-protocol-version": "2025-06-18",
+                "Accept": "text/event-stream",
+            }
+            call = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "test_register_tool", "arguments": {"name": "old_client"}},
+            }
+            async with http.stream("GET", http_url, headers=headers) as stream:
+                events = aiter(EventSource(stream))
+                await _post(http, http_url, session, call)
+                first = await anext(events)
+        assert "notifications/tools/list_changed" in first.data

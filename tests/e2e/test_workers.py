@@ -9,21 +9,27 @@ the other, reached directly so the test knows which is which; sessions go throug
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
+import redis
 from mcp import Client
 
 from tests.clients import WAIT, listening, text, tool_names, until
 from tests.e2e._http import ForwardedSession, RawSession
 from tests.e2e._workers import (
+    EXAMPLE,
     Cluster,
     add_catalogue_tool,
     backend_states,
     deployed,
+    free_port,
     has,
     health,
     needs_cluster,
@@ -229,3 +235,52 @@ async def test_one_client_behind_haproxy_holds_only_its_own_sessions(cluster: Cl
             await session.delete()
         await victim.delete()
     assert (first.status_code, last.status_code, kept.status_code) == (404, 200, 200)
+
+
+async def test_redis_out_of_memory_is_named_and_reported(cluster: Cluster) -> None:
+    """Redis at its maxmemory: a shared registration fails saying so; health says so until it heals.
+
+    The worker that wrote reports the store ``down`` with what it saw (reads are still served);
+    once Redis has room again, the next write succeeds and its health is ``ok`` again.
+    """
+    admin = redis.Redis.from_url(cluster.redis_url)
+    try:
+        admin.config_set("maxmemory", "1")  # every write refused: OOM
+        async with Client(cluster.worker_url("w1")) as client:
+            refused = await client.call_tool("add_greeting", {"name": "full", "template": "x"})
+            _, full = health(cluster.health_url("w1"))
+            admin.config_set("maxmemory", "0")
+            accepted = await client.call_tool("add_greeting", {"name": "roomy", "template": "x"})
+            await client.call_tool("remove_greeting", {"name": "roomy"})
+        _, healed = health(cluster.health_url("w1"))
+    finally:
+        admin.config_set("maxmemory", "0")
+        admin.close()
+    (store,) = [b for b in full["backends"] if b["backend"].startswith("redis")]
+    assert refused.is_error is True
+    assert "is out of memory (maxmemory reached): it refused to write" in text(refused)
+    assert "raise its maxmemory" in text(refused)
+    assert (full["status"], store["state"]) == ("degraded", "down")
+    assert "out of memory" in store["detail"]
+    assert accepted.is_error is not True
+    assert healed["status"] == "ok"
+    assert "out of memory" in cluster.log("w1")
+
+
+def test_a_duplicate_worker_id_is_refused_with_one_line(cluster: Cluster) -> None:
+    """A second process started as w1 while w1 serves: one line naming the fix, status 2."""
+    command = cluster.worker_command("w1", free_port())
+    started = time.monotonic()
+    refused = subprocess.run(  # noqa: S603 -- the example's own worker command
+        command, cwd=EXAMPLE, capture_output=True, text=True, timeout=120, check=False
+    )
+    took = time.monotonic() - started
+    lines = refused.stderr.splitlines()
+    assert refused.returncode == 2
+    holder = f"pid {cluster.processes['w1'].pid} on {socket.gethostname()!r}"
+    said = (
+        f"mcp-core: worker id 'w1' is already used by a live worker ({holder}); give every "
+        "worker an id of its own"
+    )
+    assert lines == [said]
+    print(f"refused {took:.2f} s after the start (Python and the app's imports included)")  # noqa: T201 -- the figure

@@ -18,9 +18,11 @@ import anyio
 import psycopg
 import pytest
 from anyio.abc import SocketStream, TaskGroup
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 from psycopg import sql
 
-from tests.clients import listening, text, tool_names, until
+from tests.clients import Changes, listening, stdio, text, tool_names, until
 from tests.examples.conftest import EXAMPLES
 
 SERVER = EXAMPLES / "database" / "catalogue_server.py"
@@ -230,3 +232,72 @@ async def test_a_bad_row_costs_only_itself_and_a_silent_database_is_bounded(
     assert any("'subprocess:getoutput' is not one of this server's handlers" in m for m in skipped)
     assert any("row (tool, 'broken') was skipped: its definition is invalid" in m for m in skipped)
     assert repr(source) == "PostgresCatalogue('mcp_elements')"  # never the password
+
+
+def served_through(database: str, gate: Gate) -> dict[str, str]:
+    """The example's configuration: ``database`` reached through ``gate``, retried quickly."""
+    return {
+        "CATALOGUE_DATABASE_URL": with_database(
+            database, urlsplit(database).path[1:], port=gate.port
+        ),
+        "CATALOGUE_TIMEOUT": "3",
+        "CATALOGUE_MAX_BACKOFF": "0.5",
+    }
+
+
+async def cold_start(client: Client, gate: Gate, changes: Changes) -> dict[str, object]:
+    """Started with the database down: what is served, what is said, and what the return brings."""
+    tools = await tool_names(client)
+    status = text(await client.call_tool("catalogue_status", {}))
+    with pytest.raises(MCPError) as missing:
+        await client.call_tool("greet", {"name": "Ann"})
+    before = changes.seen
+    await gate.restore()  # back: the registry's retry provides it, and clients are told
+    await changes.announce(client, {"greet", "order_status", "catalogue_status"}, after=before)
+    greeting = text(await client.call_tool("greet", {"name": "Ann"}))
+    prompt = text(await client.get_prompt("apology", {"order": "2"}))
+    return {
+        "tools": tools,
+        "status": status,
+        "missing": (missing.value.code, missing.value.message),
+        "greeting": greeting,
+        "prompt": prompt,
+        "after": text(await client.call_tool("catalogue_status", {})),
+    }
+
+
+def assert_cold_start(seen: dict[str, object]) -> None:
+    """The server started without its database, said why, and picked the elements up after."""
+    assert seen["tools"] == {"catalogue_status"}  # what it can serve: not an empty server
+    status = str(seen["status"])
+    assert "[unavailable]" in status
+    assert "the catalogue database is unreachable" in status  # says why
+    assert "contributing nothing until it recovers" in status  # and what it does meanwhile
+    assert seen["missing"] == (-32602, "Unknown tool: greet")
+    assert seen["greeting"] == "Hello Ann, welcome back!"
+    assert seen["prompt"] == "Write a short apology for the delay of order 2."
+    assert seen["after"] == "catalogue up to date"
+
+
+async def test_a_cold_start_without_the_database_over_http(
+    database: str, serve_http: ServeHttp, mode: str
+) -> None:
+    """Down at start: the server starts, serves its own tools, says why; the return is announced."""
+    async with gate_to(database) as gate:
+        await gate.cut()
+        with serve_http(SERVER, env={**os.environ, **served_through(database, gate)}) as url:
+            async with listening(url, mode) as (client, changes):
+                seen = await cold_start(client, gate, changes)
+    assert_cold_start(seen)
+
+
+async def test_a_cold_start_without_the_database_over_stdio(database: str, mode: str) -> None:
+    """The same over stdio (``mcp-core run``): started, said why, the elements picked up later."""
+    async with gate_to(database) as gate:
+        await gate.cut()
+        async with listening(stdio(SERVER, env=served_through(database, gate)), mode) as (
+            client,
+            changes,
+        ):
+            seen = await cold_start(client, gate, changes)
+    assert_cold_start(seen)

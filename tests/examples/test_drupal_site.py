@@ -1,11 +1,16 @@
-"""examples/drupal end to end: one plugin factory, per-URI access, the rounds, stdio and HTTP."""
+"""examples/drupal end to end: one plugin factory, per-URI access, the rounds, stdio and HTTP.
+
+Each need is shown over streamable HTTP (bearer tokens) and over stdio (``SITE_USER``, as drush
+runs it), with the official client in both eras.
+"""
 
 from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -34,18 +39,33 @@ def confirming() -> Inbox:
 
 
 @asynccontextmanager
-async def over_stdio(user: str, mode: str, inbox: Inbox) -> AsyncIterator[Client]:
+async def over_stdio(user: str, mode: str, inbox: Inbox, **options: Any) -> AsyncIterator[Client]:
     """``mcp-core run examples/drupal/drupal_site.py`` as ``SITE_USER=user`` (drush's account)."""
-    async with inbox.client(stdio(SERVER, env={"SITE_USER": user}), mode=mode) as client:
+    target = stdio(SERVER, env={"SITE_USER": user})
+    async with inbox.client(target, mode=mode, **options) as client:
         yield client
 
 
-async def test_one_factory_per_plugin_access_and_a_broken_plugin(url: str, mode: str) -> None:
+Connect = Callable[..., AbstractAsyncContextManager[Client]]
+
+
+@pytest.fixture(params=["http", "stdio"])
+def site(request: pytest.FixtureRequest, mode: str) -> Connect:
+    """``site(user, inbox, **options)``: a client acting as ``user``, over HTTP or stdio.
+
+    Over HTTP the account is the bearer token's subject (the module's one server); over stdio
+    it is ``SITE_USER`` of a server process of its own, as drush runs it.
+    """
+    if request.param == "stdio":
+        return lambda user, inbox, **options: over_stdio(user, mode, inbox, **options)
+    url: str = request.getfixturevalue("url")
+    tokens = {"ann": ANN, "bob": BOB}
+    return lambda user, inbox, **options: bearer(url, tokens[user], inbox, mode=mode, **options)
+
+
+async def test_one_factory_per_plugin_access_and_a_broken_plugin(site: Connect) -> None:
     """Ann (editor) and bob see what each plugin allows; the misconfigured plugin cost only itself."""
-    async with (
-        bearer(url, ANN, confirming(), mode=mode) as ann,
-        bearer(url, BOB, confirming(), mode=mode) as bob,
-    ):
+    async with site("ann", confirming()) as ann, site("bob", confirming()) as bob:
         ann_tools = {tool.name for tool in (await ann.list_tools()).tools}
         bob_tools = {tool.name for tool in (await bob.list_tools()).tools}
         with pytest.raises(MCPError) as hidden:
@@ -59,13 +79,10 @@ async def test_one_factory_per_plugin_access_and_a_broken_plugin(url: str, mode:
     assert text(echoed) == "echo: hi"  # the plugin's own filter dropped _trace
 
 
-async def test_access_is_checked_on_the_concrete_uri(url: str, mode: str) -> None:
+async def test_access_is_checked_on_the_concrete_uri(site: Connect, mode: str) -> None:
     """node://2 (ann's draft): ann reads, subscribes and completes it; for bob it is missing."""
     ref = types.ResourceTemplateReference(uri="node://2")
-    async with (
-        bearer(url, ANN, confirming(), mode=mode) as ann,
-        bearer(url, BOB, confirming(), mode=mode) as bob,
-    ):
+    async with site("ann", confirming()) as ann, site("bob", confirming()) as bob:
         mine = text(await ann.read_resource("node://2"))
         published = text(await bob.read_resource("node://1"))
         with pytest.raises(MCPError) as draft:
@@ -84,7 +101,7 @@ async def test_access_is_checked_on_the_concrete_uri(url: str, mode: str) -> Non
     assert completion.value.error.code == -32602
 
 
-async def test_a_plugin_returns_its_definition_and_talks_once_per_step(url: str, mode: str) -> None:
+async def test_a_plugin_returns_its_definition_and_talks_once_per_step(site: Connect) -> None:
     """Describe returns its own schema and meta; content_export's logs and progress arrive once."""
     inbox = confirming()
     reports: list[float] = []
@@ -92,7 +109,7 @@ async def test_a_plugin_returns_its_definition_and_talks_once_per_step(url: str,
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         reports.append(progress)
 
-    async with bearer(url, ANN, inbox, mode=mode, log_level="debug") as ann:
+    async with site("ann", inbox, log_level="debug") as ann:
         described = await ann.call_tool("describe", {})
         exported = await ann.call_tool("content_export", {}, progress_callback=on_progress)
     assert not described.is_error

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractContextManager, asynccontextmanager
+from pathlib import Path
 
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcp_core.elements import ElementKind, ElementRef
-from tests.clients import ROOT, call, send_call, text
+from tests.clients import ROOT, call, send_call, stdio, text, tool_names
 
 EXAMPLE = ROOT / "examples" / "metadata_api"
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+KINDS = ("list", "get", "create", "update", "delete")
+ServeHttp = Callable[..., AbstractContextManager[str]]
 
 
 async def test_one_call_builds_one_operation_and_one_service_serves_all(
@@ -70,3 +75,58 @@ def test_lookup_agrees_with_the_full_catalogue(monkeypatch: pytest.MonkeyPatch) 
         assert builder.one(ref) == everything.get(ref), name
     assert builder.one(ElementRef(ElementKind.PROMPT, "book_get")) is None
     assert len(everything) == 20
+
+
+@asynccontextmanager
+async def bookstore(
+    transport: str, env: Mapping[str, str], mode: str, serve_http: ServeHttp
+) -> AsyncIterator[Client]:
+    """A fresh ``mcp-core run bookstore_api.py`` process over ``transport``, configured by ``env``."""
+    if transport == "stdio":
+        async with Client(stdio(EXAMPLE / "bookstore_api.py", env=env), mode=mode) as client:
+            yield client
+        return
+    with serve_http(EXAMPLE / "bookstore_api.py", env={**os.environ, **env}) as url:
+        async with Client(url, mode=mode) as client:
+            yield client
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_catalogue_is_cached_across_restarts_until_the_metadata_changes(
+    transport: str, mode: str, tmp_path: Path, serve_http: ServeHttp
+) -> None:
+    """Cold: a list builds every operation. Warm: nothing is built. Metadata changed: built afresh."""
+    env = {"API_CACHE_DIR": str(tmp_path), "API_CACHE_SECRET": "", "API_RESOURCES": "20"}
+    book = {"title": "Dune", "author_id": 1, "year": 1965}
+    async with bookstore(transport, env, mode, serve_http) as cold:
+        cold_tools = await tool_names(cold)
+        cold_stats = await call(cold, "api_stats")
+    async with bookstore(transport, env, mode, serve_http) as warm:
+        warm_tools = await tool_names(warm)
+        created = await call(warm, "book_create", book)  # the container-id handler, from the cache
+        warm_stats = await call(warm, "api_stats")
+    grown = {**env, "API_RESOURCES": "21"}  # the metadata changed: one more resource
+    async with bookstore(transport, grown, mode, serve_http) as changed:
+        changed_tools = await tool_names(changed)
+        changed_stats = await call(changed, "api_stats")
+    async with bookstore(transport, grown, mode, serve_http) as again:
+        again_tools = await tool_names(again)
+        again_stats = await call(again, "api_stats")
+    assert len(cold_tools) == 101  # 20 resources, five operations each, and api_stats
+    assert cold_stats == {"operations_declared": 100, "operations_built": 100}
+    assert warm_tools == cold_tools
+    assert created == {"id": 1, **book}
+    assert warm_stats == {"operations_declared": 100, "operations_built": 0}
+    assert changed_tools - cold_tools == {f"ledger_00018_{kind}" for kind in KINDS}
+    assert changed_stats == {"operations_declared": 105, "operations_built": 105}
+    assert again_tools == changed_tools
+    assert again_stats == {"operations_declared": 105, "operations_built": 0}
+
+
+def test_a_fingerprint_follows_the_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache key's input: equal metadata, equal fingerprint; any change, another."""
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    from bookstore_metadata import bookstore_metadata
+
+    assert bookstore_metadata(resources=20).fingerprint() == bookstore_metadata(20).fingerprint()
+    assert bookstore_metadata(resources=20).fingerprint() != bookstore_metadata(21).fingerprint()

@@ -26,8 +26,9 @@ from mcp_core.elements import (
     ResourceTemplate,
     Tool,
 )
+from mcp_core.handlers import resource_template
 from mcp_core.registry import Priority, Registry
-from mcp_core.sources import SourceUnavailableError, StaticSource
+from mcp_core.sources import FunctionSource, SourceUnavailableError, StaticSource
 
 KEYS: Final = ("a", "b")
 KINDS: Final = (ElementKind.TOOL, ElementKind.PROMPT, ElementKind.RESOURCE)
@@ -237,3 +238,28 @@ class TestTemplateTies:
         assert resolved is not None
         expected = ordered[0][0] if equal else high[0]
         assert resolved.element == next(iter(expected))
+
+
+async def test_a_template_that_inherits_a_completion_keeps_its_origin() -> None:
+    """The winner of an override completes as the shadowed one did, and is still its source's."""
+
+    def codes(value: str) -> list[str]:
+        return [code for code in ("OSL", "BER") if code.startswith(value)]
+
+    @resource_template("station://{code}")
+    def station(code: str) -> str:
+        return code
+
+    shadowed = ResourceTemplate(uri_template="station://{code}", name="station")
+    completing = Element(definition=shadowed, handler=handler, completions={"code": codes})
+    registry = Registry()
+    registry.add_source(StaticSource(ElementCollection([completing])), Priority.DISCOVERY)
+    registry.add_source(FunctionSource(station), Priority.MANUAL)
+    await registry.load()
+    found = await registry.get_resource("station://OSL")
+    origin = registry.origin(ElementRef(ElementKind.RESOURCE_TEMPLATE, "station://{code}"))
+    assert found is not None
+    assert found.element.completions == {"code": codes}
+    assert found.element.handler is not handler  # the manual template's, completing as before
+    assert origin is not None
+    assert origin.startswith("FunctionSource(")

@@ -155,6 +155,26 @@ class TestHealth:
         assert strict.status_code == 200
         assert rebinding.status_code == 421
 
+    def test_liveness_readiness_and_draining(self) -> None:
+        """/livez answers while serving; /readyz and /healthz say 503 once the server drains."""
+        inner = registry(tool_from_function(ok))
+        server = McpServer(inner)
+        app = server.streamable_http_app(preload=True)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as http:
+            with anyio.from_thread.start_blocking_portal() as portal:
+                portal.call(inner.load)
+            serving = [http.get(path) for path in ("/livez", "/readyz", "/healthz")]
+            server.lifecycle.begin_drain()
+            draining = [http.get(path) for path in ("/livez", "/readyz", "/healthz")]
+        assert [answer.status_code for answer in serving] == [200, 200, 200]
+        assert serving[0].json() == {"live": True}
+        assert serving[1].json()["ready"] is True
+        assert "draining" not in serving[2].json()
+        assert [answer.status_code for answer in draining] == [200, 503, 503]
+        assert draining[1].json()["ready"] is False
+        assert draining[1].json()["draining"] is True
+        assert draining[2].json()["status"] == "ok"  # what it serves is fine: it is stopping
+
     def test_endpoint_can_be_moved_or_turned_off(self) -> None:
         """health_path names the route; None removes it."""
         server = McpServer(registry(tool_from_function(ok)))
@@ -164,9 +184,10 @@ class TestHealth:
             assert http.get("/ready").status_code in (200, 503)
             assert http.get("/healthz").status_code == 404
         with TestClient(
-            server.streamable_http_app(health_path=None), base_url="http://127.0.0.1:8000"
+            server.streamable_http_app(health_path=None, ready_path=None, live_path=None),
+            base_url="http://127.0.0.1:8000",
         ) as http:
-            assert http.get("/healthz").status_code == 404
+            assert [http.get(p).status_code for p in ("/healthz", "/readyz", "/livez")] == [404] * 3
 
     def test_preload_loads_at_startup(self) -> None:
         """preload=True starts the first load when the app starts, before any request."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from mcp_core import ToolError
-from mcp_core.handlers import resource_template, tool
+from mcp_core.handlers import completion, resource_template, tool
 
 TICKETS: Final = {
     101: {"title": "Printer on fire", "status": "open"},
@@ -38,7 +38,13 @@ def close_ticket(number: int) -> str:
 
 @resource_template("helpdesk://tickets/{number}", mime_type="application/json")
 def ticket(number: int) -> dict[str, str]:
-    """One ticket."""
+    """One ticket (the server replaces this view with its own; this completion stays)."""
     if number not in TICKETS:
         raise ToolError(f"there is no ticket {number}")
     return TICKETS[number]
+
+
+@completion(ticket, "number")
+def ticket_numbers(value: str) -> list[str]:
+    """The ticket numbers starting with what was typed."""
+    return [str(number) for number in TICKETS if str(number).startswith(value)]
