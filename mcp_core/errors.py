@@ -60,6 +60,7 @@ __all__ = [
     "McpCoreError",
     "NotSerializableError",
     "PromptError",
+    "RequestRefusedError",
     "ResourceError",
     "ResourceNotFoundError",
     "SourceError",
@@ -296,6 +297,22 @@ class ElementNotFoundError(McpCoreError, LookupError):
     def __init__(self, message: str, *, ref: ElementRef) -> None:
         super().__init__(clip_input(message, _MESSAGE_ECHO_LIMIT))
         self.ref = ref
+
+
+class RequestRefusedError(McpCoreError):
+    """Raised by a server middleware to answer a request with a JSON-RPC error of its choosing.
+
+    The client sees ``code`` (-32600, invalid request, unless given), the message and ``data``;
+    they are written for the client. Raising it is the way a middleware refuses a request (an
+    unauthorised tool, a quota spent); the server logs it as expected, without a traceback.
+    """
+
+    def __init__(self, message: str, *, code: int = -32600, data: Any = None) -> None:
+        if isinstance(code, bool) or not isinstance(code, int):
+            raise TypeError(f"code must be a JSON-RPC error code (an int), got {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.data = data
 
 
 class ListenError(McpCoreError, OSError):

@@ -24,7 +24,8 @@ from mcp_core.registry._recovery import DEFAULT_BACKOFF
 from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
 from mcp_core.search import Disclosure
 from mcp_core.search._disclosure import ToolDisclosure
-from mcp_core.server import Deployment, McpServer, RequestStateSecurity, SessionHook
+from mcp_core.server import Deployment, McpServer, Middleware, RequestStateSecurity, SessionHook
+from mcp_core.server._middleware import checked
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._session_link import SessionLink
 from mcp_core.sources import (
@@ -48,6 +49,7 @@ __all__ = ["App"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 D = TypeVar("D", bound=Callable[..., Any])
+M = TypeVar("M", bound=Middleware)
 
 
 @final
@@ -307,6 +309,8 @@ class App:
         handler_timeout: HandlerTimeout = None,
         preload: bool = True,
         deployment: Deployment | None = None,
+        middleware: Sequence[Middleware] = (),
+        trace_arguments: bool = False,
         disclosure: Disclosure | None = None,
     ) -> None:
         if lifespan is not None and not callable(lifespan):
@@ -361,6 +365,8 @@ class App:
             "request_state_security": request_state_security,
             "preload": preload,
             "deployment": deployment,
+            "middleware": checked(middleware),
+            "trace_arguments": trace_arguments,
         }
 
     def __repr__(self) -> str:
@@ -473,6 +479,30 @@ class App:
     def disclosure(self) -> ToolDisclosure | None:
         """The app's progressive disclosure (its search index, what sessions found), or None."""
         return self._disclosure
+
+    def middleware(self, middleware: M) -> M:
+        """Decorator: wrap every element request in ``middleware`` (an async ``(request, call_next)``).
+
+        Middleware added later runs inside what was added before; see
+        :class:`~mcp_core.server.Middleware` and ``docs/operating.md``::
+
+            @app.middleware
+            async def no_deletes(request: Request, call_next: CallNext) -> dict[str, Any]:
+                if request.method == "tools/call" and request.target == "delete":
+                    raise RequestRefusedError("delete is switched off on this server")
+                return await call_next(request)
+        """
+        self.add_middleware(middleware)
+        return middleware
+
+    def add_middleware(self, *middleware: Middleware) -> None:
+        """Wrap every element request in each of ``middleware`` too, inside what is already there."""
+        if self._server is not None:
+            self._server.add_middleware(*middleware)
+        else:
+            self._server_options["middleware"] = checked(
+                (*self._server_options["middleware"], *middleware)
+            )
 
     @property
     def deployment(self) -> Deployment | None:

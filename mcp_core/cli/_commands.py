@@ -10,7 +10,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -27,7 +27,7 @@ from mcp_core.errors import (
 )
 from mcp_core.handlers._references import by_reference
 from mcp_core.registry import ConfiguredSources, ElementOrigin, collect
-from mcp_core.server import Deployment, log_to_stderr
+from mcp_core.server import Deployment, McpServer, log_to_stderr
 from mcp_core.server._deployment import ENVIRONMENT
 from mcp_core.sources import DiagnosticsReport, ElementChecker, SourceDiagnostic
 
@@ -95,6 +95,24 @@ def _parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help="HTTP: sessions one client may hold at once (default: the server's own, 100)",
+    )
+    run.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="serve Prometheus metrics at http://127.0.0.1:PORT/metrics, for any transport "
+        "(needs the [metrics] extra; 0 picks a free port, said on stderr)",
+    )
+    run.add_argument(
+        "--metrics-path",
+        metavar="PATH",
+        help="HTTP: serve Prometheus metrics at PATH of the app too (e.g. /metrics)",
+    )
+    run.add_argument(
+        "--status-path",
+        metavar="PATH",
+        help="HTTP: serve the HTML status page at PATH (e.g. /status; behind the endpoint's "
+        "authentication when it has one)",
     )
     run.add_argument(
         "--drain-time",
@@ -286,17 +304,16 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
+    options = _http_options(args)
+    if options is None:
+        _say(sys.stderr, "mcp-core: --metrics-path and --status-path need --transport http")
+        return 2
     try:
-        options: dict[str, Any] = {}
-        if args.transport == "http":
-            options["json_response"] = _RESPONSES[args.responses]
-            options["trusted_proxies"] = args.trusted_proxy
-            if args.max_sessions_per_client is not None:
-                options["max_sessions_per_client"] = args.max_sessions_per_client
-            if args.drain_time is not None:
-                options["drain_time"] = args.drain_time
-            if args.drain_delay is not None:
-                options["drain_delay"] = args.drain_delay
+        stop_metrics = _serve_metrics(server, args.metrics_port)
+    except OSError as exc:
+        _say(sys.stderr, f"mcp-core: cannot serve metrics on port {args.metrics_port}: {exc}")
+        return 1
+    try:
         stopped = server.run(
             args.transport, host=args.host, port=args.port, path=args.path, **options
         )
@@ -307,12 +324,42 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     except DeploymentError as exc:  # this worker does not fit its deployment (its secret, its id)
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
+    finally:
+        if stop_metrics is not None:
+            stop_metrics()
     if stopped is None:
         return 0
     # An HTTP server stopped by a signal drained (ADR 0095): an orderly stop unless the drain
     # time cut requests short.
     drained = args.transport == "http" and server.lifecycle.draining and not server.lifecycle.cut
     return 0 if drained else 128 + stopped
+
+
+def _http_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The streamable HTTP app's options from ``args``; None when an HTTP-only flag is misplaced."""
+    options: dict[str, Any] = {}
+    pages = {"metrics_path": args.metrics_path, "status_path": args.status_path}
+    if args.transport != "http":
+        return None if any(value is not None for value in pages.values()) else options
+    options["json_response"] = _RESPONSES[args.responses]
+    options["trusted_proxies"] = args.trusted_proxy
+    if args.max_sessions_per_client is not None:
+        options["max_sessions_per_client"] = args.max_sessions_per_client
+    if args.drain_time is not None:
+        options["drain_time"] = args.drain_time
+    if args.drain_delay is not None:
+        options["drain_delay"] = args.drain_delay
+    options.update((name, value) for name, value in pages.items() if value is not None)
+    return options
+
+
+def _serve_metrics(server: McpServer, port: int | None) -> Callable[[], None] | None:
+    """With ``--metrics-port``: metrics served on that port (said on stderr), and how to stop."""
+    if port is None:
+        return None
+    stop = server.metrics().serve_on(port)
+    _say(sys.stderr, f"mcp-core: metrics at http://127.0.0.1:{getattr(stop, 'port', port)}/metrics")
+    return stop
 
 
 async def _report(target: Target) -> dict[str, Any]:

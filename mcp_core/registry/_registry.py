@@ -12,14 +12,16 @@ import dataclasses
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Final, TypeVar, final
 
 import anyio
+from opentelemetry import trace
 
 from mcp_core._collector import collector_paused
+from mcp_core._telemetry import OUTCOME, SOURCE, tracer
 from mcp_core.elements import (
     SINGLE_KINDS,
     Definition,
@@ -126,6 +128,12 @@ class _Outcome:
     kind: DiagnosticKind = "failed"
     message: str = ""
     error: BaseException | None = None
+    timed_out: bool = False
+
+    @property
+    def state(self) -> str:
+        """How a failed provide ended, for a span: ``failed``, ``unavailable`` or ``timed_out``."""
+        return "timed_out" if self.timed_out else self.kind
 
 
 @final
@@ -352,6 +360,10 @@ class Registry:
         """Provide every source not yet provided; concurrent callers share one load."""
         if self._current:
             return
+        with tracer.start_as_current_span("mcp_core.registry.load"):
+            await self._load()
+
+    async def _load(self) -> None:
         async with self._load_lock:
             pending = [e for e in self._entries if not e.provided]
             if self._loaded and not pending:
@@ -367,6 +379,10 @@ class Registry:
         Before the first load, reloading some sources only provides them; the first read loads
         the others and merges. A source that is not in the registry is a ``ValueError``.
         """
+        with tracer.start_as_current_span("mcp_core.registry.reload"):
+            await self._reload(sources)
+
+    async def _reload(self, sources: Sequence[ElementSource]) -> None:
         async with self._load_lock:
             entries = self._entries_of(sources) if sources else self._entries
             # Asked to provide again, a source that had served nothing here still changed for
@@ -401,6 +417,22 @@ class Registry:
 
     async def _fetch(self, entry: _Entry) -> _Outcome:
         """Provide ``entry``'s source once, within the timeout; never raises for its failure."""
+        with tracer.start_as_current_span(
+            "mcp_core.source.provide", attributes={SOURCE: entry.label}
+        ) as span:
+            outcome = await self._fetch_once(entry)
+            if outcome.collection is not None:
+                # A wrapper (a cache) may serve its last good entry and say so, as "stale".
+                stale = any(d.kind == "stale" for d in _source_diagnostics(entry))
+                span.set_attribute(OUTCOME, "stale" if stale else "served")
+            else:
+                # Failed: a source with a last good collection serves it, stale.
+                stale = entry.last_good is not None
+                span.set_attribute(OUTCOME, "stale" if stale else outcome.state)
+                span.set_status(trace.StatusCode.ERROR, outcome.message)
+            return outcome
+
+    async def _fetch_once(self, entry: _Entry) -> _Outcome:
         timeout = self._provide_timeout
         collection: object = None
         finished = False
@@ -419,7 +451,9 @@ class Registry:
             )
             return _Outcome(kind=kind, message=f"{type(exc).__name__}: {exc}", error=exc)
         return _Outcome(
-            kind="unavailable", message=f"provide() did not finish within {timeout:g} s"
+            kind="unavailable",
+            message=f"provide() did not finish within {timeout:g} s",
+            timed_out=True,
         )
 
     def _record(self, entry: _Entry, outcome: _Outcome) -> None:
@@ -500,6 +534,12 @@ class Registry:
                     await self._retry(entry)
 
     async def _retry(self, entry: _Entry) -> None:
+        with tracer.start_as_current_span(
+            "mcp_core.registry.retry", attributes={SOURCE: entry.label}
+        ):
+            await self._retry_once(entry)
+
+    async def _retry_once(self, entry: _Entry) -> None:
         outcome = await self._fetch(entry)  # outside the lock: a slow retry blocks no reload
         async with self._load_lock:
             if entry not in self._entries:
@@ -675,6 +715,23 @@ class Registry:
 
     # -- diagnostics ---------------------------------------------------------------------------
 
+    def catalog_sizes(self) -> dict[ElementKind, int] | None:
+        """How many elements of each kind the catalogue holds now; None before the first load.
+
+        Answers at once, loading and providing nothing (for metrics and status pages), and may
+        be asked from another thread (a metrics server's).
+        """
+        if not self._loaded:
+            return None
+        # Built without keeping it when missing: a scrape may come from another thread.
+        views = self._views or _Views.build(self._runtime, self._base)
+        return {
+            ElementKind.TOOL: len(views.tools),
+            ElementKind.RESOURCE: len(views.resources),
+            ElementKind.RESOURCE_TEMPLATE: len(views.resource_templates),
+            ElementKind.PROMPT: len(views.prompts),
+        }
+
     def diagnostics(self) -> Sequence[SourceDiagnostic]:
         """Everything skipped, failed, unavailable, shadowed or stale, with source and reason.
 
@@ -727,38 +784,49 @@ class Registry:
         """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
         source = entry.source
         if not entry.provided and isinstance(source, ElementLookup):
-            timeout = self._provide_timeout
-            found: object = None
-            finished = False
-            # Bounded and isolated like provide(): a failing or hanging lookup answers nothing.
-            try:
-                with anyio.move_on_after(timeout if timeout is not None else float("inf")):
-                    found = await source.lookup(ref)
-                    finished = True
-            except BaseException as exc:
-                if escapes(exc):
-                    raise
-                _log.warning("source %s: lookup(%s) failed", entry.label, ref, exc_info=True)
-                return None
-            if not finished:
-                _log.warning(
-                    "source %s: lookup(%s) did not finish within %g s", entry.label, ref, timeout
-                )
-                return None
-            if found is not None and (not isinstance(found, Element) or found.ref != ref):
-                _log.warning(
-                    "source %s: lookup(%s) answered %r, not the element at that ref; ignored",
-                    entry.label,
-                    ref,
-                    found,
-                )
-                return None
-            return found
+            with tracer.start_as_current_span(
+                "mcp_core.source.lookup", attributes={SOURCE: entry.label}
+            ) as span:
+                found, outcome = await self._looked_up(entry, source.lookup, ref)
+                span.set_attribute(OUTCOME, outcome)
+                return found
         if not entry.provided:
             async with self._load_lock:  # shared with load(): each source provides once
                 if not entry.provided:
                     await self._provide_one(entry)
         return entry.last_good.get(ref) if entry.last_good is not None else None
+
+    async def _looked_up(
+        self, entry: _Entry, lookup: Callable[[ElementRef], Awaitable[object]], ref: ElementRef
+    ) -> tuple[Element | None, str]:
+        """What ``lookup(ref)`` answered, bounded and isolated like provide(), and how it ended."""
+        timeout = self._provide_timeout
+        found: object = None
+        finished = False
+        # Bounded and isolated like provide(): a failing or hanging lookup answers nothing.
+        try:
+            with anyio.move_on_after(timeout if timeout is not None else float("inf")):
+                found = await lookup(ref)
+                finished = True
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            _log.warning("source %s: lookup(%s) failed", entry.label, ref, exc_info=True)
+            return None, "failed"
+        if not finished:
+            _log.warning(
+                "source %s: lookup(%s) did not finish within %g s", entry.label, ref, timeout
+            )
+            return None, "timed_out"
+        if found is not None and (not isinstance(found, Element) or found.ref != ref):
+            _log.warning(
+                "source %s: lookup(%s) answered %r, not the element at that ref; ignored",
+                entry.label,
+                ref,
+                found,
+            )
+            return None, "failed"
+        return found, "served" if found is not None else "missing"
 
     def _admits(self, entry: _Entry, element: Element) -> bool:
         """Whether the merge would keep ``element`` from ``entry`` (the same two refusals)."""

@@ -21,11 +21,23 @@ from mcp_core.server._errors import ErrorReply
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._host import HostAuthentication
+from mcp_core.server._metrics import ServerMetrics
+from mcp_core.server._middleware import (
+    AuditLog,
+    AuditRecord,
+    CallNext,
+    Middleware,
+    RateLimit,
+    Request,
+)
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
 
 __all__ = [
     "LOG_FORMAT",
+    "AuditLog",
+    "AuditRecord",
+    "CallNext",
     "Deployment",
     "ElementInvoker",
     "ErrorReply",
@@ -33,10 +45,14 @@ __all__ = [
     "InMemoryEventStore",
     "Lifespan",
     "McpServer",
+    "Middleware",
+    "RateLimit",
+    "Request",
     "RequestHandlers",
     "RequestStateSecurity",
     "ServableRegistry",
     "ServerGateway",
+    "ServerMetrics",
     "SessionEventStore",
     "SessionHook",
     "log_to_stderr",

@@ -106,6 +106,9 @@ from mcp_core.server._health import (
 from mcp_core.server._hotpath import with_hot_path
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
+from mcp_core.server._metrics import ServerMetrics
+from mcp_core.server._middleware import Middleware
+from mcp_core.server._operator import operator_routes
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
@@ -113,6 +116,7 @@ from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, Round
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
+from mcp_core.server._tracing import trace_context_from_headers
 from mcp_core.sources import KindsPrefetch
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
@@ -224,7 +228,10 @@ def _enveloped(
 
 
 _LISTS: Final[
-    Mapping[str, Callable[[RequestHandlers, str | None, SessionInfo], Awaitable[dict[str, Any]]]]
+    Mapping[
+        str,
+        Callable[..., Awaitable[dict[str, Any]]],
+    ]
 ] = {
     "tools/list": RequestHandlers.list_tools,
     "resources/list": RequestHandlers.list_resources,
@@ -407,6 +414,11 @@ class McpServer:
       ``cursor_secret`` or ``request_state_security`` too), the registry (a reference
       ``Registry``) follows the other workers' changes, session ids name this worker, and the
       health endpoint reports the shared backends.
+    - ``middleware``: wraps every element request (the lists, call, read, get, complete,
+      subscribe), the first outermost, the same over every transport and era (see
+      :class:`~mcp_core.server.Middleware`; :meth:`add_middleware` adds more).
+    - ``trace_arguments``: put argument values and results in the OpenTelemetry handler spans
+      (left out by default; see ``docs/operating.md``).
 
     ``lowlevel`` is the SDK server itself, for ``mcp.Client(server.lowlevel)`` in tests or any
     transport the SDK offers.
@@ -414,6 +426,7 @@ class McpServer:
 
     __slots__ = (
         "_deployment",
+        "_event_stores",
         "_hook",
         "_hubs",
         "_invoker",
@@ -422,6 +435,7 @@ class McpServer:
         "_lifespan_factory",
         "_loading",
         "_max_rounds",
+        "_metrics",
         "_notifies",
         "_preload",
         "_preload_when_run",
@@ -453,6 +467,8 @@ class McpServer:
         preload: bool = True,
         deployment: Deployment | None = None,
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
+        middleware: Sequence[Middleware] = (),
+        trace_arguments: bool = False,
     ) -> None:
         if max_input_rounds is not None and (
             isinstance(max_input_rounds, bool) or max_input_rounds < 1
@@ -466,6 +482,8 @@ class McpServer:
                 deployment, registry, cursor_secret, request_state_security
             )
         self._deployment = deployment
+        self._metrics: ServerMetrics | None = None
+        self._event_stores: list[SessionEventStore] = []
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
@@ -491,6 +509,8 @@ class McpServer:
             cursor_secret=cursor_secret
             if cursor_secret is not None
             else default_cursor_secret(name),
+            middleware=middleware,
+            trace_arguments=trace_arguments,
         )
         self._notifies: Final = isinstance(registry, ChangeNotifier)
         if isinstance(registry, ChangeNotifier):
@@ -510,6 +530,9 @@ class McpServer:
             get_tool_input_schema=no_schema_yet,
         )
         self._bind(self.lowlevel)
+        # Ahead of the SDK's request span: over HTTP, a traceparent header parents it when the
+        # request's _meta carries none.
+        self.lowlevel.middleware.insert(0, trace_context_from_headers)
         # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
         # handler sees it (see mcp_core.server._rounds).
         security = request_state_security or RequestStateSecurity.ephemeral()
@@ -542,6 +565,46 @@ class McpServer:
     def invoker(self) -> ElementInvoker:
         """What runs the elements (its container resolves their handler references)."""
         return self._invoker
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]:
+        """What wraps each element request, the first outermost (see :class:`Middleware`)."""
+        return self.handlers.middleware
+
+    def add_middleware(self, *middleware: Middleware) -> None:
+        """Wrap every element request in ``middleware`` too, inside what is already there.
+
+        Each is an async callable ``(request, call_next)``; see
+        :mod:`mcp_core.server._middleware` and ``docs/operating.md``.
+        """
+        self.handlers.middleware = (*self.handlers.middleware, *middleware)
+
+    def metrics(self) -> ServerMetrics:
+        """This server's Prometheus metrics (``prometheus-client``, the ``[metrics]`` extra).
+
+        The first call starts counting: the metrics middleware goes outermost, around whatever
+        middleware the server has. Serve them with ``streamable_http_app(metrics_path=...)`` or
+        ``metrics().serve_on(port)`` (``mcp-core run --metrics-port``).
+        """
+        if self._metrics is None:
+            catalog_sizes = getattr(self._registry, "catalog_sizes", None)
+            self._metrics = ServerMetrics(
+                health=self.health,
+                catalog=catalog_sizes if callable(catalog_sizes) else lambda: None,
+                sessions=self.open_sessions,
+                event_bytes=self._retained_event_bytes,
+            )
+            self.handlers.middleware = (self._metrics, *self.handlers.middleware)
+        return self._metrics
+
+    def open_sessions(self) -> int:
+        """How many sessions are open now (handshake era; a 2026-07-28 request opens none)."""
+        return sum(len(hub.sessions) for hub in tuple(self._hubs))
+
+    def _retained_event_bytes(self) -> int | None:
+        sizes = [getattr(store, "retained_bytes", None) for store in self._event_stores]
+        counted = [size for size in sizes if isinstance(size, int)]
+        return sum(counted) if counted else None
 
     @property
     def visibility(self) -> ElementVisibility:
@@ -736,23 +799,33 @@ class McpServer:
         server.middleware.append(self._track_sessions)
 
     async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.list_tools(params.cursor, self._session(ctx)[0]))
+        return await self._answer(
+            self.handlers.list_tools(params.cursor, self._session(ctx)[0], era=ctx.protocol_version)
+        )
 
     async def _list_resources(
         self, ctx: Ctx, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         return await self._answer(
-            self.handlers.list_resources(params.cursor, self._session(ctx)[0])
+            self.handlers.list_resources(
+                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
+            )
         )
 
     async def _list_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams
     ) -> HandlerResult:
         session = self._session(ctx)[0]
-        return await self._answer(self.handlers.list_resource_templates(params.cursor, session))
+        return await self._answer(
+            self.handlers.list_resource_templates(params.cursor, session, era=ctx.protocol_version)
+        )
 
     async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(self.handlers.list_prompts(params.cursor, self._session(ctx)[0]))
+        return await self._answer(
+            self.handlers.list_prompts(
+                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
+            )
+        )
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
         headers = getattr(ctx.request, "headers", None)
@@ -760,17 +833,27 @@ class McpServer:
         return await self._asking(
             ctx,
             params,
-            lambda g: self.handlers.call_tool(params.name, params.arguments, g, admit=admit),
+            lambda g: self.handlers.call_tool(
+                params.name, params.arguments, g, admit=admit, era=ctx.protocol_version
+            ),
         )
 
     async def _read_resource(
         self, ctx: Ctx, params: types.ReadResourceRequestParams
     ) -> HandlerResult:
-        return await self._asking(ctx, params, lambda g: self.handlers.read_resource(params.uri, g))
+        return await self._asking(
+            ctx,
+            params,
+            lambda g: self.handlers.read_resource(params.uri, g, era=ctx.protocol_version),
+        )
 
     async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
         return await self._asking(
-            ctx, params, lambda g: self.handlers.get_prompt(params.name, params.arguments, g)
+            ctx,
+            params,
+            lambda g: self.handlers.get_prompt(
+                params.name, params.arguments, g, era=ctx.protocol_version
+            ),
         )
 
     async def _asking(
@@ -807,15 +890,23 @@ class McpServer:
         wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         context = (wire.get("context") or {}).get("arguments")
         return await self._answer(
-            self.handlers.complete(wire["ref"], wire["argument"], context, self._gateway(ctx))
+            self.handlers.complete(
+                wire["ref"],
+                wire["argument"],
+                context,
+                self._gateway(ctx),
+                era=ctx.protocol_version,
+            )
         )
 
     async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
         info, state = self._session(ctx)
-        await self._answer(self.handlers.resolve_resource(params.uri, info))
+        result = await self._answer(
+            self.handlers.subscribe(params.uri, info, era=ctx.protocol_version)
+        )
         if state is not None:
             state.subscriptions.add(params.uri)
-        return {}
+        return result
 
     async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
         state = self._session(ctx)[1]
@@ -879,7 +970,9 @@ class McpServer:
         ):
             return None
         list_page = _LISTS[ctx.method]
-        result = await self._answer(list_page(self.handlers, cursor, self._session(ctx)[0]))
+        result = await self._answer(
+            list_page(self.handlers, cursor, self._session(ctx)[0], era=ctx.protocol_version)
+        )
         version = ctx.protocol_version
         if version in MODERN_PROTOCOL_VERSIONS:
             result.update(resultType="complete", ttlMs=0, cacheScope="private")
@@ -951,6 +1044,9 @@ class McpServer:
         max_client_body_bytes: int | None = DEFAULT_MAX_CLIENT_BODY_BYTES,
         trusted_proxies: Sequence[str] = (),
         health_auth: bool = False,
+        metrics_path: str | None = None,
+        status_path: str | None = None,
+        operator_auth: bool | None = None,
     ) -> Starlette:
         """An ASGI (Starlette) app serving streamable HTTP at ``path``, to run or mount.
 
@@ -988,8 +1084,16 @@ class McpServer:
         the same bearer authentication as the MCP endpoint.
         ``preload`` starts loading the registry as soon as the app starts, instead of on the
         first request (or the first health probe).
+
+        ``metrics_path`` serves the Prometheus metrics (:meth:`metrics`) there; ``status_path``
+        an HTML status page (sources, diagnostics, the catalogue the caller may see; see
+        ``docs/operating.md``). Both are off by default; ``operator_auth`` puts them behind the
+        endpoint's bearer authentication (by default: the status page is whenever the endpoint
+        is, the metrics are not, so a scraper needs no token).
         """
         store = _session_event_store(event_store)
+        if store is not None:
+            self._event_stores.append(store)
         transport_security = transport_security_for(host, transport_security)
         if health_auth and token_verifier is None:
             raise ValueError(
@@ -1011,6 +1115,15 @@ class McpServer:
             for probe, path in probes
             if path is not None
         ]
+        routes += operator_routes(
+            self,
+            metrics_path=metrics_path,
+            status_path=status_path,
+            security=transport_security,
+            authenticated=token_verifier is not None,
+            auth=operator_auth,
+            hook=self._hook,
+        )
         self._preload = self._preload or preload
         app = self.lowlevel.streamable_http_app(
             streamable_http_path=path,

@@ -23,6 +23,7 @@ from mcp_core.errors import (
     InvalidCursorError,
     InvalidRequestStateError,
     PromptError,
+    RequestRefusedError,
     ResourceError,
     ResourceNotFoundError,
     SourceUnavailableError,
@@ -89,7 +90,7 @@ _NOT_FOUND_NOUN: Final = {
 }
 
 
-def wire_error(exc: BaseException) -> ErrorReply:  # noqa: PLR0911 -- one return per error kind
+def wire_error(exc: BaseException) -> ErrorReply:  # noqa: C901, PLR0911 -- one return per error kind
     """The error a client sees for ``exc`` raised while serving its request.
 
     A hidden element raises the same ``ElementNotFoundError`` as a missing one, so both answer
@@ -126,6 +127,8 @@ def wire_error(exc: BaseException) -> ErrorReply:  # noqa: PLR0911 -- one return
         )
     if isinstance(exc, HandlerTimeoutError):
         return ErrorReply(INTERNAL_ERROR, f"Internal error: the handler {exc.reason}")
+    if isinstance(exc, RequestRefusedError):
+        return ErrorReply(exc.code, str(exc), exc.data, on_purpose=True)
     return ErrorReply(INTERNAL_ERROR, "Internal error")
 
 
