@@ -6,7 +6,8 @@ Over failing inner sources only where the wrapper claims to isolate failures (``
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Final
 
 from hypothesis import strategies as st
@@ -171,13 +172,13 @@ def test_wrapper_isolates(kit: Kit) -> None:
             assert isinstance(argument, str)  # noqa: S101 -- drawn so
             error = _FAILURES[argument]()
             inner.fail_with = error
-            await _check_failing(wrapper, error, last_good)
+            await _check_failing(wrapper, inner, error, last_good)
 
     kit.given(st.tuples(inner_contents(), _STEPS), body, name="wrapper_isolates")
 
 
 async def _check_failing(
-    wrapper: object, error: BaseException, last_good: ElementCollection | None
+    wrapper: object, inner: MutableSource, error: BaseException, last_good: ElementCollection | None
 ) -> None:
     what = f"{type(error).__qualname__}({error})"
     if not isinstance(error, Exception):
@@ -189,18 +190,14 @@ async def _check_failing(
             f"wrap(s).provide() swallowed {what}, which is not an Exception: cancellation and "
             "exits must propagate"
         )
-    handler = _Records()
-    root = logging.getLogger()
-    root.addHandler(handler)
-    try:
-        got = await provide(wrapper)
-    except Exception as exc:  # whatever escapes is the violation
-        raise LawViolation(
-            f"wrap(s).provide() raised {type(exc).__qualname__}: {exc} when s raised {what}; "
-            "it claims to isolate its inner source's failures"
-        ) from exc
-    finally:
-        root.removeHandler(handler)
+    with _logged() as records:
+        try:
+            got = await provide(wrapper)
+        except Exception as exc:  # whatever escapes is the violation
+            raise LawViolation(
+                f"wrap(s).provide() raised {type(exc).__qualname__}: {exc} when s raised {what}; "
+                "it claims to isolate its inner source's failures"
+            ) from exc
     fallback = last_good if last_good is not None else ElementCollection()
     served = "its last good collection" if last_good is not None else "an empty collection"
     if got != fallback:
@@ -209,30 +206,62 @@ async def _check_failing(
             f"{diff_collections(fallback, got)}"
         )
     _check_diagnostic(wrapper, error, what)
-    if not handler.records:
-        raise LawViolation(f"wrap(s) swallowed {what} without logging a warning")
+    _check_log(records, error, "provide()")
+    await _check_lookup(wrapper, inner, error, fallback, served)
+
+
+@contextmanager
+def _logged() -> Iterator[list[logging.LogRecord]]:
+    """The warnings (and worse) logged anywhere while the block runs."""
+    handler = _Records()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        root.removeHandler(handler)
+
+
+def _check_log(records: list[logging.LogRecord], error: Exception, call: str) -> None:
+    """A swallowed failure is logged as a warning, a failure (not unavailable) with its traceback."""
+    what = f"{type(error).__qualname__}({error})"
+    if not records:
+        raise LawViolation(f"wrap(s).{call} swallowed {what} without logging a warning")
     if not isinstance(error, SourceUnavailableError) and not any(
-        record.exc_info for record in handler.records
+        record.exc_info for record in records
     ):
-        raise LawViolation(f"wrap(s) logged {what}, a failure, without its traceback")
-    await _check_lookup(wrapper, what, fallback, served)
+        raise LawViolation(f"wrap(s).{call} logged {what}, a failure, without its traceback")
 
 
 async def _check_lookup(
-    wrapper: object, what: str, fallback: ElementCollection, served: str
+    wrapper: object,
+    inner: MutableSource,
+    error: Exception,
+    fallback: ElementCollection,
+    served: str,
 ) -> None:
-    """Where wrap(s) has lookup(ref), it answers from what provide() served while s fails."""
+    """Where wrap(s) has lookup(ref), it answers from what provide() served while s fails.
+
+    A lookup that asked s (s has no lookup of its own, so asking is providing) swallowed its
+    failure, and logs it as ``provide()`` does.
+    """
     lookup = getattr(wrapper, "lookup", None)
     if lookup is None:
         return
+    what = f"{type(error).__qualname__}({error})"
     refs = [element.ref for element in fallback] + [ElementRef(ElementKind.TOOL, "kit-absent")]
     for ref in refs:
-        try:
-            found = await lookup(ref)
-        except Exception as exc:  # whatever escapes is the violation
-            raise LawViolation(
-                f"wrap(s).lookup({ref}) raised {type(exc).__qualname__}: {exc} when s raised {what}"
-            ) from exc
+        asked = inner.provides
+        with _logged() as records:
+            try:
+                found = await lookup(ref)
+            except Exception as exc:  # whatever escapes is the violation
+                raise LawViolation(
+                    f"wrap(s).lookup({ref}) raised {type(exc).__qualname__}: {exc} when s raised "
+                    f"{what}"
+                ) from exc
+        if inner.provides != asked:
+            _check_log(records, error, f"lookup({ref})")
         if found != fallback.get(ref):
             raise LawViolation(
                 f"while s raises {what}, wrap(s).lookup({ref}) must answer from {served}: "
