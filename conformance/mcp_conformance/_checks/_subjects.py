@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from mcp_conformance._contract import LawViolation
 from mcp_conformance._kit import Kit
-from mcp_conformance._universe import ALL_SLOTS, features, make_element, vocabularies
+from mcp_conformance._universe import (
+    ALL_SLOTS,
+    Vocabulary,
+    features,
+    make_element,
+    vocabularies,
+)
 from mcp_conformance.faults import MutableSource
 from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import Element, ElementCollection, ElementKind
@@ -24,6 +30,7 @@ __all__ = [
     "inner_contents",
     "kinds_of",
     "provide",
+    "wrapper_vocabularies",
 ]
 
 NAME_LIMIT: Final = 128
@@ -88,13 +95,7 @@ def inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
     first tool and prompt names are at or just under the specification's 128-character limit,
     where a wrapper that lengthens names (a prefix) pushes them over it.
     """
-    words = draw(vocabularies())
-    if draw(st.booleans()):
-        words = dataclasses.replace(
-            words,
-            tools=(draw(_long_name(words.tools[0])), words.tools[1], words.tools[2]),
-            prompts=(draw(_long_name(words.prompts[0])), words.prompts[1], words.prompts[2]),
-        )
+    words = draw(wrapper_vocabularies())
     chosen = draw(st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True))
     elements = []
     for slot in chosen:
@@ -103,6 +104,19 @@ def inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
             looks = dataclasses.replace(looks, handler="ref")
         elements.append(make_element(words, slot, "source 0 v0", looks))
     return ElementCollection(elements), draw(element_kinds())
+
+
+@st.composite
+def wrapper_vocabularies(draw: st.DrawFn) -> Vocabulary:
+    """The run's keys; half the time the first tool and prompt names are at the length limit."""
+    words = draw(vocabularies())
+    if draw(st.booleans()):
+        words = dataclasses.replace(
+            words,
+            tools=(draw(_long_name(words.tools[0])), words.tools[1], words.tools[2]),
+            prompts=(draw(_long_name(words.prompts[0])), words.prompts[1], words.prompts[2]),
+        )
+    return words
 
 
 def _long_name(name: str) -> st.SearchStrategy[str]:
