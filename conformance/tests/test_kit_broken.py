@@ -82,6 +82,9 @@ CASES = (
     Broken("wrapper", "wrapper_kinds", "wrapper.kinds"),
     Broken("wrapper", "wrapper_isolates", "wrapper.isolates"),
     Broken("wrapper", "wrapper_prefix_limit", "wrapper.transparent"),
+    # The derandomized draw never pairs a name at the limit with another tool or prompt name the
+    # renaming head is learnt from; seeds 0-2 all do. Pinned to one that finds it.
+    Broken("wrapper", "wrapper_prefix_lookup", "source.lookup-agrees", seed="0"),
     Broken(
         "registry",
         "registry_precedence",

@@ -71,7 +71,12 @@ async def _lookup(source: object, ref: ElementRef) -> object:
         raise LawViolation(
             f"lookup({ref}) returned {type(answer).__name__}, not an awaitable: it must be async"
         )
-    return await answer
+    try:
+        return await answer
+    except Exception as exc:  # a lookup answers; raising is the violation
+        raise LawViolation(
+            f"lookup({ref}) raised {type(exc).__qualname__}: {exc} instead of answering"
+        ) from exc
 
 
 async def _agrees(
@@ -106,9 +111,9 @@ async def _agrees(
 
 
 def _heads(provided: ElementCollection, inner: ElementCollection) -> list[ElementRef]:
-    """Every inner key under each head the wrapper put before an inner key of the same kind."""
+    """Every inner ref under each head the wrapper put before an inner key (of any kind)."""
     heads = {
-        (found.kind, found.key[: -len(original.key)])
+        found.key[: -len(original.key)]
         for found in provided.refs
         for original in inner.refs
         if found.kind is original.kind
@@ -116,10 +121,7 @@ def _heads(provided: ElementCollection, inner: ElementCollection) -> list[Elemen
         and found.key.endswith(original.key)
     }
     return [
-        ElementRef(original.kind, head + original.key)
-        for kind, head in heads
-        for original in inner.refs
-        if original.kind is kind
+        ElementRef(original.kind, head + original.key) for head in heads for original in inner.refs
     ]
 
 
