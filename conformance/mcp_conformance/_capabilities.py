@@ -66,6 +66,10 @@ class Capabilities:
         relation: for a wrapper that changes content by design (``transparent=False``), what it
             provides given what its inner source provides; ``wrapper.transparent`` then checks
             this relation instead of equality (e.g. the renaming a prefixing wrapper does).
+        isolates: a wrapper that turns its inner source's failures into its last good collection
+            (empty before the first success) plus one diagnostic, as ``IsolatedSource`` does;
+            ``wrapper.isolates`` checks it over inner sources raising every class of exception.
+            ``False`` (the default): the law is N/A (declared).
 
     Visibility rules composing others:
         decides: the boolean function of its parts' list decisions (in the order the parts are
@@ -84,6 +88,7 @@ class Capabilities:
     serializable: bool | None = None
     transparent: bool = True
     relation: Callable[[ElementCollection], ElementCollection] | None = None
+    isolates: bool = False
     decides: Callable[[Sequence[bool]], bool] | None = None
     reason: str = ""
 
@@ -92,6 +97,8 @@ class Capabilities:
             value = getattr(self, name)
             if value is not None and not isinstance(value, bool):
                 raise TypeError(f"Capabilities.{name} must be True, False or None, got {value!r}")
+        if not isinstance(self.isolates, bool):
+            raise TypeError(f"Capabilities.isolates must be True or False, got {self.isolates!r}")
         if not isinstance(self.reason, str):
             raise TypeError(
                 f"Capabilities.reason must be a string, got {type(self.reason).__name__}"

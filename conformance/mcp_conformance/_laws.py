@@ -91,6 +91,14 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="wrap(s).kinds() advertises nothing s cannot provide (it is within s.kinds())",
     ),
     Law(
+        id="wrapper.isolates",
+        about="wrapper",
+        statement="where claimed (isolates=True): while s raises any Exception, wrap(s) provides "
+        "and looks up from its last good collection (empty before one), reports one diagnostic "
+        "(unavailable or failed, naming the exception) and logs it (a failure with its "
+        "traceback); a success clears it; BaseException propagates",
+    ),
+    Law(
         id="registry.model",
         about="registry",
         statement="the catalogue equals the model after every step",

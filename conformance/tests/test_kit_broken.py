@@ -68,8 +68,8 @@ class Broken:
         return f"{self.module}.{self.factory}" if self.factory else self.module
 
 
-_OPTIONAL = frozenset({"source.lookup-agrees", "source.handler-targets"})
-"""The laws of optional capabilities: N/A (declared) for a target without them."""
+_OPTIONAL = frozenset({"source.lookup-agrees", "source.handler-targets", "wrapper.isolates"})
+"""The laws of optional capabilities and claims: N/A (declared) for a target without them."""
 
 CASES = (
     Broken("source", "source_returns_collection", "source.returns-collection"),
@@ -80,6 +80,11 @@ CASES = (
     Broken("source", "source_handler_targets", "source.handler-targets"),
     Broken("wrapper", "wrapper_transparent", "wrapper.transparent"),
     Broken("wrapper", "wrapper_kinds", "wrapper.kinds"),
+    Broken("wrapper", "wrapper_isolates", "wrapper.isolates"),
+    Broken("wrapper", "wrapper_prefix_limit", "wrapper.transparent"),
+    # The derandomized draw never pairs a name at the limit with another tool or prompt name the
+    # renaming head is learnt from; seeds 0-2 all do. Pinned to one that finds it.
+    Broken("wrapper", "wrapper_prefix_lookup", "source.lookup-agrees", seed="0"),
     Broken(
         "registry",
         "registry_precedence",

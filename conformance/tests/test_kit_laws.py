@@ -110,6 +110,7 @@ class TestLawTable:
             "server.list-changed",
             "wrapper.transparent",
             "wrapper.kinds",
+            "wrapper.isolates",
         }
 
     def test_every_law_has_a_check(self) -> None:

@@ -6,18 +6,35 @@ import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import final
+from typing import Final, final
 
 from hypothesis import strategies as st
 
 from mcp_conformance._contract import LawViolation
 from mcp_conformance._kit import Kit
-from mcp_conformance._universe import ALL_SLOTS, features, make_element, vocabularies
+from mcp_conformance._universe import (
+    ALL_SLOTS,
+    Vocabulary,
+    features,
+    make_element,
+    vocabularies,
+)
 from mcp_conformance.faults import MutableSource
 from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import Element, ElementCollection, ElementKind
 
-__all__ = ["Subject", "for_each_group", "for_each_subject", "kinds_of", "provide"]
+__all__ = [
+    "Subject",
+    "for_each_group",
+    "for_each_subject",
+    "inner_contents",
+    "kinds_of",
+    "provide",
+    "wrapper_vocabularies",
+]
+
+NAME_LIMIT: Final = 128
+"""The longest tool or prompt name the MCP specification allows."""
 
 
 @final
@@ -65,18 +82,20 @@ def for_each_group(
             group.append(Subject(kit.target.factory(inner), inner))
         await body(group)
 
-    kit.given(st.lists(_inner_contents(), min_size=size, max_size=size), wrapped, name=name)
+    kit.given(st.lists(inner_contents(), min_size=size, max_size=size), wrapped, name=name)
 
 
 @st.composite
-def _inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
+def inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
     """Small collections of varied elements, and extra kinds the inner source also declares.
 
     A wrapper must pass elements through whatever their fields, so names, URIs, tags, ``_meta``
     and the rest vary as in the registry checks; handlers are references, so that the inner
-    source is serializable (what a caching wrapper needs of a healthy source).
+    source is serializable (what a caching wrapper needs of a healthy source). Half the time the
+    first tool and prompt names are at or just under the specification's 128-character limit,
+    where a wrapper that lengthens names (a prefix) pushes them over it.
     """
-    words = draw(vocabularies())
+    words = draw(wrapper_vocabularies())
     chosen = draw(st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True))
     elements = []
     for slot in chosen:
@@ -85,6 +104,26 @@ def _inner_contents(draw: st.DrawFn) -> tuple[ElementCollection, ElementKind]:
             looks = dataclasses.replace(looks, handler="ref")
         elements.append(make_element(words, slot, "source 0 v0", looks))
     return ElementCollection(elements), draw(element_kinds())
+
+
+@st.composite
+def wrapper_vocabularies(draw: st.DrawFn) -> Vocabulary:
+    """The run's keys; half the time the first tool and prompt names are at the length limit."""
+    words = draw(vocabularies())
+    if draw(st.booleans()):
+        words = dataclasses.replace(
+            words,
+            tools=(draw(_long_name(words.tools[0])), words.tools[1], words.tools[2]),
+            prompts=(draw(_long_name(words.prompts[0])), words.prompts[1], words.prompts[2]),
+        )
+    return words
+
+
+def _long_name(name: str) -> st.SearchStrategy[str]:
+    """``name`` padded to a length from the limit minus 8 to the limit itself."""
+    return st.integers(min_value=NAME_LIMIT - 8, max_value=NAME_LIMIT).map(
+        lambda length: (name + "x" * length)[:length]
+    )
 
 
 async def provide(source: object) -> object:

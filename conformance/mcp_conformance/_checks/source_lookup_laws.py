@@ -17,10 +17,10 @@ from typing import Final, final
 
 from hypothesis import strategies as st
 
-from mcp_conformance._checks._subjects import provide
+from mcp_conformance._checks._subjects import provide, wrapper_vocabularies
 from mcp_conformance._contract import LawViolation
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
-from mcp_conformance._universe import ALL_SLOTS, Vocabulary, make_element, vocabularies
+from mcp_conformance._universe import ALL_SLOTS, Vocabulary, make_element
 from mcp_conformance.faults import MutableSource
 from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import SINGLE_KINDS, Element, ElementCollection, ElementKind, ElementRef
@@ -71,17 +71,31 @@ async def _lookup(source: object, ref: ElementRef) -> object:
         raise LawViolation(
             f"lookup({ref}) returned {type(answer).__name__}, not an awaitable: it must be async"
         )
-    return await answer
+    try:
+        return await answer
+    except Exception as exc:  # a lookup answers; raising is the violation
+        raise LawViolation(
+            f"lookup({ref}) raised {type(exc).__qualname__}: {exc} instead of answering"
+        ) from exc
 
 
-async def _agrees(fresh: object, probes: Iterable[ElementRef]) -> None:
-    """Ask ``fresh`` first, then provide, then ask again: every answer is provide()'s."""
+async def _agrees(
+    fresh: object, probes: Iterable[ElementRef], *, renamed_from: ElementCollection | None = None
+) -> None:
+    """Ask ``fresh`` first, then provide, then ask again: every answer is provide()'s.
+
+    ``renamed_from``: a wrapper's inner content. Where the wrapper renamed an inner key by adding
+    a head (``add`` -> ``kit_add``), every inner key of that kind is also asked with that head,
+    so the names a renaming left out (past the length limit) are asked too.
+    """
     refs = list(probes)
     before = {ref: await _lookup(fresh, ref) for ref in refs}
     provided = await provide(fresh)
     if not isinstance(provided, ElementCollection):
         return  # source.returns-collection reports it
     refs.extend(ref for ref in _probes(provided) if ref not in before)
+    if renamed_from is not None:
+        refs.extend(ref for ref in _heads(provided, renamed_from) if ref not in refs)
     for ref in refs:
         expected = provided.get(ref)
         for moment, answer in (
@@ -96,13 +110,28 @@ async def _agrees(fresh: object, probes: Iterable[ElementRef]) -> None:
                 )
 
 
+def _heads(provided: ElementCollection, inner: ElementCollection) -> list[ElementRef]:
+    """Every inner ref under each head the wrapper put before an inner key (of any kind)."""
+    heads = {
+        found.key[: -len(original.key)]
+        for found in provided.refs
+        for original in inner.refs
+        if found.kind is original.kind
+        and found.key != original.key
+        and found.key.endswith(original.key)
+    }
+    return [
+        ElementRef(original.kind, head + original.key) for head in heads for original in inner.refs
+    ]
+
+
 def _has_lookup(source: object) -> bool:
     return callable(getattr(source, "lookup", None))
 
 
 # Small contents: what matters is which refs exist, not how rich the elements are.
 _contents: Final = st.tuples(
-    vocabularies(),
+    wrapper_vocabularies(),
     st.lists(st.sampled_from(ALL_SLOTS), max_size=5, unique=True),
     element_kinds(),
     st.booleans(),
@@ -136,6 +165,10 @@ def test_source_lookup_agrees(kit: Kit) -> None:
         inner = (
             _LookingUp(content, kinds) if inner_looks_up else MutableSource(content, kinds=kinds)
         )
-        await _agrees(kit.target.factory(inner), _probes(content, vocabulary=vocabulary))
+        await _agrees(
+            kit.target.factory(inner),
+            _probes(content, vocabulary=vocabulary),
+            renamed_from=content,
+        )
 
     kit.given(_contents, wrapped, name="source_lookup_agrees")

@@ -7,7 +7,7 @@ import dataclasses
 from mcp_conformance import Capabilities
 from mcp_core.elements import Element, ElementCollection, ElementKind
 from mcp_core.errors import InvalidElementError
-from mcp_core.sources import ElementSource, PrefixedSource, StaticSource
+from mcp_core.sources import ElementSource, PrefixedSource
 
 __all__ = ["MCP_CONFORMANCE", "wrap"]
 
@@ -22,13 +22,17 @@ def wrap(inner: ElementSource) -> PrefixedSource:
 def renamed(collection: ElementCollection) -> ElementCollection:
     """The inner elements, in order, each moved to ``rename(ref)`` and otherwise unchanged.
 
-    An element the renaming makes invalid (a tool name past 128 characters) is left out.
+    An element the renaming makes invalid (a tool name past 128 characters) is left out. The
+    rule is written out as ``PrefixedSource`` documents it, not asked of ``PrefixedSource.rename``:
+    a relation computed by the code under test would follow that code's bugs.
     """
-    rename = PrefixedSource(StaticSource(collection), PREFIX).rename
     kept: list[Element] = []
     for element in collection:
+        head = (
+            f"{PREFIX}_" if element.kind in (ElementKind.TOOL, ElementKind.PROMPT) else f"{PREFIX}+"
+        )
         try:
-            kept.append(_moved(element, rename(element.ref).key))
+            kept.append(_moved(element, head + element.ref.key))
         except InvalidElementError:
             continue
     return ElementCollection(kept)
@@ -48,5 +52,5 @@ def _moved(element: Element, key: str) -> Element:
 MCP_CONFORMANCE = Capabilities(
     transparent=False,
     relation=renamed,
-    reason="prefixing renames every element by design: checked against PrefixedSource.rename",
+    reason="prefixing renames every element by design: checked against its documented rule",
 )
