@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Final, Protocol, final
 import anyio
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef, Tool
+from mcp_core.registry import SourceChangeNotifier
 from mcp_core.search._text import COLUMNS, WEIGHTS, Fields, query_terms
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
@@ -125,7 +126,7 @@ class ToolIndex:
         "_next",
         "_snapshot",
         "_stale",
-        "_unsubscribe",
+        "_unsubscribes",
     )
 
     def __init__(self, catalog: IndexedCatalog, *, exclude: Collection[str] = ()) -> None:
@@ -147,7 +148,12 @@ class ToolIndex:
         self._next = 1
         self._stale = True
         self._lock = anyio.Lock()
-        self._unsubscribe: Callable[[], None] | None = catalog.subscribe(self._changed)
+        unsubscribes = [catalog.subscribe(self._changed)]
+        if isinstance(catalog, SourceChangeNotifier):
+            # A change event covers what the lists show (definitions); a source whose elements
+            # changed only in what the index also reads (tags) says so here.
+            unsubscribes.append(catalog.subscribe_sources(self._sources_changed))
+        self._unsubscribes: list[Callable[[], None]] = unsubscribes
 
     def __repr__(self) -> str:
         state = "stale" if self._stale else "current"
@@ -158,14 +164,17 @@ class ToolIndex:
 
     def close(self) -> None:
         """Stop following the catalogue and free the database."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        unsubscribes, self._unsubscribes = self._unsubscribes, []
+        for unsubscribe in unsubscribes:
+            unsubscribe()
         self._db.close()
 
     def _changed(self, kinds: ElementKind) -> None:
         if kinds & ElementKind.TOOL:
             self._stale = True
+
+    def _sources_changed(self, _sources: object) -> None:
+        self._stale = True
 
     # -- keeping current ------------------------------------------------------------------------
 

@@ -340,3 +340,23 @@ async def test_a_search_whose_rows_change_while_the_rule_is_asked_starts_again()
     listed = [e for e in await registry.elements() if isinstance(e.definition, Tool)]
     _same(results[0], reference_ranking(listed, "mail"))
     assert {hit.tool.name for hit in results[0]} == {"send_mail", "read_mail"}
+
+
+async def test_a_change_of_tags_alone_is_followed() -> None:
+    """A winner replaced by one with the same definition and other tags is indexed anew.
+
+    Registry change events cover what the lists show (definitions), so the index also follows
+    which sources changed: the tags it indexes are not in the definition.
+    """
+    definition = Tool(name="report", description="a weekly report", input_schema={"type": "object"})
+    tagged = Element(definition=definition, handler=_handler, tags=frozenset({"finance"}))
+    plain = Element(definition=definition, handler=_handler)
+    low, high = _Swappable(ElementCollection([tagged])), _Swappable(ElementCollection([]))
+    registry = Registry([(high, 2), (low, 1)])
+    index = ToolIndex(registry)
+    await registry.load()
+    assert [hit.tool.name for hit in await index.search("finance", SESSIONS[0])] == ["report"]
+    high.collection = ElementCollection([plain])
+    await registry.reload(high)
+    assert await index.search("finance", SESSIONS[0]) == ()
+    index.close()
