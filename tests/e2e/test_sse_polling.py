@@ -42,21 +42,7 @@ class TestSsePolling:
         """The raw probe: priming event with retry, no result on the POST stream, result on resume."""
         accept = {"Accept": "text/event-stream, application/json"}
         async with httpx2.AsyncClient(headers=accept, timeout=20) as http:
-            init = {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": VERSION,
-                    "capabilities": {},
-                    "clientInfo": {"name": "probe", "version": "1"},
-                },
-            }
-            response = await http.post(http_url, json=init)
-            session = response.headers["mcp-session-id"]
-            await _post(
-                http, http_url, session, {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            )
+            session = await _handshake(http, http_url)
             call = {
                 "jsonrpc": "2.0",
                 "id": 1,
