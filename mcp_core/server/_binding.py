@@ -30,6 +30,7 @@ from contextlib import (
     contextmanager,
     nullcontext,
 )
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final, runtime_checkable
 
 import anyio
@@ -114,7 +115,13 @@ from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, RoundLedger, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
-from mcp_core.server._sessions import WorkerSessions
+from mcp_core.server._sessions import Misrouted, WorkerSessions, public_session_id
+from mcp_core.server._shared_sessions import (
+    DEFAULT_RECORD_TTL,
+    RedisEventStore,
+    ResumeSessions,
+    SessionSharing,
+)
 from mcp_core.server._stdio import stdio_streams
 from mcp_core.server._tracing import trace_context_from_headers
 from mcp_core.sources import KindsPrefetch
@@ -442,6 +449,7 @@ class McpServer:
         "_registry",
         "_session_managers",
         "_settle",
+        "_sharing",
         "handlers",
         "lowlevel",
     )
@@ -500,6 +508,8 @@ class McpServer:
         if deployment is not None:
             self._lifecycle.on_drain(deployment.drain)
         self._session_managers: list[StreamableHTTPSessionManager] = []
+        # Handshake-era sessions recorded for every worker (ADR 0109); set by the HTTP app.
+        self._sharing: SessionSharing | None = None
         self.handlers: Final = RequestHandlers(
             registry,
             registry,
@@ -906,18 +916,21 @@ class McpServer:
         )
         if state is not None:
             state.subscriptions.add(params.uri)
+            await self._shared(state)
         return result
 
     async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
         state = self._session(ctx)[1]
         if state is not None:
             state.subscriptions.discard(params.uri)
+            await self._shared(state)
         return {}
 
     async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> HandlerResult:
         state = self._session(ctx)[1]
         if state is not None:
             state.log_level = params.level
+            await self._shared(state)
         return {}
 
     async def _listen(
@@ -933,13 +946,16 @@ class McpServer:
     async def _track_sessions(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
         # Seen on every message, `initialize` included, so a client is notified of changes even
         # before its first list request.
-        self._state(ctx)
+        state = self._state(ctx)
+        sharing = self._sharing
+        if sharing is not None and state is not None and ctx.method != "initialize":
+            await sharing.used(state)
         if ctx.method in _LISTS and ctx.request_id is not None:
             fast = await self._list_directly(ctx)
             if fast is not None:
                 return fast
         try:
-            return await call_next(ctx)
+            result = await call_next(ctx)
         except MCPError as exc:
             # The SDK's own refusals may quote the request (an unknown method's name): clip them.
             error = exc.error
@@ -949,6 +965,16 @@ class McpServer:
             if clipped.error == error:
                 raise
             raise clipped from None
+        if ctx.method == "initialize" and sharing is not None and state is not None:
+            version = result.get("protocolVersion") if isinstance(result, dict) else None
+            if isinstance(version, str):
+                await sharing.opened(state, ctx.params or {}, version)
+        return result
+
+    async def _shared(self, state: SessionState) -> None:
+        """Tell the other workers of a deployment that this session changed (ADR 0109)."""
+        if self._sharing is not None:
+            await self._sharing.changed(state)
 
     async def _list_directly(self, ctx: Ctx) -> dict[str, Any] | None:
         """A list result built without the SDK's result model, or None to take the usual path.
@@ -994,6 +1020,7 @@ class McpServer:
         state = connection.state.get(_STATE_KEY)
         if not isinstance(state, SessionState):
             state = connection.state[_STATE_KEY] = SessionState(connection=connection)
+            SessionSharing.restore(state)
             hub = ctx.lifespan_context
             if isinstance(hub, _Hub):
                 hub.track(state)
@@ -1091,6 +1118,12 @@ class McpServer:
         endpoint's bearer authentication (by default: the status page is whenever the endpoint
         is, the metrics are not, so a scraper needs no token).
         """
+        deployment = self._deployment
+        shared = deployment is not None and not stateless
+        if shared and event_store == "memory":
+            assert deployment is not None  # noqa: S101 -- for the type checker
+            # Events in the deployment's Redis: a resume lands on any worker (ADR 0109).
+            event_store = deployment.session_events() or "memory"
         store = _session_event_store(event_store)
         if store is not None:
             self._event_stores.append(store)
@@ -1145,30 +1178,59 @@ class McpServer:
         deferred = json_response is None
         manager = self.lowlevel.session_manager
         self._session_managers.append(manager)
+        sharing_with: SessionSharing | None = None
+        misrouted: Misrouted | None = None
+        if deployment is not None and shared:
+            worker = deployment.worker
+            misrouted = Misrouted(worker=worker, owner_alive=deployment.owner_alive)
+            owners: Mapping[str, Mapping[str, object]] = manager._session_owners  # noqa: SLF001 -- the SDK's record of who opened a session
+            sharing_with = self._sharing = SessionSharing(
+                deployment.session_records(session_idle_timeout or DEFAULT_RECORD_TTL),
+                worker=worker,
+                owner=owners.get,
+                events=store if isinstance(store, RedisEventStore) else None,
+            )
         if slots is not None:
-            bind_sessions(manager, store, deferred=deferred, slots=slots)
-            slots.reclaim = lambda session_id: _end_session(manager, session_id)
-        _guard_endpoint(
-            app,
-            path,
-            lambda endpoint: HttpEdge(
-                # Ordinary 2026-07-28 requests are answered here, the rest by the SDK (ADR 0102).
-                with_hot_path(
-                    endpoint, manager, max_body=max_request_body_size, sessions=self._connection
-                ),
+            bind_sessions(
+                manager,
+                store,
+                deferred=deferred,
+                slots=slots,
+                public=None
+                if deployment is None
+                else partial(public_session_id, deployment.worker),
+            )
+            slots.reclaim = partial(_end_session, manager, sharing_with)
+
+        def endpoint_of(endpoint: ASGIApp) -> ASGIApp:
+            # Ordinary 2026-07-28 requests are answered here, the rest by the SDK (ADR 0102).
+            served = with_hot_path(
+                endpoint, manager, max_body=max_request_body_size, sessions=self._connection
+            )
+            if deployment is not None and sharing_with is not None and misrouted is not None:
+                # Another worker's session (or a restarted worker's) is resumed here (ADR 0109).
+                served = ResumeSessions(
+                    served,
+                    worker=deployment.worker,
+                    manager=manager,
+                    sharing=sharing_with,
+                    misrouted=misrouted,
+                )
+            return HttpEdge(
+                served,
                 slots=slots,
                 body_timeout=body_timeout,
                 max_client_body_bytes=max_client_body_bytes,
                 max_request_body_size=max_request_body_size,
                 trusted_proxies=trusted_proxies,
                 requires_auth=token_verifier is not None,
-            ),
-        )
-        deployment = self._deployment
-        if deployment is not None and not stateless:
-            # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
+            )
+
+        _guard_endpoint(app, path, endpoint_of)
+        if deployment is not None and misrouted is not None:
+            # Session ids name their worker (ADR 0048); any worker resumes them (ADR 0109).
             app.add_middleware(
-                WorkerSessions, worker=deployment.worker, owner_alive=deployment.owner_alive
+                WorkerSessions, worker=deployment.worker, misrouted=misrouted, shared=True
             )
         return app
 
@@ -1283,11 +1345,18 @@ def _guard_endpoint(app: Starlette, path: str, guard: Callable[[ASGIApp], ASGIAp
     raise RuntimeError(f"the SDK's app has no route at {path!r}; cannot guard the endpoint")
 
 
-async def _end_session(manager: StreamableHTTPSessionManager, session_id: str) -> None:
-    """End one session as the SDK does when it ends (its id answers 404 from now on)."""
+async def _end_session(
+    manager: StreamableHTTPSessionManager, sharing: SessionSharing | None, session_id: str
+) -> None:
+    """End one session as the SDK does when it ends (its id answers 404 from now on).
+
+    In a deployment its record goes too: a reclaimed session is not resumed elsewhere.
+    """
     transport = manager._server_instances.get(session_id)  # noqa: SLF001 -- the table bind_sessions owns
     if transport is not None:
         await manager._discard_session(session_id, transport)  # noqa: SLF001 -- the SDK's own ending
+    if sharing is not None:
+        await sharing.forget(session_id)
 
 
 def _session_event_store(

@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-import json
 import logging
 import os
 import re
@@ -51,6 +50,7 @@ from mcp.server.request_state import RequestStateSecurity
 from mcp_core.elements import ElementKind
 from mcp_core.errors import CacheStoreError, DeploymentError
 from mcp_core.registry import ChangePropagation, Registry
+from mcp_core.server._shared_sessions import RedisEventStore, SessionRecords, sign, verify
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
     BackendHealth,
@@ -258,6 +258,19 @@ class Deployment:
     def bus(self) -> ChangeBus:
         """The change bus the workers tell each other about changes on."""
         return self._bus
+
+    def session_records(self, ttl: float) -> SessionRecords:
+        """Where handshake-era sessions are recorded for every worker, living ``ttl`` s unrenewed."""
+        return SessionRecords(self._store, key=_derive(self._secret, "sessions"), ttl=ttl)
+
+    def session_events(self) -> RedisEventStore | None:
+        """The sessions' event store every worker shares (None: the store is not Redis).
+
+        A resume with ``Last-Event-ID`` then lands on any worker (ADR 0109).
+        """
+        if not isinstance(self._store, RedisStore):
+            return None
+        return RedisEventStore(self._store, key=_derive(self._secret, "session-events"))
 
     @property
     def cursor_secret(self) -> bytes:
@@ -523,29 +536,11 @@ class Deployment:
 
     def _record(self, what: str, fields: Mapping[str, object]) -> bytes:
         """``fields`` dated now and signed for ``what``: a record every worker can check."""
-        body = {**fields, "at": int(time.time() * 1000)}
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        mac = hmac.new(self._records, f"{what}\n{text}".encode(), hashlib.sha256).hexdigest()
-        return json.dumps({"record": body, "mac": mac}, separators=(",", ":")).encode()
+        return sign(self._records, what, fields)
 
     def _signed(self, what: str, raw: bytes | None) -> dict[str, object] | None:
         """The fields of a record signed for ``what`` with this deployment's secret, else None."""
-        if raw is None or len(raw) > _MAX_RECORD:
-            return None
-        try:
-            document = json.loads(raw)
-            body, mac = document["record"], document["mac"]
-        except (ValueError, TypeError, KeyError, RecursionError):
-            return None
-        if not isinstance(body, dict) or not isinstance(mac, str):
-            return None
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        expected = hmac.new(self._records, f"{what}\n{text}".encode(), hashlib.sha256).hexdigest()
-        at = body.get("at")
-        same = hmac.compare_digest(mac.encode(errors="surrogatepass"), expected.encode())
-        if not same or not isinstance(at, int):
-            return None
-        return body
+        return verify(self._records, what, raw, _MAX_RECORD)
 
     def _verified_fingerprint(self, raw: bytes | None) -> bool:
         return self._signed("fingerprint", raw) is not None

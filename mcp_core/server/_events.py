@@ -30,6 +30,7 @@ from mcp.server.streamable_http import (
 from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
 
 from mcp_core.server._responses import DeferredResponses, ResumableStreams
+from mcp_core.server._shared_sessions import RedisEventStore
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -295,7 +296,7 @@ class _SessionTable(dict[str, Any]):
     :class:`~mcp_core.server._responses.DeferredResponses` (``deferred``).
     """
 
-    __slots__ = ("_deferred", "_slots", "_store")
+    __slots__ = ("_deferred", "_public", "_slots", "_store")
 
     def __init__(
         self,
@@ -303,16 +304,22 @@ class _SessionTable(dict[str, Any]):
         *,
         deferred: bool = False,
         slots: SessionSlots | None = None,
+        public: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__()
         self._store = store
         self._deferred = deferred
         self._slots = slots
+        self._public = public
+
+    def _store_id(self, session_id: str) -> str:
+        """The id a session's events are kept under: the one every worker knows it by."""
+        return session_id if self._public is None else self._public(session_id)
 
     def __setitem__(self, session_id: str, transport: Any) -> None:
         if self._store is not None:
             if hasattr(transport, "_event_store"):
-                transport._event_store = _SessionEvents(self._store, session_id)  # noqa: SLF001 -- see bind_sessions
+                transport._event_store = _SessionEvents(self._store, self._store_id(session_id))  # noqa: SLF001 -- see bind_sessions
             else:  # pragma: no cover -- only an SDK whose transports changed shape
                 _log.warning(
                     "this mcp SDK's transport has no event store slot; SSE resumption is off"
@@ -345,10 +352,10 @@ class _SessionTable(dict[str, Any]):
     def _ended(self, session_id: str) -> None:
         if self._slots is not None:
             self._slots.closed(session_id)
-        if self._store is None:
-            return
+        if self._store is None or isinstance(self._store, RedisEventStore):
+            return  # a shared store keeps the session's events for the next worker (ADR 0109)
         try:
-            self._store.end_session(session_id)
+            self._store.end_session(self._store_id(session_id))
         except Exception:  # noqa: BLE001 -- a store failing to forget must not break session cleanup
             _log.exception("event store failed to forget session %s", session_id[:64])
 
@@ -359,6 +366,7 @@ def bind_sessions(
     *,
     deferred: bool = False,
     slots: SessionSlots | None = None,
+    public: Callable[[str], str] | None = None,
 ) -> bool:
     """Make every session ``manager`` creates keep its events in ``store``, as itself; and defer.
 
@@ -367,9 +375,11 @@ def bind_sessions(
     escaped the binding has none (no resumption) rather than a shared one. With ``deferred``,
     each session answers request POSTs with JSON unless they need a stream (ADR 0053). With
     ``slots``, they are told of each session's opening and end (per-client session slots, ADR
-    0070). This reaches into the SDK manager's session table, in this one place; if a future SDK
-    moves it, all three are off with a warning (returns False): no resumption, SSE answers and
-    the total session limit alone, never streams shared between sessions.
+    0070). With ``public``, a session's events are kept under ``public(session_id)``, the id
+    every worker of a deployment knows it by (ADR 0109). This reaches into the SDK manager's
+    session table, in this one place; if a future SDK moves it, all three are off with a warning
+    (returns False): no resumption, SSE answers and the total session limit alone, never
+    streams shared between sessions.
     """
     table = getattr(manager, "_server_instances", None)
     if getattr(manager, "event_store", None) is not None or type(table) is not dict or table:
@@ -377,5 +387,6 @@ def bind_sessions(
             "cannot bind sessions with this mcp SDK; SSE resumption is off, answers stay SSE"
         )
         return False
-    manager._server_instances = _SessionTable(store, deferred=deferred, slots=slots)  # noqa: SLF001 -- the one hook, documented above
+    table = _SessionTable(store, deferred=deferred, slots=slots, public=public)
+    manager._server_instances = table  # noqa: SLF001 -- the one hook, documented above
     return True

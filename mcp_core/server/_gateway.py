@@ -57,6 +57,8 @@ class SessionState:
     info: SessionInfo | None = None
     log_level: LogLevel | None = None
     subscriptions: set[str] = field(default_factory=set)
+    shared_at: float = 0.0
+    """When the session's record was last written to a deployment's store (monotonic)."""
     local_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
 

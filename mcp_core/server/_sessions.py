@@ -35,7 +35,7 @@ from typing import Any, Final, final
 from mcp_types import INVALID_REQUEST
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["WorkerSessions"]
+__all__ = ["Misrouted", "WorkerSessions", "answer_error", "public_session_id"]
 
 _log = logging.getLogger("mcp_core.server")
 
@@ -104,61 +104,25 @@ class _Verdicts:
 
 
 @final
-class WorkerSessions:
-    """ASGI middleware: session ids carry ``worker``; another worker's sessions are refused loudly.
+class Misrouted:
+    """How a worker answers a request for another worker's session that it cannot serve.
 
     ``owner_alive(worker)`` says whether a worker is registered in the deployment now (None: it
-    cannot say, e.g. the store is down: then a misrouted request is answered 421 all the same).
+    cannot say, e.g. the store is down: then the request is answered 421 all the same).
     """
 
-    __slots__ = ("_app", "_gone_log", "_misrouted_log", "_owners", "_prefix", "_worker")
+    __slots__ = ("_gone_log", "_misrouted_log", "_owners", "_worker")
 
     def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        worker: str,
-        owner_alive: Callable[[str], Awaitable[bool | None]],
+        self, *, worker: str, owner_alive: Callable[[str], Awaitable[bool | None]]
     ) -> None:
-        self._app = app
         self._worker = worker
-        self._prefix = f"{worker}.".encode()
         self._owners = _Verdicts(owner_alive)
         self._misrouted_log = _Throttled()
         self._gone_log = _Throttled()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
-        headers: list[tuple[bytes, bytes]] = list(scope["headers"])
-        for index, (name, value) in enumerate(headers):
-            if name != _HEADER:
-                continue
-            if value.startswith(self._prefix):
-                headers[index] = (name, value[len(self._prefix) :])
-                scope = {**scope, "headers": headers}
-                break
-            owner, dot, _ = value.partition(b".")
-            if dot and owner:
-                await self._misrouted(owner.decode("latin-1"), scope, send)
-                return
-            break  # not a session id any worker of this deployment made: the SDK says 404
-
-        async def named(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {
-                    **message,
-                    "headers": [
-                        (k, self._prefix + v if k == _HEADER else v)
-                        for k, v in message.get("headers", ())
-                    ],
-                }
-            await send(message)
-
-        await self._app(scope, receive, named)
-
-    async def _misrouted(self, owner: str, scope: Scope, send: Send) -> None:
+    async def answer(self, owner: str, scope: Scope, send: Send) -> None:
+        """Answer a request of ``owner``'s session: 404 when that worker is gone, else 421."""
         shown = owner[:40]
         alive = await self._owners.alive(owner)
         if alive is False:
@@ -172,7 +136,7 @@ class WorkerSessions:
                     count,
                     LOG_INTERVAL,
                 )
-            await _answer(send, 404, "Session not found", None)
+            await answer_error(send, 404, "Session not found", None)
             return
         message = (
             f"Misdirected request: this session belongs to worker {shown!r}, and this is worker "
@@ -192,10 +156,72 @@ class WorkerSessions:
                 count,
                 LOG_INTERVAL,
             )
-        await _answer(send, 421, message, {"worker": self._worker, "sessionWorker": shown})
+        await answer_error(send, 421, message, {"worker": self._worker, "sessionWorker": shown})
 
 
-async def _answer(send: Send, status: int, message: str, data: dict[str, Any] | None) -> None:
+def public_session_id(worker: str, session_id: str) -> str:
+    """The id a client knows a session by (``w1.<hex>``), from the id this worker's SDK uses.
+
+    A session this worker opened is ``<hex>`` inside it; one it resumed keeps its full id.
+    """
+    return session_id if "." in session_id else f"{worker}.{session_id}"
+
+
+@final
+class WorkerSessions:
+    """ASGI middleware: session ids carry ``worker``; another worker's sessions go to ``misrouted``.
+
+    With ``shared`` (sessions recorded in the shared store, ADR 0109), a request for another
+    worker's session passes through with its id unchanged: the endpoint resumes the session
+    (:class:`~mcp_core.server._shared_sessions`) or refuses it with ``misrouted`` itself.
+    """
+
+    __slots__ = ("_app", "_misrouted", "_prefix", "_shared")
+
+    def __init__(
+        self, app: ASGIApp, *, worker: str, misrouted: Misrouted, shared: bool = False
+    ) -> None:
+        self._app = app
+        self._prefix = f"{worker}.".encode()
+        self._misrouted = misrouted
+        self._shared = shared
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        headers: list[tuple[bytes, bytes]] = list(scope["headers"])
+        for index, (name, value) in enumerate(headers):
+            if name != _HEADER:
+                continue
+            if value.startswith(self._prefix):
+                headers[index] = (name, value[len(self._prefix) :])
+                scope = {**scope, "headers": headers}
+                break
+            owner, dot, _ = value.partition(b".")
+            if dot and owner and not self._shared:
+                await self._misrouted.answer(owner.decode("latin-1"), scope, send)
+                return
+            break  # not a session id any worker of this deployment made: the SDK says 404
+
+        async def named(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {
+                    **message,
+                    "headers": [
+                        (k, self._prefix + v if k == _HEADER and b"." not in v else v)
+                        for k, v in message.get("headers", ())
+                    ],
+                }
+            await send(message)
+
+        await self._app(scope, receive, named)
+
+
+async def answer_error(
+    send: Send, status: int, message: str, data: dict[str, Any] | None = None
+) -> None:
+    """Answer with ``status`` and a JSON-RPC error saying ``message`` (no request id)."""
     error: dict[str, Any] = {"code": INVALID_REQUEST, "message": message}
     if data is not None:
         error["data"] = data

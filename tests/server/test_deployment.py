@@ -237,15 +237,20 @@ async def two_workers() -> AsyncIterator[tuple[str, str, Deployment]]:
 
 
 class TestSessionRouting:
-    """Session ids name their worker; another worker refuses them loudly; a gone worker's: 404."""
+    """Session ids name their worker; one without a shared record is refused loudly elsewhere.
+
+    Sessions with a record are resumed by any worker (tests/server/test_shared_sessions.py); a
+    session whose record is missing (the store did not take it) lives on its worker alone.
+    """
 
     async def test_misrouted_is_refused_loudly(self, caplog: pytest.LogCaptureFixture) -> None:
-        """w1's session at w2: 421 naming both, logged; an id no worker made: the SDK's 404."""
-        async with two_workers() as (first, second, _), httpx2.AsyncClient(timeout=30) as http:
+        """w1's unrecorded session at w2: 421 naming both, logged; an id no worker made: 404."""
+        async with two_workers() as (first, second, w1), httpx2.AsyncClient(timeout=30) as http:
             session = RawSession(first, http)
             await session.open()
             assert session.session_id is not None
             tools = await session.request("tools/list", request_id=2)
+            assert await w1.store.delete(f"session:{session.session_id}")
             misrouted = await http.post(
                 second,
                 json={"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
@@ -287,7 +292,8 @@ class TestSessionRouting:
             caplog.clear()
             statuses = []
             for n in range(300):
-                sid = session.session_id if n % 2 else f"gone{n % 7}.0123456789abcdef"
+                # A live worker's session no worker can resume (no record), or a gone worker's.
+                sid = f"w1.{n:032x}" if n % 2 else f"gone{n % 7}.0123456789abcdef"
                 response = await http.post(
                     second,
                     json={"jsonrpc": "2.0", "id": n, "method": "tools/list"},
