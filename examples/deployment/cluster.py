@@ -57,7 +57,6 @@ def _jsonrpc_error(message: str) -> str:
 
 
 # What the balancer says when it, not a worker, answers: each says whether to retry.
-_GONE: Final = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}'
 _BALANCER_ERRORS: Final = {
     502: "The worker serving this request stopped before answering (it failed or was killed). "
     "The request may or may not have taken effect; retry it if that is safe.",
@@ -67,11 +66,12 @@ _BALANCER_ERRORS: Final = {
 }
 
 
-def haproxy_config(bind: str, workers: Mapping[str, str]) -> str:
+def haproxy_config(bind: str, workers: Mapping[str, str], *, sticky: bool = True) -> str:
     """The complete HAProxy configuration in front of ``workers`` (id -> ``host:port``).
 
     This is the file ``docs/deployment.md`` shows (a test checks that it is) and the tests and
-    the example run. ``bind`` is the balancer's ``address:port``.
+    the example run. ``bind`` is the balancer's ``address:port``; ``sticky=False`` leaves out
+    the session rules (plain round robin, as a Kubernetes Service without affinity balances).
 
     - Health checks ask each worker's ``/readyz`` every second: a worker that is loading,
       misconfigured or draining (stopping: it closes its port at once) is out of rotation
@@ -82,10 +82,11 @@ def haproxy_config(bind: str, workers: Mapping[str, str]) -> str:
       the client gets a JSON-RPC error saying so and that it may retry (502), or, on a
       connection that carried earlier requests, HAProxy closes it without an answer, HTTP's
       own way of saying the request may be retried.
-    - A handshake-era session lives on the worker that opened it, and its id says which
-      (``w1.<random>``): requests carrying it go to that worker; a session whose worker is down
-      is answered 404 (the client opens a new one). Everything else (``initialize``,
-      2026-07-28 requests, which any worker serves) is balanced round robin.
+    - A handshake-era session's id names the worker that opened it (``w1.<random>``), and any
+      worker serves it (its record is in Redis). Requests carrying it go to that worker while
+      it is up, which saves the others resuming the session; while it is down they are
+      balanced like everything else (``initialize``, 2026-07-28 requests), round robin, and
+      the worker they reach resumes the session.
     - ``option http-server-close``: each request to a worker on a connection of its own
       (clients keep theirs alive), so a draining worker, closing its idle connections, never
       races a request sent on one.
@@ -132,15 +133,12 @@ def haproxy_config(bind: str, workers: Mapping[str, str]) -> str:
         "    http-check expect status 200",
         f"    default-server check inter {_CHECK_INTERVAL:g}s fall 2 rise 1",
     ]
-    lines += [
-        f"    acl session_{worker} req.hdr(mcp-session-id) -m beg {worker}." for worker in workers
-    ]
-    lines += [
-        "    http-request return status 404 content-type application/json "
-        f"string '{_GONE}' if session_{worker} !{{ srv_is_up(workers/{worker}) }}"
-        for worker in workers
-    ]
-    lines += [f"    use-server {worker} if session_{worker}" for worker in workers]
+    if sticky:
+        lines += [
+            f"    acl session_{worker} req.hdr(mcp-session-id) -m beg {worker}."
+            for worker in workers
+        ]
+        lines += [f"    use-server {worker} if session_{worker}" for worker in workers]
     lines += [f"    server {worker} {address}" for worker, address in workers.items()]
     return "\n".join(lines) + "\n"
 
@@ -190,13 +188,15 @@ def _stop(process: subprocess.Popen[bytes] | None) -> None:
 class Cluster:
     """Redis, workers and HAProxy on 127.0.0.1, in ``root`` (see the module docstring).
 
-    ``env`` is added to every worker's environment (e.g. ``CATALOGUE_FILE``).
+    ``env`` is added to every worker's environment (e.g. ``CATALOGUE_FILE``); ``sticky=False``
+    balances every request round robin (no session rules).
     """
 
     root: Path
     workers: int = 2
     env: Mapping[str, str] = field(default_factory=dict)
     server: Path = SERVER
+    sticky: bool = True
     namespace: str = field(default_factory=lambda: f"deployment-{secrets.token_hex(4)}")
     redis_port: int = field(default_factory=free_port)
     port: int = field(default_factory=free_port)
@@ -308,7 +308,7 @@ class Cluster:
         workers = {
             name: f"127.0.0.1:{port}" for name, port in self.ports.items() if name in self.processes
         }
-        config.write_text(haproxy_config(f"127.0.0.1:{self.port}", workers))
+        config.write_text(haproxy_config(f"127.0.0.1:{self.port}", workers, sticky=self.sticky))
         process = self._spawn("haproxy", ["haproxy", "-db", "-f", str(config)])
         _wait_for(f"http://127.0.0.1:{self.port}/readyz", process, "haproxy")
 

@@ -1017,11 +1017,15 @@ class McpServer:
         connection = connection_of(ctx)
         if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return None  # a 2026 request is its own session: nothing persists between requests
+        return self._state_of(connection, ctx.lifespan_context)
+
+    @staticmethod
+    def _state_of(connection: Connection, hub: object) -> SessionState:
+        """The state of a handshake-era session's ``connection``, made and tracked on first use."""
         state = connection.state.get(_STATE_KEY)
         if not isinstance(state, SessionState):
             state = connection.state[_STATE_KEY] = SessionState(connection=connection)
-            SessionSharing.restore(state)
-            hub = ctx.lifespan_context
+            SessionSharing.restore(state)  # a session resumed from its record (ADR 0109)
             if isinstance(hub, _Hub):
                 hub.track(state)
         return state
@@ -1215,6 +1219,10 @@ class McpServer:
                     manager=manager,
                     sharing=sharing_with,
                     misrouted=misrouted,
+                    on_resumed=lambda connection: self._state_of(
+                        connection,
+                        manager._lifespan_state,  # noqa: SLF001 -- the hub its sessions run in
+                    ),
                 )
             return HttpEdge(
                 served,

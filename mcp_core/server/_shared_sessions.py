@@ -163,7 +163,7 @@ class SessionRecords:
             self._refusals.refuse(
                 f"session records larger than {MAX_SESSION_RECORD_BYTES} bytes or "
                 f"{MAX_SUBSCRIPTIONS} subscriptions",
-                f"session {record.session_id[:48]} is served by its own worker only",
+                f"session {record.session_id[:12]} is served by its own worker only",
             )
             return False
         await self._store.set(_record_key(record.session_id), raw, ttl=self.ttl)
@@ -181,7 +181,7 @@ class SessionRecords:
         if record is None:
             self._refusals.refuse(
                 "session records not signed with the deployment secret for their session",
-                f"session {session_id[:48]} is not resumed",
+                f"session {session_id[:12]} is not resumed",
             )
         return record
 
@@ -227,13 +227,18 @@ def _parsed(session_id: str, body: Mapping[str, object]) -> SessionRecord | None
 
 
 async def resume_session(
-    manager: StreamableHTTPSessionManager, session_id: str, record: SessionRecord
+    manager: StreamableHTTPSessionManager,
+    session_id: str,
+    record: SessionRecord,
+    on_resumed: Callable[[Connection], object],
 ) -> None:
     """Serve ``record``'s session here from now on, as if this worker had opened it.
 
     A transport registered in the manager's table (which binds its event store and response
     mode, as for every session) and a server task whose connection is already initialized as
-    the record says; the session ends here as any session does (idle timeout, DELETE, shutdown).
+    the record says, given to ``on_resumed`` before it serves anything (the server tracks it
+    from then on: a resumed stream hears of changes before the session's next request); the
+    session ends here as any session does (idle timeout, DELETE, shutdown).
     """
     tasks = manager._task_group  # noqa: SLF001 -- the manager's own task group, where sessions run
     if tasks is None:
@@ -267,6 +272,7 @@ async def resume_session(
                     connection.protocol_version = record.version
                     connection.initialized.set()
                     connection.state[RESTORED_KEY] = record
+                    on_resumed(connection)
                     await serve_connection(
                         manager.app,
                         dispatcher,
@@ -421,7 +427,7 @@ class RedisEventStore:
         try:
             await self._store.delete(_events_key(session_id))
         except CacheStoreError as exc:
-            _log.warning("could not delete the events of session %s: %s", session_id[:48], exc)
+            _log.warning("could not delete the events of session %s: %s", session_id[:12], exc)
 
     # -- entries ------------------------------------------------------------------------------
 
@@ -441,7 +447,7 @@ class RedisEventStore:
         if not hmac.compare_digest(mac, expected.hexdigest().encode()):
             self._refusals.refuse(
                 "session events not signed with the deployment secret for their session",
-                f"skipped in session {session_id[:48]}",
+                f"skipped in session {session_id[:12]}",
             )
             return None
         try:
@@ -471,7 +477,16 @@ class ResumeSessions:
     also removes its record and its shared events.
     """
 
-    __slots__ = ("_app", "_manager", "_misrouted", "_refusals", "_resuming", "_sharing", "_worker")
+    __slots__ = (
+        "_app",
+        "_manager",
+        "_misrouted",
+        "_on_resumed",
+        "_refusals",
+        "_resuming",
+        "_sharing",
+        "_worker",
+    )
 
     def __init__(
         self,
@@ -481,12 +496,14 @@ class ResumeSessions:
         manager: StreamableHTTPSessionManager,
         sharing: SessionSharing,
         misrouted: Misrouted,
+        on_resumed: Callable[[Connection], object],
     ) -> None:
         self._app = app
         self._worker = worker
         self._manager = manager
         self._sharing = sharing
         self._misrouted = misrouted
+        self._on_resumed = on_resumed
         self._resuming: dict[str, anyio.Event] = {}
         self._refusals = Refusals(_log, f"worker {worker}")
 
@@ -537,8 +554,8 @@ class ResumeSessions:
                 return record
             limit = self._manager.max_sessions
             if session_id not in table and (limit is None or len(table) < limit):
-                await resume_session(self._manager, session_id, record)
-                _log.info("worker %s resumed session %s", self._worker, public[:48])
+                await resume_session(self._manager, session_id, record, self._on_resumed)
+                _log.info("worker %s resumed session %s", self._worker, public[:12])
             return session_id in table
         finally:
             del self._resuming[session_id]
@@ -549,14 +566,14 @@ class ResumeSessions:
         try:
             record = await self._sharing.records.load(public)
         except CacheStoreError as exc:
-            _log.warning("cannot read the record of session %s: %s", public[:48], exc)
+            _log.warning("cannot read the record of session %s: %s", public[:12], exc)
             return False
         if record is None:
             return False
         if record.owner != _requestor(scope):
             self._refusals.refuse(
                 "requests for a session with another credential than the one that opened it",
-                f"session {public[:48]}: 404",
+                f"session {public[:12]}: 404",
             )
             return None
         return record
@@ -619,17 +636,23 @@ class SessionSharing:
         try:
             await self.records.forget(public)
         except CacheStoreError as exc:
-            _log.warning("could not delete the record of session %s: %s", public[:48], exc)
+            _log.warning("could not delete the record of session %s: %s", public[:12], exc)
         if self._events is not None:
             await self._events.forget(public)
 
     async def opened(self, state: SessionState, params: Mapping[str, Any], version: str) -> None:
-        """The session of ``state`` was just initialized with ``params``, speaking ``version``."""
+        """The session of ``state`` was just initialized with ``params``, speaking ``version``.
+
+        The client's ``notifications/initialized`` may reach another worker (any worker serves
+        the session), so this one counts the session initialized once it has answered: it then
+        hears of changes (``list_changed``) like every session, wherever that notification went.
+        """
         try:
             client = InitializeRequestParams.model_validate(params, by_name=False)
         except ValidationError:
             return  # the SDK refused the initialize itself
         await self._save(state, client, version)
+        state.connection.initialized.set()
 
     async def changed(self, state: SessionState) -> None:
         """The session's log level or subscriptions changed: every worker must see it."""

@@ -1,20 +1,24 @@
-"""Workers that come and go under load: a rolling restart, and a worker killed outright.
+"""Workers that come and go under load: a rolling restart, a worker killed, a worker stopped.
 
 Three workers of the example's deployment behind HAProxy (the configuration
 ``docs/deployment.md`` shows) and one Redis, with clients of both eras calling a tool in a loop
-through the balancer the whole time:
+through the balancer the whole time; every test runs twice: with the documented session rules
+(``sticky``: a session's requests go to the worker that opened it while it is up) and with none
+(``round-robin``: every request to the next worker, as a Kubernetes Service without affinity).
 
 - a rolling restart (each worker in turn: SIGTERM, which drains it, then started again) fails
-  no 2026-07-28 request; every worker exits 0 (drained, nothing cut);
+  no request of either era, and no handshake-era session ends: each goes on on the workers that
+  are up (ADR 0109); every worker exits 0 (drained, nothing cut);
 - ``kill -9`` of one worker fails only the requests it had in flight, each with the balancer's
   JSON-RPC error saying the worker stopped before answering and that the request may be retried,
   or, on a client connection that carried earlier requests, with that connection closed without
   an answer (HAProxy's deliberate signal that the request may be retried, which the SDK's client
   reports as "Server disconnected without sending a response"); every client goes on being
-  answered by the others.
-
-Handshake-era sessions live in their worker (ADR 0048): a session whose worker restarts ends
-(``Session terminated``; the client opens a new one). What the test allows them is exactly that.
+  answered by the others, in the session it had;
+- a session whose worker is killed continues elsewhere: its next request is answered and its
+  stream, resumed from an event id it had, delivers what followed; a session whose worker is
+  stopped (SIGTERM) gets its call in flight answered, and its stream resumes on another worker
+  and goes on delivering.
 """
 
 from __future__ import annotations
@@ -24,13 +28,16 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.clients import text, until
+from tests.clients import WAIT, text, until
+from tests.e2e._http import Event, RawSession, parse_sse
 from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster
 
 pytestmark = [
@@ -49,13 +56,20 @@ WORKER_DIED = "The worker serving this request stopped before answering"
 CUT = "Server disconnected without sending a response"
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """Redis, three workers (w1, w2, w3) and HAProxy, for the whole module."""
+@pytest.fixture(scope="module", params=["sticky", "round-robin"])
+def cluster(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Cluster]:
+    """Redis, three workers (w1, w2, w3) and HAProxy, with or without session rules."""
     root = tmp_path_factory.mktemp("restarts")
     catalogue = root / "catalogue.json"
     shutil.copy(EXAMPLE / "catalogue.json", catalogue)
-    deployment = Cluster(root, len(WORKERS), env={"CATALOGUE_FILE": str(catalogue)})
+    deployment = Cluster(
+        root,
+        len(WORKERS),
+        env={"CATALOGUE_FILE": str(catalogue)},
+        sticky=request.param == "sticky",
+    )
     try:
         deployment.start()
         yield deployment
@@ -75,12 +89,15 @@ class Load:
     """(era, worker) -> answers."""
     failures: list[tuple[str, str]] = field(default_factory=list)
     """(era, error message) of every request that failed."""
+    sessions: Counter[str] = field(default_factory=Counter)
+    """era -> sessions opened (a client opens another only when its session ended)."""
     stop: anyio.Event = field(default_factory=anyio.Event)
 
     async def client(self, mode: str) -> None:
-        """One client: a session (legacy: a new one whenever its worker ended the last)."""
+        """One client: a session (a new one whenever the last ended)."""
         while not self.stop.is_set():
             try:
+                self.sessions[mode] += 1
                 async with Client(self.url, mode=mode) as client:
                     await client.list_tools()  # the tool's output schema, asked once
                     await self._calls(client, mode)
@@ -146,14 +163,13 @@ async def test_a_rolling_restart_fails_no_request(cluster: Cluster) -> None:
             cluster.wait_in_rotation(worker)
 
     load = await _under_load(cluster, 0.05, restart_every_worker)
-    current = [message for era, message in load.failures if era.startswith("auto")]
-    legacy = [message for era, message in load.failures if era.startswith("legacy")]
+    print(f"answered {dict(load.answered)}; failed: {load.failures}")  # noqa: T201 -- the figures
     assert statuses == dict.fromkeys(WORKERS, 0)  # each drained, nothing cut
-    assert current == []
+    assert load.failures == []
     assert {worker for (era, worker) in load.answered if era == "auto"} == set(WORKERS)
-    # A handshake-era session ends with its worker, and only so.
-    assert all(_ended(message) for message in legacy), legacy
-    print(f"answered {dict(load.answered)}; legacy sessions ended: {len(legacy)}")  # noqa: T201 -- the figures
+    # No handshake-era session ended: each client kept the one it opened, served by others.
+    assert load.sessions["legacy"] == LEGACY
+    assert len({worker for (era, worker) in load.answered if era == "legacy"}) > 1
 
 
 async def test_a_killed_worker_fails_only_what_it_had_in_flight(cluster: Cluster) -> None:
@@ -166,17 +182,160 @@ async def test_a_killed_worker_fails_only_what_it_had_in_flight(cluster: Cluster
         load = await _under_load(cluster, 0.3, kill)
     finally:
         cluster.start_worker("w3")  # once its lease in Redis has expired
-    current = [message for era, message in load.failures if era.startswith("auto")]
-    legacy = [message for era, message in load.failures if era.startswith("legacy")]
-    assert len(current) <= CURRENT  # at most one in flight per client
+    print(f"answered {dict(load.answered)}; failed: {load.failures}")  # noqa: T201 -- the figures
+    assert len(load.failures) <= CURRENT + LEGACY  # at most one in flight per client
     # The balancer's 502 (a client's first request on its connection), or the connection
     # closed without an answer (HAProxy's way on a connection that carried earlier requests).
-    assert all((WORKER_DIED in m and "retry it" in m) or CUT in m for m in current), current
-    # A handshake-era session of w3 ends with it: its requests in flight as above, its open
-    # GET stream cut (the SDK's client then ends the session with a transport error), its next
-    # request answered 404.
-    assert all(WORKER_DIED in m or _ended(m) or CUT in m for m in legacy), legacy
-    print(f"answered {dict(load.answered)}; failed: {load.failures}")  # noqa: T201 -- the figures
+    assert all((WORKER_DIED in m and "retry it" in m) or CUT in m for _, m in load.failures), (
+        load.failures
+    )
+    # No session ended: w3's go on on the other workers. (The SDK's client ends itself when a
+    # connection is cut under a request in flight; only then did a client open another.)
+    legacy_cut = sum(1 for era, m in load.failures if era.startswith("legacy") and CUT in m)
+    assert load.sessions["legacy"] <= LEGACY + legacy_cut
+    assert not any(_ended(m) for _, m in load.failures)
+
+
+@dataclass
+class Stream:
+    """A session's GET stream read in the background: its status and the events so far."""
+
+    session: RawSession
+    url: str
+    last_event_id: str | None = None
+    status: int = 0
+    text: str = ""
+    ended: anyio.Event = field(default_factory=anyio.Event)
+
+    async def read(self) -> None:
+        """Read until the server ends the stream (or the connection is cut)."""
+        headers = self.session.headers(accept="text/event-stream")
+        if self.last_event_id is not None:
+            headers["last-event-id"] = self.last_event_id
+        try:
+            async with self.session.http.stream("GET", self.url, headers=headers) as response:
+                self.status = response.status_code
+                async for chunk in response.aiter_text():
+                    self.text += chunk
+        except httpx2.HTTPError:
+            pass  # cut: what arrived is in self.text
+        finally:
+            self.ended.set()
+
+    @property
+    def events(self) -> list[Event]:
+        """The events received so far."""
+        return parse_sse(self.text)
+
+    def carries(self, method: str) -> bool:
+        """Whether a notification ``method`` arrived."""
+        return any((event.message or {}).get("method") == method for event in self.events)
+
+
+LIST_CHANGED = "notifications/tools/list_changed"
+
+
+async def _change_the_tool_list(cluster: Cluster, name: str) -> None:
+    """A shared registration, made through the balancer: every worker tells its sessions."""
+    async with Client(cluster.url) as client:
+        result = await client.call_tool("add_greeting", {"name": name, "template": "hi {name}"})
+        assert not result.is_error, text(result)
+
+
+async def _call(session: RawSession, url: str, request_id: int, seconds: float) -> dict[str, Any]:
+    session.url = url
+    events = await session.request(
+        "tools/call", {"name": "pause", "arguments": {"seconds": seconds}}, request_id=request_id
+    )
+    message = events[-1].message
+    assert message is not None
+    return message
+
+
+def _worker_of(answer: dict[str, Any]) -> str:
+    return str(answer["result"]["content"][0]["text"])
+
+
+async def test_a_killed_workers_session_continues_elsewhere(cluster: Cluster) -> None:
+    """``kill -9`` of a session's worker: its next request is answered, its stream resumed elsewhere.
+
+    The session's GET stream on its worker gets a ``list_changed``; the worker is killed; the
+    stream resumed through the balancer from the event before it (as a client that missed it
+    would) is served by another worker and delivers it; the next call is answered there too.
+    """
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        session = RawSession(cluster.url, http)
+        await session.open()
+        assert session.session_id is not None
+        owner = session.session_id.partition(".")[0]
+        stream = Stream(session, cluster.worker_url(owner))
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(stream.read)
+            await _until(lambda: bool(stream.events))  # the priming event: a cursor
+            before = stream.events[-1].id
+            await _change_the_tool_list(cluster, "after_kill")
+            await _until(lambda: stream.carries(LIST_CHANGED))
+            await anyio.to_thread.run_sync(cluster.kill_worker, owner)
+            with anyio.fail_after(WAIT):
+                await stream.ended.wait()
+        try:
+            resumed = Stream(session, cluster.url, last_event_id=before)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(resumed.read)
+                await _until(lambda: resumed.carries(LIST_CHANGED))
+                tasks.cancel_scope.cancel()
+            answer = await _call(session, cluster.url, 7, 0)
+        finally:
+            cluster.start_worker(owner)
+            cluster.wait_in_rotation(owner)
+    assert resumed.status == 200
+    assert _worker_of(answer) != owner
+
+
+async def test_a_stopped_worker_finishes_its_call_and_its_stream_resumes_elsewhere(
+    cluster: Cluster,
+) -> None:
+    """SIGTERM to a session's worker: the call in flight is answered; the stream goes on elsewhere.
+
+    The worker drains: the call it is running is answered, the session's GET stream is ended
+    where the client resumes it; resumed through the balancer, it is served by another worker
+    and delivers the next change.
+    """
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        session = RawSession(cluster.url, http)
+        await session.open()
+        assert session.session_id is not None
+        owner = session.session_id.partition(".")[0]
+        stream = Stream(session, cluster.worker_url(owner))
+        answers: list[dict[str, Any]] = []
+        status: list[int | None] = []
+
+        async def call_in_flight() -> None:
+            caller = RawSession(cluster.worker_url(owner), http, session.session_id)
+            answers.append(await _call(caller, cluster.worker_url(owner), 8, 2))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(stream.read)
+            await _until(lambda: bool(stream.events))
+            tasks.start_soon(call_in_flight)
+            await anyio.sleep(0.5)
+            status.append(await anyio.to_thread.run_sync(cluster.stop_worker, owner))
+            with anyio.fail_after(WAIT):
+                await stream.ended.wait()
+        try:
+            last = [event.id for event in stream.events if event.id][-1]
+            resumed = Stream(session, cluster.url, last_event_id=last)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(resumed.read)
+                await _until(lambda: resumed.status == 200)
+                await _change_the_tool_list(cluster, "after_stop")
+                await _until(lambda: resumed.carries(LIST_CHANGED))
+                tasks.cancel_scope.cancel()
+        finally:
+            cluster.start_worker(owner)
+            cluster.wait_in_rotation(owner)
+    assert status == [0]  # drained, nothing cut
+    assert [_worker_of(answer) for answer in answers] == [owner]
 
 
 def test_the_balancer_runs_the_documented_configuration(cluster: Cluster) -> None:
