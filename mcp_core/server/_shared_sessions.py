@@ -313,6 +313,8 @@ class RedisEventStore:
     Bounds per session: ``max_events`` entries (the oldest trimmed first), events up to
     ``max_event_bytes`` (a larger one is sent live, never kept), none older than ``max_age``
     seconds (the list expires that long after its last event; older entries are skipped).
+    A store that does not answer costs its timeout once (then its circuit breaker answers): the
+    event is sent live all the same, and a replay finds what it could read.
 
     Sessions outlive the worker: a worker ending its copy of a session (shutdown, idle) keeps
     its events; :meth:`forget` (the client's DELETE) and :meth:`end_session` drop them.
@@ -377,7 +379,11 @@ class RedisEventStore:
                 pipe.pexpire(key, milliseconds)
                 await pipe.execute()
 
-        await self._store.call("store a session event", push, key=_events_key(session_id))
+        try:
+            await self._store.call("store a session event", push, key=_events_key(session_id))
+        except CacheStoreError as exc:
+            # Sent live all the same; only a resume from it finds nothing (as for an evicted id).
+            self._refusals.refuse("session events the shared store did not take", str(exc))
         return event_id
 
     async def replay_events_after(
@@ -391,12 +397,18 @@ class RedisEventStore:
         stream: StreamId | None = None
         start = 0
         while True:
-            page = await self._store.call(
-                "read session events",
-                lambda client, s=start: client.lrange(key, s, s + _PAGE - 1),  # type: ignore[misc]
-                key=_events_key(session_id),
-                writes=False,
-            )
+            try:
+                page = await self._store.call(
+                    "read session events",
+                    lambda client, s=start: client.lrange(key, s, s + _PAGE - 1),  # type: ignore[misc]
+                    key=_events_key(session_id),
+                    writes=False,
+                )
+            except CacheStoreError as exc:
+                self._refusals.refuse(
+                    "session event replays the shared store did not answer", str(exc)
+                )
+                return stream
             for raw in page:
                 event = self._event(session_id, raw)
                 if event is None or event["at"] < oldest:
@@ -525,17 +537,14 @@ class ResumeSessions:
         if scope.get("method") != "DELETE":
             await self._app(scope, receive, send)
             return
-        status = 0
 
-        async def seen(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
+        async def ended(message: Message) -> None:
+            # The client ended its session: forgotten everywhere before it hears so.
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:  # noqa: PLR2004 -- success
+                await self._sharing.forget(public)
             await send(message)
 
-        await self._app(scope, receive, seen)
-        if 200 <= status < 300:  # noqa: PLR2004 -- the client ended its session
-            await self._sharing.forget(public)
+        await self._app(scope, receive, ended)
 
     async def _resumed(self, scope: Scope, session_id: str, public: str) -> bool | None:
         """Whether ``session_id`` is held here now, resumed from its record if need be.

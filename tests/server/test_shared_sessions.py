@@ -393,3 +393,12 @@ class TestRedisEvents:
             ).encode()
             await client.rpush(store.key("events:a"), b"0" * 64 + forged, *b_entries)
             assert await replayed(events, "a", first) == ("1", [])
+
+
+async def test_a_redis_that_does_not_answer_costs_events_their_replay_only() -> None:
+    """Redis down: an event is still given its id (sent live), and a replay finds nothing."""
+    async with RedisStore("redis://127.0.0.1:1/0", timeout=0.3, connect_timeout=0.3) as store:
+        events = RedisEventStore(store, key=b"k" * 32)
+        first = await events.store_event("a", "1", None)
+        await events.store_event("a", "1", response(1))
+        assert await replayed(events, "a", first) == (None, [])
