@@ -41,6 +41,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorizat
 from mcp.server.connection import Connection
 from mcp.server.runner import serve_connection
 from mcp.server.streamable_http import (
+    GET_STREAM_KEY,
     EventCallback,
     EventId,
     EventMessage,
@@ -48,7 +49,13 @@ from mcp.server.streamable_http import (
     StreamId,
 )
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
-from mcp_types import InitializeRequestParams, JSONRPCMessage, jsonrpc_message_adapter
+from mcp_types import (
+    InitializeRequestParams,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -300,6 +307,9 @@ DEFAULT_SHARED_MAX_EVENT_BYTES: Final = 1024 * 1024
 """The largest event kept (a larger one is sent live, never retained)."""
 DEFAULT_SHARED_MAX_AGE: Final = 600.0
 _PAGE: Final = 32
+_FOLLOW_FIRST: Final = 0.05
+_FOLLOW_POLL: Final = 0.25
+"""Seconds between two reads of a followed request stream at most (fewer while events come)."""
 _ENDED_KEPT: Final = 4096
 
 
@@ -313,6 +323,8 @@ class RedisEventStore:
     Bounds per session: ``max_events`` entries (the oldest trimmed first), events up to
     ``max_event_bytes`` (a larger one is sent live, never kept), none older than ``max_age``
     seconds (the list expires that long after its last event; older entries are skipped).
+    A resumed request stream is followed until its answer for at most ``follow`` seconds (the
+    request may run on another worker); a client whose resume ends unanswered resumes again.
     A store that does not answer costs its timeout once (then its circuit breaker answers): the
     event is sent live all the same, and a replay finds what it could read.
 
@@ -322,6 +334,7 @@ class RedisEventStore:
 
     __slots__ = (
         "_ended",
+        "_follow",
         "_key",
         "_max_age",
         "_max_event_bytes",
@@ -338,10 +351,15 @@ class RedisEventStore:
         max_events: int = DEFAULT_SHARED_MAX_EVENTS,
         max_event_bytes: int = DEFAULT_SHARED_MAX_EVENT_BYTES,
         max_age: float = DEFAULT_SHARED_MAX_AGE,
+        follow: float = DEFAULT_SHARED_MAX_AGE,
     ) -> None:
         for name, value in (("max_events", max_events), ("max_event_bytes", max_event_bytes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"RedisEventStore {name} must be a positive int, got {value!r}")
+        if not (isinstance(follow, int | float) and math.isfinite(follow) and follow >= 0):
+            raise ValueError(
+                f"RedisEventStore follow must be a number of seconds >= 0, got {follow!r}"
+            )
         if not (isinstance(max_age, int | float) and math.isfinite(max_age) and max_age > 0):
             raise ValueError(
                 f"RedisEventStore max_age must be a positive number of seconds, got {max_age!r}"
@@ -351,6 +369,7 @@ class RedisEventStore:
         self._max_events = max_events
         self._max_event_bytes = max_event_bytes
         self._max_age = float(max_age)
+        self._follow = float(follow)
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._refusals = Refusals(_log, "shared session events")
 
@@ -389,39 +408,78 @@ class RedisEventStore:
     async def replay_events_after(
         self, session_id: str, last_event_id: EventId, send_callback: EventCallback
     ) -> StreamId | None:
-        """Send ``session_id``'s kept events that followed ``last_event_id`` on its stream."""
+        """Send ``session_id``'s kept events that followed ``last_event_id`` on its stream.
+
+        A request's stream is then *followed* until its answer: the request may run on another
+        worker (or this one), whose events reach Redis before they are sent, so they are read
+        from there as they come (polled every :data:`_FOLLOW_POLL` seconds at most, for at most
+        ``follow`` seconds). The session's own stream (``GET``) is served live by this worker.
+        """
         if session_id in self._ended or not isinstance(last_event_id, str):
             return None
+        cursor = _Cursor(last_event_id)
+        try:
+            await self._read(session_id, cursor, send_callback)
+            if cursor.stream is None or cursor.stream == GET_STREAM_KEY:
+                return cursor.stream
+            deadline = time.monotonic() + self._follow
+            delay = _FOLLOW_FIRST
+            while not cursor.answered and time.monotonic() < deadline:
+                await anyio.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                sent = cursor.sent
+                await self._read(session_id, cursor, send_callback)
+                delay = _FOLLOW_FIRST if cursor.sent > sent else min(2 * delay, _FOLLOW_POLL)
+        except CacheStoreError as exc:
+            self._refusals.refuse("session event replays the shared store did not answer", str(exc))
+        return cursor.stream
+
+    async def _read(self, session_id: str, cursor: _Cursor, send_callback: EventCallback) -> None:
+        """Send the events after ``cursor`` on its stream, and move it past what is kept now."""
         key = self._store.key(_events_key(session_id))
         oldest = (time.time() - self._max_age) * 1000
-        stream: StreamId | None = None
-        start = 0
+        if cursor.found and not await self._still_at(session_id, key, cursor):
+            cursor.index, cursor.found = 0, False  # trimmed meanwhile: look for it again
         while True:
-            try:
-                page = await self._store.call(
-                    "read session events",
-                    lambda client, s=start: client.lrange(key, s, s + _PAGE - 1),  # type: ignore[misc]
-                    key=_events_key(session_id),
-                    writes=False,
-                )
-            except CacheStoreError as exc:
-                self._refusals.refuse(
-                    "session event replays the shared store did not answer", str(exc)
-                )
-                return stream
+            page = await self._page(session_id, key, cursor.index, _PAGE)
             for raw in page:
+                cursor.index += 1
                 event = self._event(session_id, raw)
                 if event is None or event["at"] < oldest:
                     continue
-                if stream is None:
-                    if event["id"] == last_event_id:
-                        stream = event["stream"]
-                elif event["stream"] == stream and event["data"] is not None:
-                    message = jsonrpc_message_adapter.validate_json(event["data"])
-                    await send_callback(EventMessage(message, event["id"]))
+                if not cursor.found:
+                    cursor.found = event["id"] == cursor.last
+                    if cursor.found and cursor.stream is None:
+                        cursor.stream = event["stream"]
+                elif event["stream"] == cursor.stream:
+                    cursor.last = event["id"]
+                    await self._send(event, cursor, send_callback)
             if len(page) < _PAGE:
-                return stream
-            start += _PAGE
+                return
+
+    async def _still_at(self, session_id: str, key: str, cursor: _Cursor) -> bool:
+        """Whether the entry before ``cursor.index`` is still the one it last went past."""
+        head = await self._page(session_id, key, cursor.index - 1, 1)
+        event = self._event(session_id, head[0]) if head else None
+        return event is not None and event["id"] == cursor.last
+
+    @staticmethod
+    async def _send(event: dict[str, Any], cursor: _Cursor, send_callback: EventCallback) -> None:
+        if event["data"] is None:
+            return  # a priming event: a place to resume from, nothing to send
+        message = jsonrpc_message_adapter.validate_json(event["data"])
+        await send_callback(EventMessage(message, event["id"]))
+        cursor.sent += 1
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            cursor.answered = True
+
+    async def _page(self, session_id: str, key: str, start: int, count: int) -> list[object]:
+        found = await self._store.call(
+            "read session events",
+            lambda client: client.lrange(key, start, start + count - 1),
+            key=_events_key(session_id),
+            writes=False,
+        )
+        return list(found) if start >= 0 else []
 
     def end_session(self, session_id: str) -> None:
         """Forget ``session_id``'s events: none replays from now on; the list is deleted soon."""
@@ -467,6 +525,18 @@ class RedisEventStore:
         except ValueError:
             return None
         return event if isinstance(event, dict) else None
+
+
+@dataclass(slots=True)
+class _Cursor:
+    """Where a replay is: the last event sent (or asked after), on which stream, how far in."""
+
+    last: str
+    stream: StreamId | None = None
+    found: bool = False
+    index: int = 0
+    sent: int = 0
+    answered: bool = False
 
 
 def _events_key(session_id: str) -> str:

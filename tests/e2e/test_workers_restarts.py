@@ -37,7 +37,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.clients import WAIT, text, until
-from tests.e2e._http import Event, RawSession, parse_sse
+from tests.e2e._http import Event, RawSession, answer_to, parse_sse
 from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster
 
 pytestmark = [
@@ -336,6 +336,27 @@ async def test_a_stopped_worker_finishes_its_call_and_its_stream_resumes_elsewhe
             cluster.wait_in_rotation(owner)
     assert status == [0]  # drained, nothing cut
     assert [_worker_of(answer) for answer in answers] == [owner]
+
+
+async def test_a_calls_stream_resumes_on_another_worker(cluster: Cluster) -> None:
+    """A call's stream, closed for polling at w1 and resumed at w2, delivers the rest to the answer.
+
+    ``countdown`` closes its stream after its first log line; the client resumes it at another
+    worker, which follows the call still running on w1 through Redis.
+    """
+    async with httpx2.AsyncClient(timeout=WAIT) as http:
+        session = RawSession(cluster.worker_url("w1"), http)
+        await session.open()
+        call = {"name": "countdown", "arguments": {"count": 5}}
+        first = await session.request("tools/call", call, request_id=3)
+        session.url = cluster.worker_url("w2")
+        status, rest = await session.resume(first[-1].id, until=answer_to(3))
+    said = [(event.message or {}).get("params", {}).get("data") for event in first + rest]
+    answer = [event.message for event in rest if (event.message or {}).get("id") == 3]
+    assert status == 200
+    assert [line for line in said if line] == ["5...", "4...", "3...", "2...", "1..."]
+    assert answer[0] is not None
+    assert answer[0]["result"]["content"][0]["text"] == "lift-off on w1"
 
 
 def test_the_balancer_runs_the_documented_configuration(cluster: Cluster) -> None:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from hypothesis import given, settings
@@ -22,7 +23,12 @@ from hypothesis import strategies as st
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.streamable_http import EventMessage
-from mcp_types import InitializeRequestParams, JSONRPCMessage, JSONRPCResponse
+from mcp_types import (
+    InitializeRequestParams,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCResponse,
+)
 from pydantic import AnyHttpUrl
 
 from mcp_core import App
@@ -302,6 +308,13 @@ class Tokens:
 needs_redis = pytest.mark.skipif(REDIS_URL is None, reason="needs MCP_CORE_REDIS_URL")
 
 
+def log_line(text: str) -> JSONRPCMessage:
+    """A log notification carrying ``text``."""
+    return JSONRPCNotification(
+        jsonrpc="2.0", method="notifications/message", params={"level": "info", "data": text}
+    )
+
+
 def response(request_id: int, text: str = "") -> JSONRPCMessage:
     """A JSON-RPC response carrying ``text``."""
     return JSONRPCResponse(jsonrpc="2.0", id=request_id, result={"text": text})
@@ -349,7 +362,7 @@ class TestRedisEvents:
     @given(OPERATIONS)
     async def test_owned_and_after(self, operations: list[tuple[str, str, int | None]]) -> None:
         """events.owned and events.after, as for the in-memory store."""
-        async with redis_events() as (events, _):
+        async with redis_events(follow=0) as (events, _):
             streams: dict[tuple[str, str], list[tuple[str, JSONRPCMessage | None]]] = {}
             for session, stream, request_id in operations:
                 message = None if request_id is None else response(request_id, session + stream)
@@ -376,9 +389,32 @@ class TestRedisEvents:
             events.end_session("a")
             assert await replayed(events, "a", ids[3]) == (None, [])
 
+    async def test_a_request_stream_is_followed_to_its_answer(self) -> None:
+        """A resume of a request still running (here or elsewhere) delivers what comes, to the answer."""
+        async with redis_events() as (events, _):
+            priming = await events.store_event("a", "1", None)
+            sent: list[EventMessage] = []
+
+            async def send(message: EventMessage) -> None:
+                sent.append(message)
+
+            async def later() -> None:
+                await anyio.sleep(0.2)
+                await events.store_event("a", "GET", response(8))  # another stream: not sent
+                await events.store_event("a", "1", log_line("3..."))
+                await anyio.sleep(0.3)
+                await events.store_event("a", "1", response(1, "lift-off"))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(later)
+                with anyio.fail_after(30):
+                    stream = await events.replay_events_after("a", priming, send)
+        assert stream == "1"
+        assert [m.message for m in sent] == [log_line("3..."), response(1, "lift-off")]
+
     async def test_entries_written_without_the_secret_are_not_replayed(self) -> None:
         """Entries pushed into a session's list by hand, or copied from another's: skipped."""
-        async with redis_events() as (events, store):
+        async with redis_events(follow=0) as (events, store):
             first = await events.store_event("a", "1", None)
             await events.store_event("b", "1", response(1, "b's secret"))
             client = store.client
