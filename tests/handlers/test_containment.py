@@ -11,6 +11,7 @@ import anyio
 import fastmcp.exceptions as fastmcp
 import mcp.server.mcpserver.exceptions as sdk
 import pytest
+from mcp.server.mcpserver import MCPServer
 
 from mcp_core.errors import PromptError, ResourceError, ResourceNotFoundError, ToolError
 from mcp_core.handlers import Failure, Invoker, escapes, tool_from_function
@@ -138,3 +139,51 @@ class TestFromUserFrame:
         assert value is caught
         assert tb is caught.__traceback__
         assert traceback.extract_tb(tb)[-1].name == "__init__"
+
+    @pytest.mark.parametrize("kind", ["prompt", "read"])
+    async def test_the_sdks_wrappers_are_looked_through(self, kind: str) -> None:
+        """An adopted server's crash is logged as itself, from the user's frame.
+
+        The SDK wraps a prompt's crash in two ``ValueError``s and a read's in an
+        ``UnexpectedResourceError``, each raised ``from`` it in the SDK's own code, and calls the
+        function through pydantic's call validation in a worker thread.
+        """
+        server = MCPServer("adopted")
+
+        @server.prompt()
+        def crashing_prompt(topic: str) -> str:
+            return _lookup(topic)
+
+        @server.resource("crash://read")
+        def crashing_read() -> str:
+            return _lookup("read")
+
+        failing = (
+            server.get_prompt("crashing_prompt", {"topic": "t"})
+            if kind == "prompt"
+            else server.read_resource("crash://read")
+        )
+        with pytest.raises(Exception) as raised:  # noqa: PT011 -- the SDK's wrappers vary
+            await failing
+        caught = raised.value
+        assert caught.__traceback__ is not None
+        assert not isinstance(caught, KeyError)
+        caught.with_traceback(caught.__traceback__.tb_next)  # from the SDK down, as served
+        _, value, tb = from_user_frame(caught)
+        assert isinstance(value, KeyError)
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        assert frames == [f"crashing_{kind}", "_lookup"]
+
+    def test_an_sdk_error_from_the_users_code_is_not_looked_through(self) -> None:
+        """Only the SDK's own wrappers are: an error the user raised ``from`` another is logged."""
+        try:
+            try:
+                _lookup("x")
+            except KeyError as exc:
+                raise sdk.ResourceError("wrapped by the user") from exc
+        except sdk.ResourceError as caught:
+            _, value, tb = from_user_frame(caught)
+        assert isinstance(value, sdk.ResourceError)
+        assert [frame.name for frame in traceback.extract_tb(tb)] == [
+            "test_an_sdk_error_from_the_users_code_is_not_looked_through"
+        ]
