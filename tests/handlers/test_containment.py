@@ -97,6 +97,14 @@ def _lookup(key: str) -> str:
     return {"a": "b"}[key]
 
 
+def _wrapping_read() -> str:
+    """A user's read that wraps its own crash in the SDK's ResourceError."""
+    try:
+        return _lookup("x")
+    except KeyError as exc:
+        raise sdk.ResourceError("wrapped by the user") from exc
+
+
 def sync_tool(key: str) -> str:
     """A sync tool (run in a worker thread) that crashes in a helper."""
     return _lookup(key)
@@ -176,14 +184,9 @@ class TestFromUserFrame:
 
     def test_an_sdk_error_from_the_users_code_is_not_looked_through(self) -> None:
         """Only the SDK's own wrappers are: an error the user raised ``from`` another is logged."""
-        try:
-            try:
-                _lookup("x")
-            except KeyError as exc:
-                raise sdk.ResourceError("wrapped by the user") from exc
-        except sdk.ResourceError as caught:
-            _, value, tb = from_user_frame(caught)
-        assert isinstance(value, sdk.ResourceError)
-        assert [frame.name for frame in traceback.extract_tb(tb)] == [
-            "test_an_sdk_error_from_the_users_code_is_not_looked_through"
-        ]
+        with pytest.raises(sdk.ResourceError) as raised:
+            _wrapping_read()
+        _, value, tb = from_user_frame(raised.value)
+        assert value is raised.value
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        assert frames[-1] == "_wrapping_read"
