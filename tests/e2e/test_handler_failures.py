@@ -8,8 +8,9 @@ streamable HTTP, and read in both protocol eras (``mcp.Client`` negotiates 2026-
   template, the SDK's ``ResourceNotFoundError``, fastmcp's ``NotFoundError``): ``-32002`` with the
   URI in ``data`` (2025-11-25), ``-32602`` on 2026-07-28, which retired ``-32002``; the message is
   the handler's;
-- a read or a prompt refused on purpose (``ResourceError``, ``PromptError``, theirs too):
-  ``-32603`` with the handler's message (a read's with the URI in ``data``);
+- a read, a prompt or a completion refused on purpose (``ResourceError``, ``PromptError``, theirs
+  too): ``-32603`` with the handler's message (a read's with the URI in ``data``; a completion's
+  "not found" is a refusal like any other);
 - a crash (a ``KeyError``) of any handler kind: ``-32603 Internal error`` (a tool: a generic
   ``isError`` result) and nothing of the exception; the server's log holds the traceback,
   starting at the handler's own line.
@@ -104,6 +105,14 @@ async def test_failures_on_purpose_reach_the_client(
             "prompt error": await refusal(client, "prompt", "summary", topic=" "),
             "fastmcp prompt error": await refusal(client, "prompt", "fastmcp_summary", topic="x"),
         }
+        for name, ref in (
+            ("topic", types.PromptReference(type="ref/prompt", name="summary")),
+            ("id", types.ResourceTemplateReference(type="ref/resource", uri="note://{id}")),
+        ):
+            with pytest.raises(MCPError) as refused:
+                await client.complete(ref, {"name": name, "value": "gr"})
+            error = refused.value.error
+            answers[f"{name} completion error"] = (error.code, error.message, error.data)
         taken = await client.call_tool("take", {"id": "9"})
     assert text(found) == "buy milk"
     assert answers == {
@@ -127,6 +136,12 @@ async def test_failures_on_purpose_reach_the_client(
         "tool error in a read": (-32603, "y: no such thing", {"uri": "tool-error://y"}),
         "prompt error": (-32603, "give a topic to summarise, e.g. 'groceries'", None),
         "fastmcp prompt error": (-32603, "fastmcp: no summary of x", None),
+        "topic completion error": (
+            -32603,
+            "topics are not completed; type one ('gr' so far)",
+            None,
+        ),
+        "id completion error": (-32603, "no note id starts with 'gr'", None),
     }
     assert taken.is_error
     assert text(taken) == "there is no note 9"

@@ -3,10 +3,11 @@
 Notes are the only data: ``note://{id}`` reads one (``ResourceNotFoundError`` for an unknown id,
 ``ResourceError`` for a locked one), ``notes://locked`` always refuses with a ``ResourceError``,
 ``notes://archived`` says it no longer exists (``ResourceNotFoundError``), ``summary`` is a prompt
-that refuses an empty topic with a ``PromptError``. The official SDK's and fastmcp's errors are
-raised the same way. Failing by accident (a ``KeyError`` whose key is the client's ``secret``):
-``crash://...`` and ``broken://static`` (reads), ``crashing`` (a prompt), ``crashing_tool`` and
-``crashing_async_tool``, and the completion of ``crashing``'s ``topic``.
+that refuses an empty topic with a ``PromptError``; their completions refuse too. The official
+SDK's and fastmcp's errors are raised the same way. Failing by accident (a ``KeyError`` whose key
+is the client's ``secret``): ``crash://...`` and ``broken://static`` (reads), ``crashing`` (a
+prompt), ``crashing_tool`` and ``crashing_async_tool``, and the completion of ``crashing``'s
+``topic``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def note(id: str) -> str:  # noqa: A002 -- the template variable
     if id in LOCKED:
         raise ResourceError(f"note {id} is locked; unlock it first")
     return NOTES[id]
+
+
+@app.completion(note, "id")
+def note_ids(value: str) -> list[str]:
+    """Completes a note's id: with the SDK's not-found error, which a completion answers as a refusal."""
+    raise SdkResourceNotFoundError(f"no note id starts with {value!r}")
 
 
 @app.resource("notes://archived", mime_type="text/plain")
@@ -87,6 +94,12 @@ def summary(topic: str) -> str:
     if not topic.strip():
         raise PromptError("give a topic to summarise, e.g. 'groceries'")
     return f"Summarise the notes about {topic}."
+
+
+@app.completion(summary, "topic")
+def summary_topics(value: str) -> list[str]:
+    """Completes the topic: refused on purpose, the message for the client."""
+    raise PromptError(f"topics are not completed; type one ({value!r} so far)")
 
 
 @app.prompt
