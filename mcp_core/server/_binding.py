@@ -45,9 +45,8 @@ from mcp_core.registry import (
     ElementResolver,
     HealthReport,
     RegistryHealth,
-    SourceChangeNotifier,
 )
-from mcp_core.server._deployment import Deployment
+from mcp_core.server._deployed import Deployed
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -79,7 +78,6 @@ from mcp_core.server._request_binding import RequestBinding
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, RoundLedger
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
-from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
 from mcp_core.server._tracing import trace_context_from_headers
 from mcp_core.sources import KindsPrefetch
@@ -197,7 +195,7 @@ class McpServer:
         lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
         request_state_security: RequestStateSecurity | None = None,
         preload: bool = True,
-        deployment: Deployment | None = None,
+        deployment: Deployed | None = None,
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
         middleware: Sequence[Middleware] = (),
         trace_arguments: bool = False,
@@ -210,7 +208,7 @@ class McpServer:
                 f"{max_input_rounds!r}"
             )
         if deployment is not None:
-            cursor_secret, request_state_security = _deployed(
+            cursor_secret, request_state_security = _worker_keys(
                 deployment, registry, cursor_secret, request_state_security
             )
         self._deployment = deployment
@@ -293,7 +291,7 @@ class McpServer:
         return self._lifecycle
 
     @property
-    def deployment(self) -> Deployment | None:
+    def deployment(self) -> Deployed | None:
         """The deployment this server is a worker of (None: it serves alone)."""
         return self._deployment
 
@@ -663,12 +661,9 @@ class McpServer:
                 requires_auth=token_verifier is not None,
             ),
         )
-        deployment = self._deployment
-        if deployment is not None and not stateless:
+        if self._deployment is not None and not stateless:
             # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
-            app.add_middleware(
-                WorkerSessions, worker=deployment.worker, owner_alive=deployment.owner_alive
-            )
+            self._deployment.route_sessions(app)
         return app
 
     async def run_stdio(self, *, preload: bool | None = None) -> None:
@@ -751,23 +746,18 @@ class McpServer:
         return run_server(self, transport, host=host, port=port, path=path, options=options)
 
 
-def _deployed(
-    deployment: Deployment,
+def _worker_keys(
+    deployment: Deployed,
     registry: object,
     cursor_secret: bytes | None,
     request_state_security: RequestStateSecurity | None,
 ) -> tuple[bytes, RequestStateSecurity]:
     """The keys a worker of ``deployment`` uses; TypeError for settings that would contradict it."""
-    if not isinstance(deployment, Deployment):
+    if not isinstance(deployment, Deployed):
         raise TypeError(f"deployment must be a Deployment, got {type(deployment).__name__}")
     if cursor_secret is not None or request_state_security is not None:
         raise TypeError(
             "give McpServer either deployment= or cursor_secret=/request_state_security=: a "
             "deployment derives both from its shared secret, so every worker agrees"
         )
-    if not isinstance(registry, SourceChangeNotifier):
-        raise TypeError(
-            f"a deployment keeps the reference Registry in step with the other workers; "
-            f"{type(registry).__name__} is not one"
-        )
-    return deployment.cursor_secret, deployment.request_state_security
+    return deployment.keys(registry)
