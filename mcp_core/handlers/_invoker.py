@@ -328,8 +328,14 @@ class Invoker:
                 raise  # a protocol error (the SDK's MCPError) is the request's answer, as is
             if on_purpose(exc) is not None:  # a ToolError (or the like): its message is the text
                 return _error_result(str(exc) or type(exc).__name__)
-            _log.error("tool %r raised", definition.name, exc_info=from_user_frame(exc))
-            return _generic_error(definition.name)
+            generic = _generic_error(definition.name)
+            _log.error(
+                "tool %r raised; the client is told only %r",
+                definition.name,
+                generic["content"][0]["text"],
+                exc_info=from_user_frame(exc),
+            )
+            return generic
         return _tool_result(plan, definition, value)
 
     async def read_resource(
