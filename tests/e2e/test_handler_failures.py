@@ -216,8 +216,14 @@ async def test_crashes_stay_hidden_and_are_logged_from_the_users_line(
         f'  File "{SERVER}", line {line_of(code, name)}, in {name}' for name, code in CRASHES
     ]
     assert sum(line == "KeyError: 'secret'" for line in lines) == len(CRASHES)
-    # Each crash's log line says what the client was told instead.
-    assert logged.count("request failed; the client is told only 'Internal error'") == 4
+    # Each crash's log line names the request and says what the client was told instead.
+    for request in (
+        "resources/read 'broken://static'",
+        "resources/read 'crash://secret'",
+        "prompts/get 'crashing'",
+        "completion/complete 'crashing'",
+    ):
+        assert f"{request} failed; the client is told only 'Internal error'" in logged
     for tool in ("crashing_tool", "crashing_async_tool"):
         assert (
             f"tool {tool!r} raised; the client is told only 'Error executing tool {tool}'" in logged
