@@ -6,6 +6,7 @@ import asyncio
 import logging
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 import fastmcp.exceptions as fastmcp
@@ -97,6 +98,15 @@ def _lookup(key: str) -> str:
     return {"a": "b"}[key]
 
 
+_WRAPPER = """
+def wrap():
+    try:
+        _lookup("x")
+    except KeyError as exc:
+        raise ValueError("wrapped") from exc
+"""
+
+
 def _wrapping_read() -> str:
     """A user's read that wraps its own crash in the SDK's ResourceError."""
     try:
@@ -181,6 +191,29 @@ class TestFromUserFrame:
         assert isinstance(value, KeyError)
         frames = [frame.name for frame in traceback.extract_tb(tb)]
         assert frames == [f"crashing_{kind}", "_lookup"]
+
+    @pytest.mark.parametrize(("module", "looked_through"), [("mcp.x", True), ("mcp_core.x", False)])
+    def test_only_the_sdks_wrappers_are_looked_through(
+        self, module: str, looked_through: bool
+    ) -> None:
+        """A wrapper raised in the SDK's code is looked through; one raised in mcp-core's is not.
+
+        mcp-core's own errors raised ``from`` a user's (a handler reference that fails to
+        resolve, say) say what mcp-core could not do: they are logged as raised, whole.
+        """
+        namespace: dict[str, Any] = {"__name__": module, "_lookup": _lookup}
+        exec(_WRAPPER, namespace)  # noqa: S102 -- a fixed function, defined in another module
+        with pytest.raises(ValueError, match="wrapped") as raised:
+            namespace["wrap"]()
+        caught = raised.value
+        assert caught.__traceback__ is not None
+        caught.with_traceback(caught.__traceback__.tb_next)  # from the wrapper down, as served
+        _, value, tb = from_user_frame(caught)
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        if looked_through:
+            assert (type(value), frames) == (KeyError, ["_lookup"])
+        else:
+            assert (value, frames) == (caught, ["wrap"])
 
     def test_an_sdk_error_from_the_users_code_is_not_looked_through(self) -> None:
         """Only the SDK's own wrappers are: an error the user raised ``from`` another is logged."""
