@@ -1218,6 +1218,8 @@ class McpServer:
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
+        if self._deployment is not None:
+            self._deployment.advertise(url)  # the others' listing shows where it serves
         await serve_asgi(
             app,
             sock,

@@ -12,6 +12,8 @@ the server everything that must agree between workers:
 - handshake-era sessions that name their worker (``w1.<random>``), so the load balancer routes
   each session back to it and a request that reaches another worker fails loudly instead of
   being answered as if the session never existed (see :mod:`mcp_core.server._sessions`);
+- a listing of the workers (:meth:`Deployment.workers`): each one's registration, and a record of
+  when it was last seen that outlives it by an hour, so a worker killed outright shows as gone;
 - checks at startup: a deployment of several workers without a secret cannot be configured; a
   worker whose secret differs from the one live workers keep recorded, or whose id another live
   worker holds, refuses to start (the id, found out later, is reported ``misconfigured``:
@@ -42,8 +44,9 @@ import socket
 import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, final
+from typing import Final, Literal, final
 
 import anyio
 from mcp.server.request_state import RequestStateSecurity
@@ -70,6 +73,7 @@ __all__ = [
     "MIN_SECRET_BYTES",
     "WORKER_ID",
     "Deployment",
+    "WorkerStatus",
 ]
 
 _log = logging.getLogger("mcp_core.server")
@@ -96,6 +100,43 @@ _HEARTBEAT: Final = _REGISTRATION_TTL / 6
 # upgrade, still compare with a plain digest.
 _FINGERPRINT_KEY: Final = "deployment:signed-fingerprint"
 _MAX_RECORD: Final = 4096  # bytes of a fingerprint or registration record read back
+# A worker's last-seen record (its registration's twin) outlives it this long, so a worker that
+# is gone (killed, or lost) or left still shows in the listing for a while.
+_SEEN_TTL: Final = 3600.0
+# A registration renewed within this many seconds is a serving worker's; later, a stale one's.
+_SERVING_WITHIN: Final = 3 * _HEARTBEAT
+_WORKER_PREFIX: Final = "deployment:worker:"
+_SEEN_PREFIX: Final = "deployment:seen:"
+
+WorkerState = Literal["serving", "draining", "stale", "gone", "left", "unverified"]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerStatus:
+    """One worker of a deployment, as the shared store records it (see :meth:`Deployment.workers`).
+
+    ``state``: ``serving`` (it renewed its registration within the last three heartbeats, 3 s);
+    ``draining`` (it is stopping); ``stale`` (not renewed for longer, but within its lease: a
+    worker frozen, cut off from the store, or just killed); ``gone`` (its lease ran out without it
+    leaving: killed, or lost); ``left`` (it stopped and said so); ``unverified`` (a record not
+    signed with the deployment's secret: written by something else; nothing else in it is shown).
+    A gone or left worker stays listed for an hour after it was last seen.
+    """
+
+    worker: str
+    """The worker's id."""
+    state: WorkerState
+    """What the records say of it (see above)."""
+    last_seen: float | None
+    """When it last renewed its registration (Unix time; None when unverified)."""
+    address: str | None = None
+    """The URL it serves at, if it said (``run_http`` says)."""
+    host: str | None = None
+    """The host name it runs on."""
+    pid: int | None = None
+    """Its process id on that host."""
+    this: bool = False
+    """Whether it is the worker that asked (this process)."""
 
 
 def _derive(secret: bytes, purpose: str) -> bytes:
@@ -118,6 +159,7 @@ class Deployment:
     """
 
     __slots__ = (
+        "_address",
         "_admitted",
         "_bus",
         "_draining",
@@ -161,6 +203,7 @@ class Deployment:
         self._propagation: ChangePropagation | None = None
         self._draining = False
         self._admitted = False
+        self._address: str | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._records = _derive(secret, "records")  # signs the fingerprint and registrations
         self._refusals = Refusals(_log, f"worker {worker}")
@@ -377,6 +420,70 @@ class Deployment:
         with contextlib.suppress(CacheStoreError):  # unsaid, the registration expires on its own
             await self._check()
 
+    def advertise(self, address: str) -> None:
+        """Record ``address`` (the URL this worker serves at) in its registration from now on.
+
+        The others show it in their listing (:meth:`workers`); ``run_http`` calls this once it
+        listens.
+        """
+        self._address = address
+
+    async def workers(self) -> tuple[WorkerStatus, ...]:
+        """Every worker the shared store knows of, sorted by id (see :class:`WorkerStatus`).
+
+        Two listings of the store, bounded by its timeout; raises
+        :class:`~mcp_core.errors.CacheStoreError` when it does not answer.
+        """
+        registered = await self._store.entries(_WORKER_PREFIX)
+        seen = await self._store.entries(_SEEN_PREFIX)
+        ids = {key.removeprefix(_WORKER_PREFIX) for key in registered}
+        ids |= {key.removeprefix(_SEEN_PREFIX) for key in seen}
+        now = time.time()
+        return tuple(
+            self._worker_status(
+                worker,
+                self._signed(f"worker:{worker}", registered.get(_worker_key(worker))),
+                self._signed(f"seen:{worker}", seen.get(_seen_key(worker))),
+                now,
+            )
+            for worker in sorted(ids)
+        )
+
+    def _worker_status(
+        self,
+        worker: str,
+        registration: dict[str, object] | None,
+        last: dict[str, object] | None,
+        now: float,
+    ) -> WorkerStatus:
+        """What the freshest of a worker's two records says of it."""
+        records = [record for record in (registration, last) if record is not None]
+        if not records:
+            return WorkerStatus(worker=worker, state="unverified", last_seen=None)
+        record = max(records, key=lambda r: r["at"] if isinstance(r["at"], int) else 0)
+        at = record["at"]
+        assert isinstance(at, int)  # noqa: S101 -- checked by _signed; for the type checker
+        age = now - at / 1000
+        state: WorkerState
+        if record.get("left"):
+            state = "left"
+        elif age > _REGISTRATION_TTL + _HEARTBEAT:
+            state = "gone"
+        elif record.get("draining"):
+            state = "draining"
+        else:
+            state = "serving" if age <= _SERVING_WITHIN else "stale"
+        address, host, pid = record.get("address"), record.get("host"), record.get("pid")
+        return WorkerStatus(
+            worker=worker,
+            state=state,
+            last_seen=at / 1000,
+            address=address if isinstance(address, str) else None,
+            host=host if isinstance(host, str) else None,
+            pid=pid if isinstance(pid, int) else None,
+            this=record.get("token") == self._token,
+        )
+
     async def owner_alive(self, worker: str) -> bool | None:
         """Whether the worker ``worker`` serves now: registered, not draining (None: cannot say)."""
         try:
@@ -515,9 +622,17 @@ class Deployment:
         }
         if self._draining:
             claim["draining"] = True
+        if self._address is not None:
+            claim["address"] = self._address
         record = self._record(f"worker:{self._worker}", claim)
         await self._store.set(key, record, ttl=_REGISTRATION_TTL)
+        await self._seen(claim)
         return None
+
+    async def _seen(self, claim: Mapping[str, object]) -> None:
+        """Record when this worker was last seen, and how (the listing's record of it)."""
+        seen = self._record(f"seen:{self._worker}", claim)
+        await self._store.set(_seen_key(self._worker), seen, ttl=_SEEN_TTL)
 
     # -- signed records -----------------------------------------------------------------------
 
@@ -586,6 +701,7 @@ class Deployment:
             holder = self._signed(f"worker:{self._worker}", await self._store.get(key))
             if holder is not None and holder.get("token") == self._token:
                 await self._store.delete(key)
+                await self._seen({**holder, "left": True})
         except CacheStoreError:
             pass  # the registration expires on its own
 
@@ -602,7 +718,11 @@ def _running(pid: int) -> bool:
 
 
 def _worker_key(worker: str) -> str:
-    return f"deployment:worker:{worker}"
+    return f"{_WORKER_PREFIX}{worker}"
+
+
+def _seen_key(worker: str) -> str:
+    return f"{_SEEN_PREFIX}{worker}"
 
 
 def _connect_bound(store: object) -> float:

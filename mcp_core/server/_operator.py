@@ -7,7 +7,9 @@ metrics do not (a scraper carries no token) unless ``operator_auth=True``.
 
 The status page is plain server-rendered HTML with a few lines of script (a filter on the
 catalogue), no build step: the registry's status and each source's state, last good load,
-staleness and last error; the shared backends and the worker of a deployment; the open sessions;
+staleness and last error; the shared backends of a deployment and its workers (each one's state,
+address and when it was last seen, from the shared store: see ``Deployment.workers``); the open
+sessions;
 the diagnostics; and the catalogue per kind, searchable. It shows the catalogue *as the caller
 sees it*: elements hidden from the caller's session (its bearer token's principal and scopes, the
 server's session hook applied) are neither listed nor named in a diagnostic. Nothing is loaded
@@ -28,12 +30,14 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from mcp_core.elements import Definition, ElementKind
+from mcp_core.errors import CacheStoreError
 from mcp_core.registry import RegistryHealth
 from mcp_core.server._gateway import SessionHook
 from mcp_core.server._metrics import CONTENT_TYPE
 from mcp_core.visibility import ALWAYS, SessionInfo
 
 if TYPE_CHECKING:
+    from mcp_core.server._deployment import Deployment
     from mcp_core.server._metrics import ServerMetrics
     from mcp_core.visibility import ElementVisibility
 
@@ -70,6 +74,11 @@ class Operated(Protocol):
 
     def open_sessions(self) -> int:
         """How many sessions are open."""
+        ...
+
+    @property
+    def deployment(self) -> Deployment | None:
+        """The deployment the server is a worker of (None: it serves alone)."""
         ...
 
 
@@ -179,6 +188,7 @@ async def render_status(server: Operated, session: SessionInfo, *, query: str = 
         _head(server.lowlevel.name, report),
         _sources(report, now),
         _backends(report, now),
+        await _workers(server.deployment, now),
         _sessions(server),
         await _diagnostics(registry, visible),
         await _catalog(registry, visible, query),
@@ -240,10 +250,12 @@ th, td {{ text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #e3e
   vertical-align: top; }}
 th {{ background: #f0f0f0; font-weight: 600; }}
 .state {{ display: inline-block; padding: 0 .5rem; border-radius: .6rem; font-weight: 600; }}
-.ok {{ background: #d9f2dd; color: #135a1e; }} .degraded, .loading, .unloaded, .pending {{
+.ok, .serving {{ background: #d9f2dd; color: #135a1e; }} .left {{ background: #ececec; }}
+.degraded, .loading, .unloaded, .pending {{
   background: #fff1c2; color: #6b4e00; }}
-.down, .misconfigured, .failed, .unavailable {{ background: #fbd5d5; color: #7c1010; }}
-.stale, .skipped, .shadowed {{ background: #fff1c2; color: #6b4e00; }}
+.down, .misconfigured, .failed, .unavailable, .gone, .unverified {{
+  background: #fbd5d5; color: #7c1010; }}
+.stale, .skipped, .shadowed, .draining {{ background: #fff1c2; color: #6b4e00; }}
 .muted {{ color: #666; }} code {{ font-size: 13px; }}
 input[type=search] {{ padding: .3rem .5rem; width: 20rem; }}
 </style></head>
@@ -291,6 +303,33 @@ def _backends(report: RegistryHealth, now: float) -> str:
 <table id="backends"><thead><tr><th>backend</th><th>state</th><th>since</th><th>last error</th>
 <th>detail</th></tr></thead><tbody>
 {rows}
+</tbody></table>"""
+
+
+async def _workers(deployment: Deployment | None, now: float) -> str:
+    if deployment is None:
+        return ""
+    try:
+        workers = await deployment.workers()
+    except CacheStoreError as exc:
+        return (
+            '<h2>Deployment: workers</h2><p id="workers-unknown">The shared store does not answer, '
+            f"so the workers are unknown: {_e(exc)}</p>"
+        )
+    rows = "\n".join(
+        f'<tr data-worker="{_e(w.worker)}" data-state="{_e(w.state)}">'
+        f"<td><code>{_e(w.worker)}</code>{' (this worker)' if w.this else ''}</td>"
+        f'<td><span class="state {_e(w.state)}">{_e(w.state)}</span></td>'
+        f"<td>{_when(w.last_seen, now) if w.last_seen is not None else '—'}</td>"
+        f"<td>{_e(w.address or '—')}</td>"
+        f"<td>{_e(w.host or '—')}{f' (pid {w.pid})' if w.pid is not None else ''}</td></tr>"
+        for w in workers
+    )
+    body = rows or '<tr><td colspan="5" class="muted">none registered</td></tr>'
+    return f"""<h2>Deployment: workers</h2>
+<table id="workers"><thead><tr><th>worker</th><th>state</th><th>last seen</th><th>address</th>
+<th>host</th></tr></thead><tbody>
+{body}
 </tbody></table>"""
 
 
