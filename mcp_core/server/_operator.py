@@ -20,20 +20,22 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Final, Protocol
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from mcp_core.elements import Definition, ElementKind
+from mcp_core.elements import Definition, ElementKind, ElementRef
 from mcp_core.errors import CacheStoreError
-from mcp_core.registry import RegistryHealth
+from mcp_core.registry import DeferredRegistry, ElementCatalog, RegistryHealth
 from mcp_core.server._gateway import SessionHook
+from mcp_core.server._health import guarded
 from mcp_core.server._metrics import CONTENT_TYPE
+from mcp_core.sources import DiagnosticsReport
 from mcp_core.visibility import ALWAYS, SessionInfo
 
 if TYPE_CHECKING:
@@ -46,11 +48,15 @@ class _Named(Protocol):
     name: str
 
 
+class _Shown(ElementCatalog, DeferredRegistry, Protocol):
+    """What the page reads of a registry: its catalogue, once loaded (and its diagnostics, if any)."""
+
+
 class Operated(Protocol):
     """What the operator's pages read of a server (``McpServer`` is one)."""
 
     @property
-    def registry(self) -> object:
+    def registry(self) -> _Shown:
         """The registry served."""
         ...
 
@@ -118,7 +124,9 @@ def operator_routes(
         async def exposition(_request: Request) -> Response:
             return Response(metrics.exposition(), media_type=CONTENT_TYPE, headers=_NO_STORE)
 
-        routes.append(_guarded(metrics_path, exposition, security, auth=bool(auth)))
+        routes.append(
+            Route(metrics_path, guarded(exposition, security, auth=bool(auth)), methods=["GET"])
+        )
     if status_path is not None:
 
         async def status(request: Request) -> Response:
@@ -126,34 +134,9 @@ def operator_routes(
             page = await render_status(server, session, query=request.query_params.get("q", ""))
             return HTMLResponse(page, headers=_NO_STORE)
 
-        guarded = authenticated if auth is None else auth
-        routes.append(_guarded(status_path, status, security, auth=guarded))
+        behind = authenticated if auth is None else auth
+        routes.append(Route(status_path, guarded(status, security, auth=behind), methods=["GET"]))
     return routes
-
-
-def _guarded(
-    path: str,
-    endpoint: Callable[[Request], Awaitable[Response]],
-    security: TransportSecuritySettings | None,
-    *,
-    auth: bool,
-) -> Route:
-    guard = TransportSecurityMiddleware(security) if security is not None else None
-
-    async def guarded(request: Request) -> Response:
-        if guard is not None:
-            refused = await guard.validate_request(request, is_post=False)
-            if refused is not None:
-                return refused
-        if auth and not isinstance(request.scope.get("user"), AuthenticatedUser):
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": "Authentication required"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-        return await endpoint(request)
-
-    return Route(path, guarded, methods=["GET"])
 
 
 def _session_of(request: Request, hook: SessionHook | None) -> SessionInfo:
@@ -171,11 +154,12 @@ def _session_of(request: Request, hook: SessionHook | None) -> SessionInfo:
 
 
 _KINDS: Final = (
-    (ElementKind.TOOL, "Tools", "tools"),
-    (ElementKind.RESOURCE, "Resources", "resources"),
-    (ElementKind.RESOURCE_TEMPLATE, "Resource templates", "resource_templates"),
-    (ElementKind.PROMPT, "Prompts", "prompts"),
+    (ElementKind.TOOL, "Tools"),
+    (ElementKind.RESOURCE, "Resources"),
+    (ElementKind.RESOURCE_TEMPLATE, "Resource templates"),
+    (ElementKind.PROMPT, "Prompts"),
 )
+"""The catalogue's sections, in the order of ``_catalog``'s listings."""
 
 
 async def render_status(server: Operated, session: SessionInfo, *, query: str = "") -> str:
@@ -198,10 +182,13 @@ async def render_status(server: Operated, session: SessionInfo, *, query: str = 
     return "\n".join(parts)
 
 
-async def _visible_refs(server: Operated, session: SessionInfo) -> Callable[[Any], Awaitable[bool]]:
+_Visible = Callable[[ElementRef], Awaitable[bool]]
+
+
+async def _visible_refs(server: Operated, session: SessionInfo) -> _Visible:
     rule = server.visibility
 
-    async def visible(ref: Any) -> bool:
+    async def visible(ref: ElementRef) -> bool:
         if rule is ALWAYS:
             return True
         try:
@@ -338,12 +325,11 @@ def _sessions(server: Operated) -> str:
     return f'<p>Open handshake-era sessions: <strong id="sessions">{count}</strong></p>'
 
 
-async def _diagnostics(registry: object, visible: Callable[[Any], Awaitable[bool]]) -> str:
-    found = getattr(registry, "diagnostics", None)
-    diagnostics: Iterable[Any] = found() if callable(found) else ()
+async def _diagnostics(registry: _Shown, visible: _Visible) -> str:
     rows = []
+    diagnostics = registry.diagnostics() if isinstance(registry, DiagnosticsReport) else ()
     for d in diagnostics:
-        ref = getattr(d, "ref", None)
+        ref = d.ref
         if ref is not None and not await visible(ref):
             continue  # a hidden element's name is not shown to whom it is hidden from
         rows.append(
@@ -359,8 +345,8 @@ async def _diagnostics(registry: object, visible: Callable[[Any], Awaitable[bool
 </tbody></table>"""
 
 
-async def _catalog(registry: Any, visible: Callable[[Any], Awaitable[bool]], query: str) -> str:
-    if not getattr(registry, "loaded", False):
+async def _catalog(registry: _Shown, visible: _Visible, query: str) -> str:
+    if not registry.loaded:
         return '<h2>Catalogue</h2><p class="muted">Not loaded yet: the first request builds it.</p>'
     sections = [
         f"""<h2>Catalogue</h2>
@@ -368,15 +354,21 @@ async def _catalog(registry: Any, visible: Callable[[Any], Awaitable[bool]], que
  value="{_e(query)}" aria-label="filter the catalogue"></p>"""
     ]
     needle = query.casefold()
-    for kind, title, method in _KINDS:
-        definitions: Sequence[Definition] = await getattr(registry, method)()
+    listings: tuple[Callable[[], Awaitable[Sequence[Definition]]], ...] = (
+        registry.tools,
+        registry.resources,
+        registry.resource_templates,
+        registry.prompts,
+    )
+    for (kind, title), listing in zip(_KINDS, listings, strict=True):
+        definitions = await listing()
         rows = []
         for definition in definitions:
             ref = definition.ref
             if not await visible(ref):
                 continue
             key = ref.key
-            description = getattr(definition, "description", None) or ""
+            description = definition.description or ""
             if needle and needle not in key.casefold() and needle not in description.casefold():
                 continue
             rows.append(
