@@ -6,7 +6,8 @@ lists all three as serving, each with the address it serves at, its host and pid
 "this worker". Then w3 is killed outright (SIGKILL: it never says it leaves): w1's page shows it
 stale while its lease runs (6 s), then gone, still listed with when it was last seen; w2 is
 stopped (SIGTERM: it drains, then leaves) and shows as left. A headless Chromium renders w1's
-page at the end (see ``tests/e2e/test_status_page.py``).
+page at the end (see ``tests/e2e/test_status_page.py``) and keeps a screenshot:
+``build/artefacts/status-workers.png``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster
-from tests.e2e.test_status_page import chromium, headless
+from tests.e2e.test_status_page import ARTEFACTS, chromium, headless
 
 pytestmark = [needs_cluster]
 
@@ -115,6 +116,11 @@ def test_the_status_page_lists_the_workers(cluster: StatusCluster) -> None:
     assert stopped[-1] == "left"
     assert set(stopped) <= {"serving", "draining", "left"}
     dom = headless(binary, status, "--dump-dom")
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTEFACTS / "status-workers.png"
+    shot.unlink(missing_ok=True)
+    headless(binary, status, f"--screenshot={shot}", "--window-size=1200,900")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert 'data-worker="w1" data-state="serving"' in dom
     assert 'data-worker="w2" data-state="left"' in dom
     assert 'data-worker="w3" data-state="gone"' in dom
