@@ -16,7 +16,8 @@ from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import Lifespan
-from mcp_core.server._deployment import Deployment, WorkerStatus
+from mcp_core.server._deployed import WorkerStatus
+from mcp_core.server._deployment import Deployment
 from mcp_core.server._errors import ErrorReply
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook

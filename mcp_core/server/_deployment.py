@@ -44,16 +44,17 @@ import socket
 import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal, final
+from typing import TYPE_CHECKING, Final, final
 
 import anyio
 from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.elements import ElementKind
 from mcp_core.errors import CacheStoreError, DeploymentError
-from mcp_core.registry import ChangePropagation, Registry
+from mcp_core.registry import ChangePropagation, Registry, SourceChangeNotifier
+from mcp_core.server._deployed import WorkerState, WorkerStatus
+from mcp_core.server._sessions import WorkerSessions
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
     BackendHealth,
@@ -68,12 +69,14 @@ from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_
 from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT
 from mcp_core.stores._refusals import Refusals
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
 __all__ = [
     "ENVIRONMENT",
     "MIN_SECRET_BYTES",
     "WORKER_ID",
     "Deployment",
-    "WorkerStatus",
 ]
 
 _log = logging.getLogger("mcp_core.server")
@@ -107,36 +110,6 @@ _SEEN_TTL: Final = 3600.0
 _SERVING_WITHIN: Final = 3 * _HEARTBEAT
 _WORKER_PREFIX: Final = "deployment:worker:"
 _SEEN_PREFIX: Final = "deployment:seen:"
-
-WorkerState = Literal["serving", "draining", "stale", "gone", "left", "unverified"]
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerStatus:
-    """One worker of a deployment, as the shared store records it (see :meth:`Deployment.workers`).
-
-    ``state``: ``serving`` (it renewed its registration within the last three heartbeats, 3 s);
-    ``draining`` (it is stopping); ``stale`` (not renewed for longer, but within its lease: a
-    worker frozen, cut off from the store, or just killed); ``gone`` (its lease ran out without it
-    leaving: killed, or lost); ``left`` (it stopped and said so); ``unverified`` (a record not
-    signed with the deployment's secret: written by something else; nothing else in it is shown).
-    A gone or left worker stays listed for an hour after it was last seen.
-    """
-
-    worker: str
-    """The worker's id."""
-    state: WorkerState
-    """What the records say of it (see above)."""
-    last_seen: float | None
-    """When it last renewed its registration (Unix time; None when unverified)."""
-    address: str | None = None
-    """The URL it serves at, if it said (``run_http`` says)."""
-    host: str | None = None
-    """The host name it runs on."""
-    pid: int | None = None
-    """Its process id on that host."""
-    this: bool = False
-    """Whether it is the worker that asked (this process)."""
 
 
 def _derive(secret: bytes, purpose: str) -> bytes:
@@ -419,6 +392,24 @@ class Deployment:
     async def _say_draining(self) -> None:
         with contextlib.suppress(CacheStoreError):  # unsaid, the registration expires on its own
             await self._check()
+
+    def keys(self, registry: object) -> tuple[bytes, RequestStateSecurity]:
+        """The cursor key and ``requestState`` security of a server of ``registry`` on this worker.
+
+        Raises:
+            TypeError: ``registry`` is not the reference Registry, which this deployment keeps in
+                step with the other workers.
+        """
+        if not isinstance(registry, SourceChangeNotifier):
+            raise TypeError(
+                f"a deployment keeps the reference Registry in step with the other workers; "
+                f"{type(registry).__name__} is not one"
+            )
+        return self.cursor_secret, self.request_state_security
+
+    def route_sessions(self, app: Starlette) -> None:
+        """Name this worker in the sessions ``app`` opens; refuse another worker's loudly (ADR 0048)."""
+        app.add_middleware(WorkerSessions, worker=self._worker, owner_alive=self.owner_alive)
 
     def advertise(self, address: str) -> None:
         """Record ``address`` (the URL this worker serves at) in its registration from now on.

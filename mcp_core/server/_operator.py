@@ -32,6 +32,7 @@ from starlette.routing import Route
 from mcp_core.elements import Definition, ElementKind, ElementRef
 from mcp_core.errors import CacheStoreError
 from mcp_core.registry import DeferredRegistry, ElementCatalog, RegistryHealth
+from mcp_core.server._deployed import WorkerListing
 from mcp_core.server._gateway import SessionHook
 from mcp_core.server._health import guarded
 from mcp_core.server._metrics import CONTENT_TYPE
@@ -39,7 +40,7 @@ from mcp_core.sources import DiagnosticsReport
 from mcp_core.visibility import ALWAYS, SessionInfo
 
 if TYPE_CHECKING:
-    from mcp_core.server._deployment import Deployment
+    from mcp_core.server._deployed import Deployed
     from mcp_core.server._metrics import ServerMetrics
     from mcp_core.visibility import ElementVisibility
 
@@ -83,7 +84,7 @@ class Operated(Protocol):
         ...
 
     @property
-    def deployment(self) -> Deployment | None:
+    def deployment(self) -> Deployed | None:
         """The deployment the server is a worker of (None: it serves alone)."""
         ...
 
@@ -293,8 +294,8 @@ def _backends(report: RegistryHealth, now: float) -> str:
 </tbody></table>"""
 
 
-async def _workers(deployment: Deployment | None, now: float) -> str:
-    if deployment is None:
+async def _workers(deployment: Deployed | None, now: float) -> str:
+    if not isinstance(deployment, WorkerListing):
         return ""
     try:
         workers = await deployment.workers()

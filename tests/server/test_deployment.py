@@ -6,8 +6,6 @@ routing is tested over real HTTP (uvicorn on loopback).
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import socket
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -317,66 +315,3 @@ class TestSessionRouting:
                 },
             )
         assert response.status_code == 404
-
-
-class TestWorkers:
-    """The listing of a deployment's workers, from the shared store (ADR 0111)."""
-
-    async def test_every_worker_with_its_state_and_address(self) -> None:
-        """Two serving workers, each with its host, pid and the address it gave; one left."""
-        store, bus = MemoryStore(), MemoryChangeBus()
-        one, two = worker("w1", store, bus), worker("w2", store, bus)
-        two.advertise("http://127.0.0.1:8002/mcp")
-        async with one.serving(Registry()):
-            async with two.serving(Registry()):
-                listed = {w.worker: w for w in await one.workers()}
-                assert set(listed) == {"w1", "w2"}
-                assert {w.state for w in listed.values()} == {"serving"}
-                assert listed["w1"].this
-                assert not listed["w2"].this
-                assert listed["w2"].address == "http://127.0.0.1:8002/mcp"
-                assert listed["w1"].address is None  # it never said
-                assert listed["w2"].host == socket.gethostname()
-                assert listed["w2"].pid == os.getpid()
-                assert await two.workers() == tuple(
-                    dataclasses.replace(w, this=w.worker == "w2") for w in await one.workers()
-                )
-            left = {w.worker: w for w in await one.workers()}
-        assert left["w2"].state == "left"
-        assert left["w2"].address == "http://127.0.0.1:8002/mcp"
-        assert {w.state for w in await worker("w3", store, bus).workers()} == {"left"}
-
-    async def test_a_worker_that_stops_renewing_goes_stale_then_gone(
-        self, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """Registered, then never renewed (as if killed): serving, stale, then gone (still listed)."""
-        monkeypatch.setattr(deployment_module, "_REGISTRATION_TTL", 0.6)
-        monkeypatch.setattr(deployment_module, "_HEARTBEAT", 0.1)
-        monkeypatch.setattr(deployment_module, "_SERVING_WITHIN", 0.3)
-        store, bus = MemoryStore(), MemoryChangeBus()
-        killed = worker("w2", store, bus)
-        await killed.admit()  # registered once; nothing renews it
-        async with worker("w1", store, bus).serving(Registry()):
-            observer = worker("w3", store, bus)
-            states: list[str] = []
-            with anyio.fail_after(30):  # a bound for a loaded machine
-                while not states or states[-1] != "gone":
-                    found = {w.worker: w.state for w in await observer.workers()}
-                    assert found["w1"] == "serving"
-                    if not states or states[-1] != found["w2"]:
-                        states.append(found["w2"])
-                    await anyio.sleep(0.01)
-        # In this order, each at most once (a loaded machine may skip one between two looks).
-        assert states[-1] == "gone"
-        assert states == [s for s in ("serving", "stale", "gone") if s in states]
-
-    async def test_a_record_without_the_secret_shows_as_unverified(self) -> None:
-        """A registration written without the secret: listed as unverified, nothing of it shown."""
-        store, bus = MemoryStore(), MemoryChangeBus()
-        await store.set("deployment:worker:intruder", b'{"record":{"at":1,"host":"evil"}}')
-        await store.set("deployment:seen:w9", b"not even json")
-        listed = await worker("w1", store, bus).workers()
-        assert [(w.worker, w.state, w.host, w.last_seen) for w in listed] == [
-            ("intruder", "unverified", None, None),
-            ("w9", "unverified", None, None),
-        ]

@@ -1,0 +1,161 @@
+"""A deployment's workers, listed from the shared store, and on the status page (ADR 0111).
+
+Workers are deployments in this process sharing a MemoryStore and a MemoryChangeBus (real
+workers on one Redis: ``tests/e2e/test_workers_status.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+from collections.abc import Mapping
+
+import anyio
+import pytest
+
+from mcp_core import App
+from mcp_core.errors import CacheStoreError
+from mcp_core.registry import Registry
+from mcp_core.server import Deployment, McpServer
+from mcp_core.server import _deployment as deployment_module
+from mcp_core.server._deployed import Deployed, WorkerListing
+from mcp_core.server._operator import render_status
+from mcp_core.stores import MemoryChangeBus, MemoryStore
+from mcp_core.visibility import SessionInfo
+from tests.server.test_deployed_seam import RecordingDeployment
+from tests.server.test_deployment import worker
+
+
+class TestWorkers:
+    """The listing of a deployment's workers, from the shared store (ADR 0111)."""
+
+    async def test_every_worker_with_its_state_and_address(self) -> None:
+        """Two serving workers, each with its host, pid and the address it gave; one left."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        one, two = worker("w1", store, bus), worker("w2", store, bus)
+        two.advertise("http://127.0.0.1:8002/mcp")
+        async with one.serving(Registry()):
+            async with two.serving(Registry()):
+                listed = {w.worker: w for w in await one.workers()}
+                assert set(listed) == {"w1", "w2"}
+                assert {w.state for w in listed.values()} == {"serving"}
+                assert listed["w1"].this
+                assert not listed["w2"].this
+                assert listed["w2"].address == "http://127.0.0.1:8002/mcp"
+                assert listed["w1"].address is None  # it never said
+                assert listed["w2"].host == socket.gethostname()
+                assert listed["w2"].pid == os.getpid()
+                assert await two.workers() == tuple(
+                    dataclasses.replace(w, this=w.worker == "w2") for w in await one.workers()
+                )
+            left = {w.worker: w for w in await one.workers()}
+        assert left["w2"].state == "left"
+        assert left["w2"].address == "http://127.0.0.1:8002/mcp"
+        assert {w.state for w in await worker("w3", store, bus).workers()} == {"left"}
+
+    async def test_a_worker_that_stops_renewing_goes_stale_then_gone(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Registered, then never renewed (as if killed): serving, stale, then gone (still listed)."""
+        monkeypatch.setattr(deployment_module, "_REGISTRATION_TTL", 0.6)
+        monkeypatch.setattr(deployment_module, "_HEARTBEAT", 0.1)
+        monkeypatch.setattr(deployment_module, "_SERVING_WITHIN", 0.3)
+        store, bus = MemoryStore(), MemoryChangeBus()
+        killed = worker("w2", store, bus)
+        await killed.admit()  # registered once; nothing renews it
+        async with worker("w1", store, bus).serving(Registry()):
+            observer = worker("w3", store, bus)
+            states: list[str] = []
+            with anyio.fail_after(30):  # a bound for a loaded machine
+                while not states or states[-1] != "gone":
+                    found = {w.worker: w.state for w in await observer.workers()}
+                    assert found["w1"] == "serving"
+                    if not states or states[-1] != found["w2"]:
+                        states.append(found["w2"])
+                    await anyio.sleep(0.01)
+        # In this order, each at most once (a loaded machine may skip one between two looks).
+        assert states[-1] == "gone"
+        assert states == [s for s in ("serving", "stale", "gone") if s in states]
+
+    async def test_a_record_without_the_secret_shows_as_unverified(self) -> None:
+        """A registration written without the secret: listed as unverified, nothing of it shown."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        await store.set("deployment:worker:intruder", b'{"record":{"at":1,"host":"evil"}}')
+        await store.set("deployment:seen:w9", b"not even json")
+        listed = await worker("w1", store, bus).workers()
+        assert [(w.worker, w.state, w.host, w.last_seen) for w in listed] == [
+            ("intruder", "unverified", None, None),
+            ("w9", "unverified", None, None),
+        ]
+
+
+class StoreDown:
+    """A store that does not answer, as a Redis that is down (every operation fails)."""
+
+    @staticmethod
+    def _down(key: str) -> CacheStoreError:
+        return CacheStoreError("redis 'redis://127.0.0.1:1/0' is down", key=key)
+
+    async def get(self, key: str) -> bytes | None:
+        """Fails."""
+        raise self._down(key)
+
+    async def set(self, key: str, value: bytes, *, ttl: float | None = None) -> None:
+        """Fails."""
+        raise self._down(key)
+
+    async def delete(self, key: str) -> bool:
+        """Fails."""
+        raise self._down(key)
+
+    async def delete_prefix(self, prefix: str) -> int:
+        """Fails."""
+        raise self._down(prefix)
+
+    async def entries(self, prefix: str) -> Mapping[str, bytes]:
+        """Fails."""
+        raise self._down(prefix)
+
+
+def server_of(deployment: Deployed) -> McpServer:
+    """A server with one tool, a worker of ``deployment``."""
+    app = App("listing")
+
+    @app.tool
+    def ping() -> str:
+        """Answers pong."""
+        return "pong"
+
+    return McpServer(app.registry, invoker=app.invoker, deployment=deployment)
+
+
+class TestOnTheStatusPage:
+    """The page lists the workers; says so when the store does not answer; none without a listing."""
+
+    async def test_the_workers_are_rows_of_the_page(self) -> None:
+        """Each worker a row with its state, and this worker marked."""
+        store, bus = MemoryStore(), MemoryChangeBus()
+        one, two = worker("w1", store, bus), worker("w2", store, bus)
+        assert isinstance(one, WorkerListing)
+        two.advertise("http://10.0.0.2:8000/mcp")
+        async with one.serving(Registry()), two.serving(Registry()):
+            page = await render_status(server_of(one), SessionInfo())
+        assert '<tr data-worker="w1" data-state="serving">' in page
+        assert "w1</code> (this worker)" in page
+        assert '<tr data-worker="w2" data-state="serving">' in page
+        assert "http://10.0.0.2:8000/mcp" in page
+
+    async def test_a_store_that_does_not_answer_is_said(self) -> None:
+        """No listing, the reason instead; the rest of the page renders."""
+        down = Deployment(worker="w1", secret=b"s" * 32, store=StoreDown(), bus=MemoryChangeBus())
+        page = await render_status(server_of(down), SessionInfo())
+        assert 'id="workers-unknown"' in page
+        assert "is down" in page
+        assert 'id="sources"' in page
+
+    async def test_a_deployment_without_a_listing_shows_none(self) -> None:
+        """A deployment written from the Deployed seam alone: no workers section, no failure."""
+        page = await render_status(server_of(RecordingDeployment()), SessionInfo())
+        assert "Deployment: workers" not in page
+        assert 'id="sources"' in page
