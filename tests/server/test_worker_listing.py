@@ -14,16 +14,15 @@ from collections.abc import Mapping
 import anyio
 import pytest
 
-from mcp_core import App
 from mcp_core.errors import CacheStoreError
 from mcp_core.registry import Registry
-from mcp_core.server import Deployment, McpServer
+from mcp_core.server import Deployment
 from mcp_core.server import _deployment as deployment_module
-from mcp_core.server._deployed import Deployed, WorkerListing
+from mcp_core.server._deployed import WorkerListing
 from mcp_core.server._operator import render_status
 from mcp_core.stores import MemoryChangeBus, MemoryStore
 from mcp_core.visibility import SessionInfo
-from tests.server.test_deployed_seam import RecordingDeployment
+from tests.server.test_deployed_seam import RecordingDeployment, served
 from tests.server.test_deployment import worker
 
 
@@ -118,18 +117,6 @@ class StoreDown:
         raise self._down(prefix)
 
 
-def server_of(deployment: Deployed) -> McpServer:
-    """A server with one tool, a worker of ``deployment``."""
-    app = App("listing")
-
-    @app.tool
-    def ping() -> str:
-        """Answers pong."""
-        return "pong"
-
-    return McpServer(app.registry, invoker=app.invoker, deployment=deployment)
-
-
 class TestOnTheStatusPage:
     """The page lists the workers; says so when the store does not answer; none without a listing."""
 
@@ -140,7 +127,7 @@ class TestOnTheStatusPage:
         assert isinstance(one, WorkerListing)
         two.advertise("http://10.0.0.2:8000/mcp")
         async with one.serving(Registry()), two.serving(Registry()):
-            page = await render_status(server_of(one), SessionInfo())
+            page = await render_status(served(one), SessionInfo())
         assert '<tr data-worker="w1" data-state="serving">' in page
         assert "w1</code> (this worker)" in page
         assert '<tr data-worker="w2" data-state="serving">' in page
@@ -149,13 +136,13 @@ class TestOnTheStatusPage:
     async def test_a_store_that_does_not_answer_is_said(self) -> None:
         """No listing, the reason instead; the rest of the page renders."""
         down = Deployment(worker="w1", secret=b"s" * 32, store=StoreDown(), bus=MemoryChangeBus())
-        page = await render_status(server_of(down), SessionInfo())
+        page = await render_status(served(down), SessionInfo())
         assert 'id="workers-unknown"' in page
         assert "is down" in page
         assert 'id="sources"' in page
 
     async def test_a_deployment_without_a_listing_shows_none(self) -> None:
         """A deployment written from the Deployed seam alone: no workers section, no failure."""
-        page = await render_status(server_of(RecordingDeployment()), SessionInfo())
+        page = await render_status(served(RecordingDeployment()), SessionInfo())
         assert "Deployment: workers" not in page
         assert 'id="sources"' in page
