@@ -10,9 +10,12 @@ import dataclasses
 import os
 import socket
 from collections.abc import Mapping
+from typing import Final, cast
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_core.errors import CacheStoreError
 from mcp_core.registry import Registry
@@ -146,3 +149,54 @@ class TestOnTheStatusPage:
         page = await render_status(served(RecordingDeployment()), SessionInfo())
         assert "Deployment: workers" not in page
         assert 'id="sources"' in page
+
+
+NOW: Final = 2_000_000_000.0
+RANK: Final = {"serving": 0, "draining": 0, "stale": 1, "gone": 2}
+
+
+@st.composite
+def records(draw: st.DrawFn) -> dict[str, object]:
+    """A verified record's fields: renewed some time before NOW, maybe draining or left."""
+    age = draw(st.floats(min_value=0, max_value=7200, allow_nan=False))
+    record: dict[str, object] = {"at": int((NOW - age) * 1000), "token": "t", "pid": 7}
+    for flag in ("draining", "left"):
+        if draw(st.booleans()):
+            record[flag] = True
+    return record
+
+
+class TestStateLaws:
+    """What the records say, as laws over generated records and clocks."""
+
+    @given(
+        record=records(),
+        later=st.floats(min_value=0, max_value=7200, allow_nan=False),
+    )
+    def test_a_state_only_moves_forward_as_time_passes(
+        self, record: dict[str, object], later: float
+    ) -> None:
+        """Unrenewed, a worker goes serving (or draining), stale, gone; left stays left."""
+        listing = worker("w1", MemoryStore(), MemoryChangeBus())
+        before = listing._worker_status("w2", record, None, NOW)
+        after = listing._worker_status("w2", record, None, NOW + later)
+        if record.get("left"):
+            assert before.state == after.state == "left"
+        else:
+            assert RANK[before.state] <= RANK[after.state]
+        assert before.last_seen == after.last_seen
+
+    @given(registration=st.none() | records(), seen=st.none() | records())
+    def test_the_fresher_record_decides(
+        self, registration: dict[str, object] | None, seen: dict[str, object] | None
+    ) -> None:
+        """Registration and last-seen record: the one renewed last says; none verified: unverified."""
+        listing = worker("w1", MemoryStore(), MemoryChangeBus())
+        both = listing._worker_status("w2", registration, seen, NOW)
+        present = [r for r in (registration, seen) if r is not None]
+        if not present:
+            assert (both.state, both.last_seen, both.pid) == ("unverified", None, None)
+            return
+        fresher = max(present, key=lambda r: cast("int", r["at"]))
+        assert both == listing._worker_status("w2", fresher, None, NOW)
+        assert both.last_seen == cast("int", fresher["at"]) / 1000
