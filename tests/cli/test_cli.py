@@ -87,6 +87,38 @@ class TestTargets:
         with pytest.raises(TargetError, match=message):
             load_target(spec)
 
+    def test_each_mistake_names_what_to_run_instead(self, tmp_path: Path) -> None:
+        """A missing file, a module without the default names, a wrong object name: the fix."""
+        write(tmp_path, "server.py", SERVER)
+        write(tmp_path, "plain.py", "x = 1\n")
+        write(
+            tmp_path, "two.py", "from mcp_core import App\n\nfirst = App('a')\nsecond = App('b')\n"
+        )
+        expected = {
+            f"{tmp_path}/servr.py": f"no such file: {tmp_path}/servr.py; did you mean "
+            f"{tmp_path}/server.py",
+            f"{tmp_path}/nowhere/server.py": f"no such file: {tmp_path}/nowhere/server.py; "
+            f"{tmp_path}/nowhere is not a folder either",
+            f"{tmp_path}/two.py": f"{tmp_path}/two.py defines none of app, mcp, server, "
+            f"create_server, create_app; it has 2 servers at its top level: name one, "
+            f"{tmp_path}/two.py:first or {tmp_path}/two.py:second",
+            f"{tmp_path}/server.py:ap": f"{tmp_path}/server.py has no attribute 'ap'; it has 2 "
+            f"servers at its top level: name one, {tmp_path}/server.py:app or "
+            f"{tmp_path}/server.py:other",
+            f"{tmp_path}/plain.py": f"{tmp_path}/plain.py defines none of app, mcp, server, "
+            "create_server, create_app; it builds no server at its top level (an App, McpServer, "
+            'SDK MCPServer, fastmcp server or registry); add one (app = App("name")), or name the '
+            f"function of no arguments that returns it ({tmp_path}/plain.py:create_server)",
+            "no_such_module_xyz": "no module named 'no_such_module_xyz' (and no such file); name "
+            "a server file (path/to/server.py), or install the module where mcp-core runs "
+            f"({sys.executable})",
+            "json:decoder": "json:decoder is a module, not an App",
+        }
+        for spec, message in expected.items():
+            with pytest.raises(TargetError) as raised:
+                load_target(spec)
+            assert str(raised.value).startswith(message), spec
+
     def test_not_servable(self) -> None:
         """An object that is not an App, server, factory or registry is refused."""
         with pytest.raises(TargetError, match="not an App"):
