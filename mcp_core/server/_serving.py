@@ -369,6 +369,12 @@ def run_server(
     log_to_stderr()  # the same lines as `mcp-core run`'s, unless the program chose its own
     name = server.lowlevel.name
     if transport == "stdio":
+        if sys.stdin.isatty():  # started by hand, not by a client: say why nothing happens
+            say(
+                f"serving {name} over stdio: it waits for an MCP client on stdin, and a terminal "
+                "is none; to connect a client by URL, serve over HTTP (--transport http, or "
+                'app.run("http")). Ctrl-C stops it.'
+            )
         stopped = run_until_stopped(server.run_stdio)
     elif transport == "http":
 
