@@ -88,27 +88,32 @@ class TestTargets:
             load_target(spec)
 
     def test_each_mistake_names_what_to_run_instead(self, tmp_path: Path) -> None:
-        """A missing file, a module without the default names, a wrong object name: the fix."""
-        write(tmp_path, "server.py", SERVER)
-        write(tmp_path, "plain.py", "x = 1\n")
+        """A missing file, a module without the default names, a wrong object name: the fix.
+
+        The files have names of their own: imported here, they stay in ``sys.modules``.
+        """
+        write(tmp_path, "mistaken_server.py", SERVER)
+        write(tmp_path, "mistaken_plain.py", "x = 1\n")
         write(
-            tmp_path, "two.py", "from mcp_core import App\n\nfirst = App('a')\nsecond = App('b')\n"
+            tmp_path, "mistaken_two.py", "from mcp_core import App\n\na = App('a')\nb = App('b')\n"
         )
+        server, plain, two = (
+            f"{tmp_path}/mistaken_{name}.py" for name in ("server", "plain", "two")
+        )
+        defines_none = "defines none of app, mcp, server, create_server, create_app"
         expected = {
-            f"{tmp_path}/servr.py": f"no such file: {tmp_path}/servr.py; did you mean "
-            f"{tmp_path}/server.py",
+            f"{tmp_path}/mistaken_servr.py": f"no such file: {tmp_path}/mistaken_servr.py; did "
+            f"you mean {server}",
             f"{tmp_path}/nowhere/server.py": f"no such file: {tmp_path}/nowhere/server.py; "
             f"{tmp_path}/nowhere is not a folder either",
-            f"{tmp_path}/two.py": f"{tmp_path}/two.py defines none of app, mcp, server, "
-            f"create_server, create_app; it has 2 servers at its top level: name one, "
-            f"{tmp_path}/two.py:first or {tmp_path}/two.py:second",
-            f"{tmp_path}/server.py:ap": f"{tmp_path}/server.py has no attribute 'ap'; it has 2 "
-            f"servers at its top level: name one, {tmp_path}/server.py:app or "
-            f"{tmp_path}/server.py:other",
-            f"{tmp_path}/plain.py": f"{tmp_path}/plain.py defines none of app, mcp, server, "
-            "create_server, create_app; it builds no server at its top level (an App, McpServer, "
-            'SDK MCPServer, fastmcp server or registry); add one (app = App("name")), or name the '
-            f"function of no arguments that returns it ({tmp_path}/plain.py:create_server)",
+            two: f"{two} {defines_none}; it has 2 servers at its top level: name one, {two}:a or "
+            f"{two}:b",
+            f"{server}:ap": f"{server} has no attribute 'ap'; it has 2 servers at its top level: "
+            f"name one, {server}:app or {server}:other",
+            plain: f"{plain} {defines_none}; it builds no server at its top level (an App, "
+            "McpServer, SDK MCPServer, fastmcp server or registry); add one "
+            f'(app = App("name")), or name the function of no arguments that returns it '
+            f"({plain}:create_server)",
             "no_such_module_xyz": "no module named 'no_such_module_xyz' (and no such file); name "
             "a server file (path/to/server.py), or install the module where mcp-core runs "
             f"({sys.executable})",

@@ -261,6 +261,54 @@ class TestEarlyInterrupt:
         assert (result.returncode, result.stderr) == (130, "mcp-core: stopped (SIGINT)\n")
 
 
+# A server script that sends itself SIGINT at the first audit EVENT ("*": any) once app.run()
+# is called: the moments before the server's own signal handling is in place.
+INTERRUPTED_APP_RUN = """
+import os, sys
+
+armed = []
+
+def interrupt(event, args):
+    if armed and EVENT in ("*", event):
+        armed.clear()
+        os.kill(os.getpid(), 2)  # SIGINT
+
+sys.addaudithook(interrupt)
+from mcp_core import App
+
+app = App("demo")
+armed.append(True)
+app.run(transport="http", port=0)
+"""
+
+
+class TestEarlyInterruptOfAppRun:
+    """``python server.py``: a Ctrl-C as ``app.run()`` starts is as quiet as later."""
+
+    @pytest.mark.parametrize(
+        "event",
+        [
+            "*",  # the first thing app.run() does
+            "socket.__new__",  # the event loop making its wake-up sockets
+        ],
+    )
+    def test_one_line_whenever_it_comes(self, event: str, tmp_path: Path) -> None:
+        """The goodbye line and status 0 (app.run returns), no traceback."""
+        script = write(tmp_path, "server.py", INTERRUPTED_APP_RUN.replace("EVENT", repr(event)))
+        result = subprocess.run(  # noqa: S603 -- this interpreter, running the user's script
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            preexec_fn=_as_in_a_terminal,
+        )
+        assert (result.returncode, result.stderr) == (
+            0,
+            "mcp-core: stopped serving demo (SIGINT)\n",
+        )
+
+
 class TestServingLine:
     """The "serving ... at" line comes once the socket is bound, from the CLI and app.run() alike."""
 
