@@ -30,7 +30,6 @@ from mcp.server.streamable_http import (
 from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
 
 from mcp_core.server._responses import DeferredResponses, ResumableStreams
-from mcp_core.server._shared_sessions import RedisEventStore
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -296,7 +295,7 @@ class _SessionTable(dict[str, Any]):
     :class:`~mcp_core.server._responses.DeferredResponses` (``deferred``).
     """
 
-    __slots__ = ("_deferred", "_public", "_slots", "_store")
+    __slots__ = ("_deferred", "_keep_ended", "_public", "_slots", "_store")
 
     def __init__(
         self,
@@ -305,12 +304,14 @@ class _SessionTable(dict[str, Any]):
         deferred: bool = False,
         slots: SessionSlots | None = None,
         public: Callable[[str], str] | None = None,
+        keep_ended: bool = False,
     ) -> None:
         super().__init__()
         self._store = store
         self._deferred = deferred
         self._slots = slots
         self._public = public
+        self._keep_ended = keep_ended
 
     def _store_id(self, session_id: str) -> str:
         """The id a session's events are kept under: the one every worker knows it by."""
@@ -352,7 +353,7 @@ class _SessionTable(dict[str, Any]):
     def _ended(self, session_id: str) -> None:
         if self._slots is not None:
             self._slots.closed(session_id)
-        if self._store is None or isinstance(self._store, RedisEventStore):
+        if self._store is None or self._keep_ended:
             return  # a shared store keeps the session's events for the next worker (ADR 0109)
         try:
             self._store.end_session(self._store_id(session_id))
@@ -367,6 +368,7 @@ def bind_sessions(
     deferred: bool = False,
     slots: SessionSlots | None = None,
     public: Callable[[str], str] | None = None,
+    keep_ended: bool = False,
 ) -> bool:
     """Make every session ``manager`` creates keep its events in ``store``, as itself; and defer.
 
@@ -376,7 +378,8 @@ def bind_sessions(
     each session answers request POSTs with JSON unless they need a stream (ADR 0053). With
     ``slots``, they are told of each session's opening and end (per-client session slots, ADR
     0070). With ``public``, a session's events are kept under ``public(session_id)``, the id
-    every worker of a deployment knows it by (ADR 0109). This reaches into the SDK manager's
+    every worker of a deployment knows it by (ADR 0109); with ``keep_ended``, a session ending
+    here leaves its events in ``store`` (shared: the next worker resumes it). This reaches into the SDK manager's
     session table, in this one place; if a future SDK moves it, all three are off with a warning
     (returns False): no resumption, SSE answers and the total session limit alone, never
     streams shared between sessions.
@@ -387,6 +390,8 @@ def bind_sessions(
             "cannot bind sessions with this mcp SDK; SSE resumption is off, answers stay SSE"
         )
         return False
-    table = _SessionTable(store, deferred=deferred, slots=slots, public=public)
+    table = _SessionTable(
+        store, deferred=deferred, slots=slots, public=public, keep_ended=keep_ended
+    )
     manager._server_instances = table  # noqa: SLF001 -- the one hook, documented above
     return True

@@ -690,7 +690,7 @@ class SessionSharing:
     session goes on, served by this worker alone until a later write succeeds.
     """
 
-    __slots__ = ("_events", "_owner", "_refusals", "_worker", "records")
+    __slots__ = ("_events", "_owner", "_refusals", "_resume", "_worker", "records")
 
     def __init__(
         self,
@@ -699,12 +699,42 @@ class SessionSharing:
         worker: str,
         owner: Callable[[str], Mapping[str, object] | None],
         events: RedisEventStore | None = None,
+        resume: tuple[StreamableHTTPSessionManager, Misrouted, Callable[[Connection], object]]
+        | None = None,
     ) -> None:
         self.records: Final = records
         self._worker = worker
         self._owner = owner
         self._events = events
+        self._resume = resume
         self._refusals = Refusals(_log, f"worker {worker}")
+
+    @property
+    def events_shared(self) -> bool:
+        """Whether the sessions' events are in the shared store (kept when a session ends here)."""
+        return self._events is not None
+
+    def public(self, session_id: str) -> str:
+        """The id every worker knows ``session_id`` by (``w1.<hex>``)."""
+        return public_session_id(self._worker, session_id)
+
+    def resuming(self, endpoint: ASGIApp) -> ASGIApp:
+        """``endpoint`` resuming the sessions this worker does not hold (:class:`ResumeSessions`).
+
+        ``resume`` (the session manager, how to answer a misrouted request, what to tell of a
+        resumed session) must have been given.
+        """
+        if self._resume is None:
+            raise RuntimeError("this SessionSharing was made without resume=; it cannot resume")
+        manager, misrouted, on_resumed = self._resume
+        return ResumeSessions(
+            endpoint,
+            worker=self._worker,
+            manager=manager,
+            sharing=self,
+            misrouted=misrouted,
+            on_resumed=on_resumed,
+        )
 
     async def forget(self, session_id: str) -> None:
         """The session ended for good (the client's DELETE, reclaimed): remove its record and events.
