@@ -65,14 +65,12 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
-from mcp_core.server._hotpath import with_hot_path
 from mcp_core.server._http_app import end_session, guard_endpoint, session_event_store
 from mcp_core.server._hub import Hub
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._lowlevel import LowLevelServer, server_icons
 from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
-from mcp_core.server._operator import operator_routes
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet
 from mcp_core.server._request_binding import RequestBinding
@@ -91,6 +89,7 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.types import ASGIApp
+
 
 __all__ = ["McpServer", "ServableRegistry"]
 
@@ -590,6 +589,10 @@ class McpServer:
         endpoint's bearer authentication (by default: the status page is whenever the endpoint
         is, the metrics are not, so a scraper needs no token).
         """
+        # Modules only HTTP needs, imported when an endpoint is built: never on a stdio start.
+        from mcp_core.server._hotpath import with_hot_path  # noqa: PLC0415
+        from mcp_core.server._operator import operator_routes  # noqa: PLC0415
+
         deployment = self._deployment
         shares = isinstance(deployment, SharedSessions) and not stateless
         if shares and event_store == "memory":
