@@ -77,7 +77,6 @@ from mcp_core.registry import (
     RegistryHealth,
     SourceChangeNotifier,
 )
-from mcp_core.server._deployment import Deployment
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -103,18 +102,15 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
-from mcp_core.server._hotpath import with_hot_path
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
 from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
-from mcp_core.server._operator import operator_routes
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet, param_header_check
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, RoundLedger, owner_of
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
-from mcp_core.server._sessions import WorkerSessions
 from mcp_core.server._stdio import stdio_streams
 from mcp_core.server._tracing import trace_context_from_headers
 from mcp_core.sources import KindsPrefetch
@@ -127,6 +123,8 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.types import ASGIApp
+
+    from mcp_core.server._deployment import Deployment
 
 __all__ = ["McpServer", "ServableRegistry"]
 
@@ -1091,6 +1089,11 @@ class McpServer:
         endpoint's bearer authentication (by default: the status page is whenever the endpoint
         is, the metrics are not, so a scraper needs no token).
         """
+        # Modules only HTTP needs, imported when an endpoint is built: never on a stdio start.
+        from mcp_core.server._hotpath import with_hot_path  # noqa: PLC0415
+        from mcp_core.server._operator import operator_routes  # noqa: PLC0415
+        from mcp_core.server._sessions import WorkerSessions  # noqa: PLC0415
+
         store = _session_event_store(event_store)
         if store is not None:
             self._event_stores.append(store)
@@ -1259,6 +1262,8 @@ def _deployed(
     request_state_security: RequestStateSecurity | None,
 ) -> tuple[bytes, RequestStateSecurity]:
     """The keys a worker of ``deployment`` uses; TypeError for settings that would contradict it."""
+    from mcp_core.server._deployment import Deployment  # noqa: PLC0415 -- only a deployed worker
+
     if not isinstance(deployment, Deployment):
         raise TypeError(f"deployment must be a Deployment, got {type(deployment).__name__}")
     if cursor_secret is not None or request_state_security is not None:
