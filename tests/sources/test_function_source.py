@@ -249,10 +249,8 @@ class TestFunctionSource:
         functions: list[Any] = []
         for index in [*range(3 * STRETCH), 0]:  # the last one declares t0 again
             namespace: dict[str, Any] = {"tool": tool}
-            exec(
-                f"@tool(name='t{index}')\ndef f{len(functions)}(x: int) -> int:\n    return x\n",
-                namespace,
-            )  # noqa: S102 -- distinct functions
+            code = f"@tool(name='t{index}')\ndef f{len(functions)}(x: int) -> int:\n    return x\n"
+            exec(code, namespace)  # noqa: S102 -- distinct functions
             functions.append(namespace[f"f{len(functions)}"])
         source = FunctionSource(*functions)
         first = await source.lookup(ElementRef.tool("t1"))
