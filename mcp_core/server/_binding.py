@@ -1,72 +1,42 @@
-"""McpServer: the request handlers bound to the official SDK's low-level server and transports.
+"""McpServer: the façade that serves a registry with the official SDK, over stdio, HTTP or in memory.
 
-Each SDK handler builds the session and gateway for the request, calls the sans-IO
-:class:`~mcp_core.server._requests.RequestHandlers`, and translates failures with
-:func:`~mcp_core.server._errors.wire_error`. This module does more than bind: it is the façade
-(``McpServer``), the connections (per-session state, change notifications) and the HTTP
-assembly of the transports (stdio, streamable HTTP), and a deployment's worker is wired in here;
-splitting it by job is left for a later step (ADR 0092).
+What it assembles lives by job in its own modules: the SDK request handlers
+(:mod:`~mcp_core.server._request_binding`), the connections of one run and their change
+notifications (:mod:`~mcp_core.server._hub`), the SDK's low-level server
+(:mod:`~mcp_core.server._lowlevel`) and the pieces of the streamable HTTP app
+(:mod:`~mcp_core.server._http_app`). This module holds what a user holds: the server, its
+registry, health, metrics, lifecycle and transports.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import signal
 import time
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Coroutine,
-    Iterator,
-    Mapping,
-    Sequence,
-)
-from contextlib import (
-    AbstractAsyncContextManager,
-    asynccontextmanager,
-    contextmanager,
-    nullcontext,
-)
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, final, runtime_checkable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final, runtime_checkable
 
 import anyio
 import anyio.abc
 import anyio.lowlevel
 import mcp_types as types
 from mcp.server.connection import Connection
-from mcp.server.context import CallNext, HandlerResult
-from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.lowlevel.server import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.subscriptions import (
-    ListenHandler,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ResourceUpdated,
-    ServerEvent,
-    ToolsListChanged,
-)
-from mcp.shared.exceptions import MCPError
-from mcp_types import SERVER_INFO_META_KEY
-from mcp_types.methods import CACHEABLE_METHODS
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from starlette.routing import Route
 
 from mcp_core._collector import settle_heap
 from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind, Icon
-from mcp_core.elements._definitions import WireModel, own_value
+from mcp_core.elements._definitions import WireModel
 from mcp_core.errors import ElementNotFoundError
 from mcp_core.handlers import Invoker, escapes
-from mcp_core.handlers._containment import from_user_frame
 from mcp_core.registry import (
     BackgroundRecovery,
     ChangeNotifier,
@@ -75,8 +45,8 @@ from mcp_core.registry import (
     ElementResolver,
     HealthReport,
     RegistryHealth,
-    SourceChangeNotifier,
 )
+from mcp_core.server._deployed import Deployed
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -85,16 +55,8 @@ from mcp_core.server._edge import (
     HttpEdge,
     SessionSlots,
 )
-from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
-from mcp_core.server._events import InMemoryEventStore, SessionEventStore, bind_sessions
-from mcp_core.server._gateway import (
-    Ctx,
-    ServerGateway,
-    SessionHook,
-    SessionState,
-    connection_of,
-    session_info_of,
-)
+from mcp_core.server._events import SessionEventStore, bind_sessions
+from mcp_core.server._gateway import SessionHook
 from mcp_core.server._health import (
     DEFAULT_HEALTH_PATH,
     DEFAULT_LIVE_PATH,
@@ -102,14 +64,17 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
+from mcp_core.server._http_app import end_session, guard_endpoint, session_event_store
+from mcp_core.server._hub import Hub
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
-from mcp_core.server._listen import LISTENING_SESSION, VisibleBus
+from mcp_core.server._lowlevel import LowLevelServer, server_icons
 from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
-from mcp_core.server._param_headers import no_schema_yet, param_header_check
+from mcp_core.server._param_headers import no_schema_yet
+from mcp_core.server._request_binding import RequestBinding
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
-from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, InputRounds, RoundLedger, owner_of
+from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, RoundLedger
 from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
 from mcp_core.server._stdio import stdio_streams
 from mcp_core.server._tracing import trace_context_from_headers
@@ -122,32 +87,11 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
-    from starlette.types import ASGIApp
 
-    from mcp_core.server._deployment import Deployment
 
 __all__ = ["McpServer", "ServableRegistry"]
 
 _log = logging.getLogger("mcp_core.server")
-
-_STATE_KEY: Final = "mcp_core.session"
-# JSON-RPC codes of refusals of a client's request, whose text may quote it.
-_REFUSALS: Final = frozenset({types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS})
-_T = TypeVar("_T")
-
-_CHANGE_GAP: Final = 1.0
-"""Seconds at least between two list-changed announcements to the clients of one server run."""
-
-# What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
-_CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
-    (ElementKind.TOOL, "notifications/tools/list_changed", ToolsListChanged()),
-    (
-        ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE,
-        "notifications/resources/list_changed",
-        ResourcesListChanged(),
-    ),
-    (ElementKind.PROMPT, "notifications/prompts/list_changed", PromptsListChanged()),
-)
 
 
 @runtime_checkable
@@ -163,218 +107,6 @@ class ServableRegistry(ElementCatalog, ElementResolver, DeferredRegistry, Protoc
     def kinds(self) -> ElementKind:
         """The kinds the registry may hold, answered without loading."""
         ...
-
-
-def _wire(exc: BaseException) -> MCPError:
-    """The one place any failure (SystemExit too, never cancellation) becomes a wire error."""
-    error = wire_error(exc)
-    if error.expected:
-        _log.info("request refused: %s", exc)
-    else:
-        _log.error(
-            "request failed; the client is told only %r",
-            error.message,
-            exc_info=from_user_frame(exc),
-        )
-    return MCPError(error.code, error.message, error.data)
-
-
-@contextmanager
-def _as_wire_errors() -> Iterator[None]:
-    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`_wire`)."""
-    try:
-        yield
-    except MCPError:
-        raise
-    except BaseException as exc:
-        if escapes(exc):
-            raise
-        raise _wire(exc) from None
-
-
-def _enveloped(
-    method: str, handler: Callable[[Ctx, Any], Awaitable[HandlerResult]]
-) -> Callable[[Ctx, Any], Awaitable[HandlerResult]]:
-    """``handler`` with the 2026-07-28 result envelope added to its wire dict.
-
-    The SDK fills ``resultType`` and the cache hints only for result *models*; the request handlers
-    return wire dicts, so the envelope is added here: complete, and not cacheable across sessions
-    (lists and reads depend on the session's visibility). 2026-07-28 also retired the
-    resource-not-found code -32002 (SEP-2164): there, a missing resource is -32602.
-    """
-    cacheable = method in CACHEABLE_METHODS
-
-    async def enveloped(ctx: Ctx, params: Any) -> HandlerResult:
-        try:
-            result = await handler(ctx, params)
-        except MCPError as exc:
-            if exc.code == RESOURCE_NOT_FOUND and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                raise MCPError(INVALID_PARAMS, exc.message, exc.data) from None
-            raise
-        if (
-            isinstance(result, dict)
-            and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-            and result.get("resultType") != "input_required"  # an interim result has no hints
-        ):
-            result.setdefault("resultType", "complete")
-            if cacheable:
-                result.setdefault("ttlMs", 0)
-                result.setdefault("cacheScope", "private")
-        return result
-
-    return enveloped
-
-
-_LISTS: Final[
-    Mapping[
-        str,
-        Callable[..., Awaitable[dict[str, Any]]],
-    ]
-] = {
-    "tools/list": RequestHandlers.list_tools,
-    "resources/list": RequestHandlers.list_resources,
-    "resources/templates/list": RequestHandlers.list_resource_templates,
-    "prompts/list": RequestHandlers.list_prompts,
-}
-
-
-@final
-class _Hub:
-    """The connections served under one SDK lifespan, and the tasks that notify them.
-
-    One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
-    """
-
-    __slots__ = (
-        "_pending",
-        "_quiet_until",
-        "_readable",
-        "_tasks",
-        "bus",
-        "by_session",
-        "listen",
-        "server",
-        "sessions",
-        "state",
-    )
-
-    def __init__(
-        self,
-        tasks: anyio.abc.TaskGroup,
-        server: McpServer,
-        state: object,
-        readable: Callable[[str, SessionInfo], Awaitable[bool]],
-    ) -> None:
-        self._tasks = tasks
-        # The server this run serves, and what its lifespan yielded (reachable by handlers).
-        self.server = server
-        self.state = state
-        self._readable = readable
-        self._pending = ElementKind.NONE
-        self._quiet_until = -math.inf  # (anyio clock) no announcement before then
-        self.sessions: dict[Connection, SessionState] = {}
-        # Handshake-era HTTP sessions' connections by session id (for the hot path).
-        self.by_session: dict[str, Connection] = {}
-        # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
-        self.bus = VisibleBus(readable)
-        self.listen = ListenHandler(self.bus)
-
-    def start(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        """Run ``work`` in this lifespan's task group."""
-        self._tasks.start_soon(work)
-
-    def track(self, state: SessionState) -> None:
-        connection = state.connection
-        self.sessions[connection] = state
-        connection.exit_stack.callback(self.sessions.pop, connection, None)
-        session_id = connection.session_id
-        if session_id is not None:
-            self.by_session[session_id] = connection
-            connection.exit_stack.callback(self.by_session.pop, session_id, None)
-
-    def list_changed(self, kinds: ElementKind) -> None:
-        # Called synchronously from registry listeners; a burst of writes coalesces into one
-        # notification per kind, sent from this hub's task group; and announcements are at
-        # least _CHANGE_GAP apart, the last change of a burst always announced (a backend's
-        # storm of changes reaches each client as about one notification per kind per second).
-        if not self._pending:
-            self._tasks.start_soon(self._flush)
-        self._pending |= kinds
-
-    async def _flush(self) -> None:
-        await anyio.lowlevel.checkpoint()
-        wait = self._quiet_until - anyio.current_time()
-        if wait > 0:
-            await anyio.sleep(wait)  # changes meanwhile join this announcement
-        kinds, self._pending = self._pending, ElementKind.NONE
-        self._quiet_until = anyio.current_time() + _CHANGE_GAP
-        for changed, method, event in _CHANGES:
-            if kinds & changed:
-                for state in tuple(self.sessions.values()):
-                    if state.connection.initialized.is_set():
-                        await state.connection.notify(method, None)
-                await self.bus.publish(event)
-
-    async def resource_updated(self, uri: str) -> None:
-        for state in tuple(self.sessions.values()):
-            # Re-checked now: what a session may read can change after it subscribed.
-            if (
-                uri in state.subscriptions
-                and state.info is not None
-                and await self._readable(uri, state.info)
-            ):
-                await state.connection.send_resource_updated(uri)
-        await self.bus.publish(ResourceUpdated(uri=uri))
-
-
-def _server_icons(
-    icons: Sequence[Icon | WireModel | Mapping[str, Any]] | None,
-) -> list[types.Icon] | None:
-    """``serverInfo.icons`` as the SDK takes them, from mcp-core's, the SDK's or wire icons.
-
-    Raises:
-        TypeError: an icon is none of these (the message names which).
-    """
-    if icons is None:
-        return None
-    if isinstance(icons, str | bytes | Mapping):
-        raise TypeError(f"icons must be a list of Icon values, got {type(icons).__name__}")
-    return [
-        types.Icon.model_validate(own_value(Icon, icon, parameter=f"icons[{index}]").to_wire())
-        for index, icon in enumerate(icons)
-    ]
-
-
-@final
-class _LowLevelServer(Server[_Hub]):
-    """The SDK's low-level server with capabilities derived from what the registry can hold."""
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        capabilities: Callable[[types.ServerCapabilities], types.ServerCapabilities],
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(name, **kwargs)
-        self._trim = capabilities
-
-    def get_capabilities(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-        *,
-        protocol_version: str | None = None,
-    ) -> types.ServerCapabilities:
-        """The SDK's capabilities for the registered handlers, trimmed to the registry's kinds."""
-        capabilities = super().get_capabilities(
-            notification_options,
-            experimental_capabilities,
-            extensions,
-            protocol_version=protocol_version,
-        )
-        return self._trim(capabilities)
 
 
 @final
@@ -423,16 +155,15 @@ class McpServer:
     """
 
     __slots__ = (
+        "_binding",
         "_deployment",
         "_event_stores",
         "_hook",
         "_hubs",
         "_invoker",
-        "_ledger",
         "_lifecycle",
         "_lifespan_factory",
         "_loading",
-        "_max_rounds",
         "_metrics",
         "_notifies",
         "_preload",
@@ -463,7 +194,7 @@ class McpServer:
         lifespan: Callable[[], AbstractAsyncContextManager[object]] | None = None,
         request_state_security: RequestStateSecurity | None = None,
         preload: bool = True,
-        deployment: Deployment | None = None,
+        deployment: Deployed | None = None,
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
         middleware: Sequence[Middleware] = (),
         trace_arguments: bool = False,
@@ -476,7 +207,7 @@ class McpServer:
                 f"{max_input_rounds!r}"
             )
         if deployment is not None:
-            cursor_secret, request_state_security = _deployed(
+            cursor_secret, request_state_security = _worker_keys(
                 deployment, registry, cursor_secret, request_state_security
             )
         self._deployment = deployment
@@ -485,7 +216,7 @@ class McpServer:
         self._registry = registry
         self._hook = session_hook
         self._lifespan_factory = lifespan
-        self._hubs: set[_Hub] = set()
+        self._hubs: set[Hub] = set()
         self._invoker: ElementInvoker = invoker if invoker is not None else Invoker()
         # Whether run_stdio()/run_http() load the registry at startup unless told otherwise.
         self._preload_when_run = preload
@@ -513,33 +244,37 @@ class McpServer:
         self._notifies: Final = isinstance(registry, ChangeNotifier)
         if isinstance(registry, ChangeNotifier):
             registry.subscribe(self._on_registry_change)
-        self.lowlevel: Final = _LowLevelServer(
+        self.lowlevel: Final = LowLevelServer(
             name,
             version=VERSION if version is None else version,
             title=title,
             description=description,
             instructions=instructions,
             website_url=website_url,
-            icons=_server_icons(icons),
+            icons=server_icons(icons),
             lifespan=self._lifespan,
             capabilities=self._capabilities,
             # Mcp-Param-* headers are checked after per-name resolution (_param_headers), not by
             # the SDK walking tools/list (a full load) on every call.
             get_tool_input_schema=no_schema_yet,
         )
-        self._bind(self.lowlevel)
+        security = request_state_security or RequestStateSecurity.ephemeral()
+        # The SDK handlers; each state is good for one retry, on every worker (ADR 0073).
+        self._binding: Final = RequestBinding(
+            self.lowlevel,
+            self.handlers,
+            hook=session_hook,
+            ledger=RoundLedger(
+                deployment.store if deployment is not None else None, ttl=security.ttl
+            ),
+            max_rounds=max_input_rounds,
+        )
         # Ahead of the SDK's request span: over HTTP, a traceparent header parents it when the
         # request's _meta carries none.
         self.lowlevel.middleware.insert(0, trace_context_from_headers)
         # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
         # handler sees it (see mcp_core.server._rounds).
-        security = request_state_security or RequestStateSecurity.ephemeral()
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))
-        # Each state is good for one retry, on every worker (ADR 0073).
-        self._max_rounds = max_input_rounds
-        self._ledger = RoundLedger(
-            deployment.store if deployment is not None else None, ttl=security.ttl
-        )
 
     def __repr__(self) -> str:
         return f"McpServer({self.lowlevel.name!r}, {self._registry!r})"
@@ -555,7 +290,7 @@ class McpServer:
         return self._lifecycle
 
     @property
-    def deployment(self) -> Deployment | None:
+    def deployment(self) -> Deployed | None:
         """The deployment this server is a worker of (None: it serves alone)."""
         return self._deployment
 
@@ -714,7 +449,7 @@ class McpServer:
         self.notify_list_changed(kinds)
 
     @asynccontextmanager
-    async def _lifespan(self, _server: Server[_Hub]) -> AsyncIterator[_Hub]:
+    async def _lifespan(self, _server: Server[Hub]) -> AsyncIterator[Hub]:
         await self.prefetch_kinds()
         factory = self._lifespan_factory
         # While serving, the registry retries failing sources in the background (when it can).
@@ -731,7 +466,7 @@ class McpServer:
             anyio.create_task_group() as tasks,
             recovering,
         ):
-            hub = _Hub(tasks, self, state, self._readable)
+            hub = Hub(tasks, self, state, self._readable)
             self._hubs.add(hub)
             if self._preload:
                 self._warm()
@@ -771,212 +506,6 @@ class McpServer:
             update["completions"] = None
         return capabilities.model_copy(update=update)
 
-    # -- the SDK handlers -----------------------------------------------------------------------
-
-    def _bind(self, server: Server[_Hub]) -> None:
-        routes: tuple[
-            tuple[str, type[Any], Callable[[Ctx, Any], Awaitable[HandlerResult]]], ...
-        ] = (
-            ("tools/list", types.PaginatedRequestParams, self._list_tools),
-            ("tools/call", types.CallToolRequestParams, self._call_tool),
-            ("resources/list", types.PaginatedRequestParams, self._list_resources),
-            ("resources/templates/list", types.PaginatedRequestParams, self._list_templates),
-            ("resources/read", types.ReadResourceRequestParams, self._read_resource),
-            ("resources/subscribe", types.SubscribeRequestParams, self._subscribe),
-            ("resources/unsubscribe", types.UnsubscribeRequestParams, self._unsubscribe),
-            ("prompts/list", types.PaginatedRequestParams, self._list_prompts),
-            ("prompts/get", types.GetPromptRequestParams, self._get_prompt),
-            ("completion/complete", types.CompleteRequestParams, self._complete),
-            # Registered directly: the constructor argument warns that logging is deprecated at
-            # 2026-07-28, yet every handshake-era client still uses it.
-            ("logging/setLevel", types.SetLevelRequestParams, self._set_level),
-            ("subscriptions/listen", types.SubscriptionsListenRequestParams, self._listen),
-        )
-        for method, params_type, handler in routes:
-            server.add_request_handler(method, params_type, _enveloped(method, handler))
-        server.middleware.append(self._track_sessions)
-
-    async def _list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.list_tools(params.cursor, self._session(ctx)[0], era=ctx.protocol_version)
-        )
-
-    async def _list_resources(
-        self, ctx: Ctx, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        return await self._answer(
-            self.handlers.list_resources(
-                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
-            )
-        )
-
-    async def _list_templates(
-        self, ctx: Ctx, params: types.PaginatedRequestParams
-    ) -> HandlerResult:
-        session = self._session(ctx)[0]
-        return await self._answer(
-            self.handlers.list_resource_templates(params.cursor, session, era=ctx.protocol_version)
-        )
-
-    async def _list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams) -> HandlerResult:
-        return await self._answer(
-            self.handlers.list_prompts(
-                params.cursor, self._session(ctx)[0], era=ctx.protocol_version
-            )
-        )
-
-    async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        headers = getattr(ctx.request, "headers", None)
-        admit = param_header_check(ctx.protocol_version, headers, params.arguments)
-        return await self._asking(
-            ctx,
-            params,
-            lambda g: self.handlers.call_tool(
-                params.name, params.arguments, g, admit=admit, era=ctx.protocol_version
-            ),
-        )
-
-    async def _read_resource(
-        self, ctx: Ctx, params: types.ReadResourceRequestParams
-    ) -> HandlerResult:
-        return await self._asking(
-            ctx,
-            params,
-            lambda g: self.handlers.read_resource(params.uri, g, era=ctx.protocol_version),
-        )
-
-    async def _get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> HandlerResult:
-        return await self._asking(
-            ctx,
-            params,
-            lambda g: self.handlers.get_prompt(
-                params.name, params.arguments, g, era=ctx.protocol_version
-            ),
-        )
-
-    async def _asking(
-        self,
-        ctx: Ctx,
-        params: types.InputResponseRequestParams,
-        work: Callable[[ServerGateway], Awaitable[dict[str, Any]]],
-    ) -> HandlerResult:
-        """``work`` for a request whose handler may ask the client, in the negotiated era's way.
-
-        On 2026-07-28 the request runs in rounds (see :mod:`mcp_core.server._rounds`): it is run
-        again from the start with the client's answers until it asks nothing new.
-        """
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            return await self._answer(work(self._gateway(ctx)))
-        info, state = self._session(ctx)
-
-        async def rounds() -> dict[str, Any]:
-            asking = await InputRounds.resume(
-                owner=owner_of(info),
-                request_state=params.request_state,
-                input_responses=params.input_responses,
-                ledger=self._ledger,
-                max_rounds=self._max_rounds,
-            )
-            gateway = ServerGateway(
-                ctx, info, log_level=state.log_level if state else None, rounds=asking
-            )
-            return await asking.run(lambda: work(gateway), self._ledger)
-
-        return await self._answer(rounds())
-
-    async def _complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> HandlerResult:
-        wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
-        context = (wire.get("context") or {}).get("arguments")
-        return await self._answer(
-            self.handlers.complete(
-                wire["ref"],
-                wire["argument"],
-                context,
-                self._gateway(ctx),
-                era=ctx.protocol_version,
-            )
-        )
-
-    async def _subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> HandlerResult:
-        info, state = self._session(ctx)
-        result = await self._answer(
-            self.handlers.subscribe(params.uri, info, era=ctx.protocol_version)
-        )
-        if state is not None:
-            state.subscriptions.add(params.uri)
-        return result
-
-    async def _unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> HandlerResult:
-        state = self._session(ctx)[1]
-        if state is not None:
-            state.subscriptions.discard(params.uri)
-        return {}
-
-    async def _set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> HandlerResult:
-        state = self._session(ctx)[1]
-        if state is not None:
-            state.log_level = params.level
-        return {}
-
-    async def _listen(
-        self, ctx: Ctx, params: types.SubscriptionsListenRequestParams
-    ) -> HandlerResult:
-        hub: _Hub = ctx.lifespan_context
-        token = LISTENING_SESSION.set(self._session(ctx)[0])
-        try:
-            return await hub.listen(ctx, params)
-        finally:
-            LISTENING_SESSION.reset(token)
-
-    async def _track_sessions(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
-        # Seen on every message, `initialize` included, so a client is notified of changes even
-        # before its first list request.
-        self._state(ctx)
-        if ctx.method in _LISTS and ctx.request_id is not None:
-            fast = await self._list_directly(ctx)
-            if fast is not None:
-                return fast
-        try:
-            return await call_next(ctx)
-        except MCPError as exc:
-            # The SDK's own refusals may quote the request (an unknown method's name): clip them.
-            error = exc.error
-            if type(exc) is not MCPError or error.code not in _REFUSALS:
-                raise
-            clipped = MCPError(error.code, clip_json(error.message), clip_json(error.data))
-            if clipped.error == error:
-                raise
-            raise clipped from None
-
-    async def _list_directly(self, ctx: Ctx) -> dict[str, Any] | None:
-        """A list result built without the SDK's result model, or None to take the usual path.
-
-        The SDK validates every result against its pydantic model and dumps it again, which for
-        a 10k-tool list costs five times the JSON encoding itself. A page made of definitions'
-        own wire dicts is valid by construction (a test holds it equal to the SDK's rendering),
-        so lists skip that round trip. Anything unusual (an uninitialised session, params the
-        SDK would refuse) goes the usual way and gets the SDK's answer.
-        """
-        connection = connection_of(ctx)
-        params = ctx.params or {}
-        cursor = params.get("cursor")
-        if (
-            connection is None
-            or not connection.initialize_accepted
-            or not isinstance(cursor, str | None)
-            or set(params) - {"cursor", "_meta"}
-        ):
-            return None
-        list_page = _LISTS[ctx.method]
-        result = await self._answer(
-            list_page(self.handlers, cursor, self._session(ctx)[0], era=ctx.protocol_version)
-        )
-        version = ctx.protocol_version
-        if version in MODERN_PROTOCOL_VERSIONS:
-            result.update(resultType="complete", ttlMs=0, cacheScope="private")
-            result["_meta"] = {SERVER_INFO_META_KEY: self.lowlevel.server_info_stamp}
-        return result
-
     def _connection(self, session_id: str) -> Connection | None:
         """The connection of the open handshake-era session ``session_id``, if this server has it."""
         for hub in self._hubs:
@@ -984,37 +513,6 @@ class McpServer:
             if connection is not None:
                 return connection
         return None
-
-    def _state(self, ctx: Ctx) -> SessionState | None:
-        connection = connection_of(ctx)
-        if connection is None or connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return None  # a 2026 request is its own session: nothing persists between requests
-        state = connection.state.get(_STATE_KEY)
-        if not isinstance(state, SessionState):
-            state = connection.state[_STATE_KEY] = SessionState(connection=connection)
-            hub = ctx.lifespan_context
-            if isinstance(hub, _Hub):
-                hub.track(state)
-        return state
-
-    def _session(self, ctx: Ctx) -> tuple[SessionInfo, SessionState | None]:
-        # The session hook is user code, run before a request's work: contained the same way.
-        with _as_wire_errors():
-            state = self._state(ctx)
-            if state is None:
-                return session_info_of(ctx, None, self._hook), None
-            if state.info is None:
-                state.info = session_info_of(ctx, state, self._hook)
-        return state.info, state
-
-    def _gateway(self, ctx: Ctx) -> ServerGateway:
-        info, state = self._session(ctx)
-        return ServerGateway(ctx, info, log_level=state.log_level if state is not None else None)
-
-    @staticmethod
-    async def _answer(work: Awaitable[_T]) -> _T:
-        with _as_wire_errors():
-            return await work
 
     # -- transports -----------------------------------------------------------------------------
 
@@ -1092,9 +590,8 @@ class McpServer:
         # Modules only HTTP needs, imported when an endpoint is built: never on a stdio start.
         from mcp_core.server._hotpath import with_hot_path  # noqa: PLC0415
         from mcp_core.server._operator import operator_routes  # noqa: PLC0415
-        from mcp_core.server._sessions import WorkerSessions  # noqa: PLC0415
 
-        store = _session_event_store(event_store)
+        store = session_event_store(event_store)
         if store is not None:
             self._event_stores.append(store)
         transport_security = transport_security_for(host, transport_security)
@@ -1150,8 +647,8 @@ class McpServer:
         self._session_managers.append(manager)
         if slots is not None:
             bind_sessions(manager, store, deferred=deferred, slots=slots)
-            slots.reclaim = lambda session_id: _end_session(manager, session_id)
-        _guard_endpoint(
+            slots.reclaim = lambda session_id: end_session(manager, session_id)
+        guard_endpoint(
             app,
             path,
             lambda endpoint: HttpEdge(
@@ -1167,12 +664,9 @@ class McpServer:
                 requires_auth=token_verifier is not None,
             ),
         )
-        deployment = self._deployment
-        if deployment is not None and not stateless:
+        if self._deployment is not None and not stateless:
             # Sessions name their worker; another worker's session is refused loudly (ADR 0048).
-            app.add_middleware(
-                WorkerSessions, worker=deployment.worker, owner_alive=deployment.owner_alive
-            )
+            self._deployment.route_sessions(app)
         return app
 
     async def run_stdio(self, *, preload: bool | None = None) -> None:
@@ -1255,57 +749,18 @@ class McpServer:
         return run_server(self, transport, host=host, port=port, path=path, options=options)
 
 
-def _deployed(
-    deployment: Deployment,
+def _worker_keys(
+    deployment: Deployed,
     registry: object,
     cursor_secret: bytes | None,
     request_state_security: RequestStateSecurity | None,
 ) -> tuple[bytes, RequestStateSecurity]:
     """The keys a worker of ``deployment`` uses; TypeError for settings that would contradict it."""
-    from mcp_core.server._deployment import Deployment  # noqa: PLC0415 -- only a deployed worker
-
-    if not isinstance(deployment, Deployment):
+    if not isinstance(deployment, Deployed):
         raise TypeError(f"deployment must be a Deployment, got {type(deployment).__name__}")
     if cursor_secret is not None or request_state_security is not None:
         raise TypeError(
             "give McpServer either deployment= or cursor_secret=/request_state_security=: a "
             "deployment derives both from its shared secret, so every worker agrees"
         )
-    if not isinstance(registry, SourceChangeNotifier):
-        raise TypeError(
-            f"a deployment keeps the reference Registry in step with the other workers; "
-            f"{type(registry).__name__} is not one"
-        )
-    return deployment.cursor_secret, deployment.request_state_security
-
-
-def _guard_endpoint(app: Starlette, path: str, guard: Callable[[ASGIApp], ASGIApp]) -> None:
-    """Wrap the MCP endpoint's ASGI app at ``path`` (inside authentication) in ``guard``."""
-    for route in app.routes:
-        if isinstance(route, Route) and route.path == path:
-            route.app = guard(route.app)
-            return
-    raise RuntimeError(f"the SDK's app has no route at {path!r}; cannot guard the endpoint")
-
-
-async def _end_session(manager: StreamableHTTPSessionManager, session_id: str) -> None:
-    """End one session as the SDK does when it ends (its id answers 404 from now on)."""
-    transport = manager._server_instances.get(session_id)  # noqa: SLF001 -- the table bind_sessions owns
-    if transport is not None:
-        await manager._discard_session(session_id, transport)  # noqa: SLF001 -- the SDK's own ending
-
-
-def _session_event_store(
-    event_store: SessionEventStore | Literal["memory"] | None,
-) -> SessionEventStore | None:
-    if event_store == "memory":
-        return InMemoryEventStore()
-    if event_store is None:
-        return None
-    if isinstance(event_store, EventStore) or not isinstance(event_store, SessionEventStore):
-        raise TypeError(
-            f"event_store must be a SessionEventStore (e.g. InMemoryEventStore()), got "
-            f"{type(event_store).__name__}: an SDK EventStore keys streams by request id alone, "
-            "which every session shares, so one session could replay another's results"
-        )
-    return event_store
+    return deployment.keys(registry)

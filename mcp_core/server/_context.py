@@ -45,8 +45,8 @@ from pydantic import AnyUrl
 from mcp_core.errors import ToolError
 from mcp_core.handlers import ClientGateway, register_injection
 from mcp_core.handlers._injection import Injection
-from mcp_core.server._binding import McpServer, _Hub
 from mcp_core.server._gateway import ServerGateway
+from mcp_core.server._hub import Hub
 
 __all__ = [
     "GatewayContext",
@@ -362,12 +362,12 @@ The state is what the server's lifespan yielded for the current run (``App(lifes
 _NO_LIFESPAN: Final[dict[str, Any]] = {}
 
 
-def _hub_of(gateway: ClientGateway) -> tuple[ServerRequestContext[Any, Any] | None, _Hub | None]:
+def _hub_of(gateway: ClientGateway) -> tuple[ServerRequestContext[Any, Any] | None, Hub | None]:
     if not isinstance(gateway, ServerGateway):
         return None, None
     request = gateway.request_context
     hub = request.lifespan_context
-    return request, hub if isinstance(hub, _Hub) else None
+    return request, hub if isinstance(hub, Hub) else None
 
 
 def sdk_context(
@@ -408,7 +408,7 @@ def sdk_context(
         context = dataclasses.replace(context, protocol_version=LATEST_HANDSHAKE_VERSION)
     read: ResourceReader | None = None
     if hub is not None and mcp_server is None:
-        server: McpServer = hub.server
+        server = hub.server
 
         async def read(uri: str) -> Mapping[str, Any]:
             return await server.handlers.read_resource(uri, gateway)

@@ -43,14 +43,15 @@ import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
 import anyio
 from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.elements import ElementKind
 from mcp_core.errors import CacheStoreError, DeploymentError
-from mcp_core.registry import ChangePropagation, Registry
+from mcp_core.registry import ChangePropagation, Registry, SourceChangeNotifier
+from mcp_core.server._sessions import WorkerSessions
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
     BackendHealth,
@@ -64,6 +65,9 @@ from mcp_core.stores import (
 from mcp_core.stores._redis import DEFAULT_REDIS_CONNECT_TIMEOUT, DEFAULT_REDIS_TIMEOUT
 from mcp_core.stores._redis_bus import DEFAULT_BUS_HEARTBEAT
 from mcp_core.stores._refusals import Refusals
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 __all__ = [
     "ENVIRONMENT",
@@ -376,6 +380,24 @@ class Deployment:
     async def _say_draining(self) -> None:
         with contextlib.suppress(CacheStoreError):  # unsaid, the registration expires on its own
             await self._check()
+
+    def keys(self, registry: object) -> tuple[bytes, RequestStateSecurity]:
+        """The cursor key and ``requestState`` security of a server of ``registry`` on this worker.
+
+        Raises:
+            TypeError: ``registry`` is not the reference Registry, which this deployment keeps in
+                step with the other workers.
+        """
+        if not isinstance(registry, SourceChangeNotifier):
+            raise TypeError(
+                f"a deployment keeps the reference Registry in step with the other workers; "
+                f"{type(registry).__name__} is not one"
+            )
+        return self.cursor_secret, self.request_state_security
+
+    def route_sessions(self, app: Starlette) -> None:
+        """Name this worker in the sessions ``app`` opens; refuse another worker's loudly (ADR 0048)."""
+        app.add_middleware(WorkerSessions, worker=self._worker, owner_alive=self.owner_alive)
 
     async def owner_alive(self, worker: str) -> bool | None:
         """Whether the worker ``worker`` serves now: registered, not draining (None: cannot say)."""

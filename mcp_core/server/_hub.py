@@ -1,0 +1,152 @@
+"""The connections served under one server run, and the change notifications sent to them.
+
+One :class:`Hub` per SDK lifespan (a streamable HTTP app, a stdio run, an in-memory client):
+it tracks each handshake-era session's state, coalesces the registry's changes into
+``notifications/*/list_changed`` (and the 2026-07-28 listen streams' events), and tells the
+subscribers of a resource that it changed, if they may still read it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Final, Protocol, final
+
+import anyio
+import anyio.abc
+import anyio.lowlevel
+from mcp.server.connection import Connection
+from mcp.server.subscriptions import (
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
+
+from mcp_core.elements import ElementKind
+from mcp_core.server._gateway import SessionState
+from mcp_core.server._lifecycle import Lifecycle
+from mcp_core.server._listen import VisibleBus
+from mcp_core.server._requests import RequestHandlers
+from mcp_core.visibility import SessionInfo
+
+__all__ = ["Hub", "Served"]
+
+_CHANGE_GAP: Final = 1.0
+"""Seconds at least between two list-changed announcements to the clients of one server run."""
+
+# What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
+_CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
+    (ElementKind.TOOL, "notifications/tools/list_changed", ToolsListChanged()),
+    (
+        ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE,
+        "notifications/resources/list_changed",
+        ResourcesListChanged(),
+    ),
+    (ElementKind.PROMPT, "notifications/prompts/list_changed", PromptsListChanged()),
+)
+
+
+class Served(Protocol):
+    """What the handlers of a run reach of the server it serves (``McpServer`` is one)."""
+
+    @property
+    def handlers(self) -> RequestHandlers:
+        """The sans-IO request handlers (a handler reads a resource through them)."""
+        ...
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """Whether the server is draining."""
+        ...
+
+
+@final
+class Hub:
+    """The connections served under one SDK lifespan, and the tasks that notify them.
+
+    One lifespan covers a whole streamable HTTP app, one stdio run, or one in-memory client.
+    """
+
+    __slots__ = (
+        "_pending",
+        "_quiet_until",
+        "_readable",
+        "_tasks",
+        "bus",
+        "by_session",
+        "listen",
+        "server",
+        "sessions",
+        "state",
+    )
+
+    def __init__(
+        self,
+        tasks: anyio.abc.TaskGroup,
+        server: Served,
+        state: object,
+        readable: Callable[[str, SessionInfo], Awaitable[bool]],
+    ) -> None:
+        self._tasks = tasks
+        # The server this run serves, and what its lifespan yielded (reachable by handlers).
+        self.server = server
+        self.state = state
+        self._readable = readable
+        self._pending = ElementKind.NONE
+        self._quiet_until = -math.inf  # (anyio clock) no announcement before then
+        self.sessions: dict[Connection, SessionState] = {}
+        # Handshake-era HTTP sessions' connections by session id (for the hot path).
+        self.by_session: dict[str, Connection] = {}
+        # 2026-07-28 clients get change notifications on subscriptions/listen streams instead.
+        self.bus = VisibleBus(readable)
+        self.listen = ListenHandler(self.bus)
+
+    def start(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in this lifespan's task group."""
+        self._tasks.start_soon(work)
+
+    def track(self, state: SessionState) -> None:
+        connection = state.connection
+        self.sessions[connection] = state
+        connection.exit_stack.callback(self.sessions.pop, connection, None)
+        session_id = connection.session_id
+        if session_id is not None:
+            self.by_session[session_id] = connection
+            connection.exit_stack.callback(self.by_session.pop, session_id, None)
+
+    def list_changed(self, kinds: ElementKind) -> None:
+        # Called synchronously from registry listeners; a burst of writes coalesces into one
+        # notification per kind, sent from this hub's task group; and announcements are at
+        # least _CHANGE_GAP apart, the last change of a burst always announced (a backend's
+        # storm of changes reaches each client as about one notification per kind per second).
+        if not self._pending:
+            self._tasks.start_soon(self._flush)
+        self._pending |= kinds
+
+    async def _flush(self) -> None:
+        await anyio.lowlevel.checkpoint()
+        wait = self._quiet_until - anyio.current_time()
+        if wait > 0:
+            await anyio.sleep(wait)  # changes meanwhile join this announcement
+        kinds, self._pending = self._pending, ElementKind.NONE
+        self._quiet_until = anyio.current_time() + _CHANGE_GAP
+        for changed, method, event in _CHANGES:
+            if kinds & changed:
+                for state in tuple(self.sessions.values()):
+                    if state.connection.initialized.is_set():
+                        await state.connection.notify(method, None)
+                await self.bus.publish(event)
+
+    async def resource_updated(self, uri: str) -> None:
+        for state in tuple(self.sessions.values()):
+            # Re-checked now: what a session may read can change after it subscribed.
+            if (
+                uri in state.subscriptions
+                and state.info is not None
+                and await self._readable(uri, state.info)
+            ):
+                await state.connection.send_resource_updated(uri)
+        await self.bus.publish(ResourceUpdated(uri=uri))
