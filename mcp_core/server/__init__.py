@@ -18,6 +18,7 @@ from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import Lifespan
+from mcp_core.server._deployed import WorkerStatus
 from mcp_core.server._errors import ErrorReply
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
@@ -63,6 +64,7 @@ __all__ = [
     "ServerMetrics",
     "SessionEventStore",
     "SessionHook",
+    "WorkerStatus",
     "log_to_stderr",
 ]
 

@@ -46,7 +46,7 @@ from mcp_core.registry import (
     HealthReport,
     RegistryHealth,
 )
-from mcp_core.server._deployed import Deployed
+from mcp_core.server._deployed import Deployed, WorkerListing
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -715,6 +715,8 @@ class McpServer:
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
+        if isinstance(self._deployment, WorkerListing):
+            self._deployment.advertise(url)  # the others' listing shows where it serves
         await serve_asgi(
             app,
             sock,
