@@ -690,10 +690,17 @@ def _run_free(free: queue.SimpleQueue[Path], mutant: Mutant) -> dict[str, object
 
 
 def _workdirs(count: int, scratch: Path) -> Iterator[Path]:
+    """Work directories, each with a copy of ``mcp_core`` to mutate and one of the kit.
+
+    The kit is copied too (first on the path, as ``mcp_core`` is), so a run certifies every
+    mutant with the laws as they were when it started, while the laws are edited meanwhile.
+    """
+    ignore = shutil.ignore_patterns("__pycache__")
     for number in range(count):
         workdir = scratch / f"worker-{number}"
+        shutil.copytree(ROOT / "mcp_core", workdir / "mcp_core", ignore=ignore)
         shutil.copytree(
-            ROOT / "mcp_core", workdir / "mcp_core", ignore=shutil.ignore_patterns("__pycache__")
+            ROOT / "conformance" / "mcp_conformance", workdir / "mcp_conformance", ignore=ignore
         )
         yield workdir
 

@@ -39,6 +39,7 @@ from mcp_core.elements import (
     ElementRef,
     HandlerRef,
     Prompt,
+    PromptArgument,
     Resource,
     ResourceTemplate,
     Tool,
@@ -48,6 +49,7 @@ from mcp_core.elements import (
 __all__ = [
     "ALL_SLOTS",
     "PRIORITIES",
+    "Completes",
     "Features",
     "Slot",
     "SourceSpec",
@@ -197,6 +199,8 @@ def vocabularies(*, overlapping: bool = False) -> st.SearchStrategy[Vocabulary]:
 
 OriginField: TypeAlias = Literal["description", "title", "meta"]
 Handler: TypeAlias = Literal["ref", "other-ref", "live", "other-live"]
+Completes: TypeAlias = Literal["none", "first", "others", "all"]
+"""Which of its arguments (a prompt's) or variables (a template's) an element completes."""
 
 
 @final
@@ -205,13 +209,16 @@ class Features:
     """How an element looks beyond its key: every field a registry could be tempted to read.
 
     ``rich`` is a fully generated definition of the element's kind whose fields (all but the key)
-    the element takes; ``origin_in`` is the field that records where the element came from.
+    the element takes; ``origin_in`` is the field that records where the element came from;
+    ``completions`` says which arguments or variables it has a completion provider for (two
+    candidates at one key complete different ones, so a registry whose resolution keeps the
+    providers of the element a winner shadows differs from one that does not).
     """
 
     origin_in: OriginField = "description"
     handler: Handler = "ref"
     tags: frozenset[str] = frozenset()
-    completions: bool = False
+    completions: Completes = "none"
     rich: Definition | None = None
 
 
@@ -226,7 +233,7 @@ def _features(draw: st.DrawFn, kind: ElementKind) -> Features:
         origin_in=draw(st.sampled_from(("description", "title", "meta"))),
         handler=draw(st.sampled_from(("ref", "other-ref", "live", "other-live"))),
         tags=draw(st.frozensets(st.sampled_from(_TAGS), max_size=2)),
-        completions=draw(st.booleans()),
+        completions=draw(st.sampled_from(("none", "first", "others", "all"))),
         rich=rich,
     )
 
@@ -259,12 +266,15 @@ def _definition(kind: ElementKind, key: str, origin: str, looks: Features) -> De
         made = ResourceTemplate(uri_template=key, name="template")
         key_field = "uri_template"
     else:
-        made = Prompt(name=key)
+        # Every plain prompt at a key takes the same arguments, so candidates share them.
+        made = Prompt(name=key, arguments=_PROMPT_ARGUMENTS)
         key_field = "name"
     if base is not None and type(base) is type(made):
         made = base
     return dataclasses.replace(made, **{key_field: key}, **common)  # type: ignore[arg-type]  # every definition has these fields
 
+
+_PROMPT_ARGUMENTS: Final = (PromptArgument(name="topic"), PromptArgument(name="style"))
 
 _LIVE: Final[dict[ElementKind, tuple[object, object]]] = {
     ElementKind.TOOL: (_handlers.tool, _handlers.other_tool),
@@ -296,12 +306,13 @@ def make_element(
         handler = HandlerRef(HANDLER_PATHS[kind][looks.handler == "other-ref"])
     else:
         handler = _LIVE[kind][looks.handler == "other-live"]
-    completions = None
-    if looks.completions:
-        if isinstance(made, ResourceTemplate):
-            completions = dict.fromkeys(made.template.variables, HandlerRef(COMPLETION_PATH))
-        elif isinstance(made, Prompt) and made.arguments:
-            completions = {made.arguments[0].name: HandlerRef(COMPLETION_PATH)}
+    names: tuple[str, ...] = ()
+    if isinstance(made, ResourceTemplate):
+        names = tuple(made.template.variables)
+    elif isinstance(made, Prompt):
+        names = tuple(argument.name for argument in made.arguments or ())
+    completed = {"none": (), "first": names[:1], "others": names[1:], "all": names}
+    completions = dict.fromkeys(completed[looks.completions], HandlerRef(COMPLETION_PATH))
     return Element(
         definition=made, handler=handler, completions=completions or None, tags=looks.tags
     )
@@ -372,8 +383,15 @@ def source_specs(
     undeclared: bool = False,
     min_sources: int = 0,
     max_sources: int = 4,
+    ties: bool = False,
 ) -> st.SearchStrategy[list[SourceSpec]]:
-    """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked."""
+    """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked.
+
+    ``ties``: half the time, two or more sources of equal priority that hold elements at the
+    same slots and finish providing in the reverse of the order they were added (the one added
+    first takes the most turns of the event loop), so that "added first" and "finished first"
+    name different winners at every contested slot.
+    """
     spec = st.builds(
         SourceSpec,
         priority=st.sampled_from(PRIORITIES),
@@ -382,7 +400,32 @@ def source_specs(
         declared=element_kinds() if undeclared else st.just(ElementKind.ALL),
         turns=st.integers(min_value=0, max_value=4),
     )
-    return st.lists(spec, min_size=min_sources, max_size=max_sources)
+    specs = st.lists(spec, min_size=min_sources, max_size=max_sources)
+    if not ties:
+        return specs
+    tied = st.lists(spec, min_size=max(2, min_sources), max_size=max(2, max_sources))
+    return specs | _tied(tied, invalid)
+
+
+@st.composite
+def _tied(
+    draw: st.DrawFn, specs: st.SearchStrategy[list[SourceSpec]], invalid: bool
+) -> list[SourceSpec]:
+    drawn = draw(specs)
+    priority = drawn[0].priority
+    contested = draw(slots(invalid=invalid, max_size=4).filter(bool))
+    found = []
+    for number, spec in enumerate(drawn):
+        # Each source also holds every contested slot, with elements of its own.
+        own = {item[0]: item for item in spec.content}
+        content = {slot: (slot, bad, looks) for slot, bad, looks in contested}
+        content.update(own)
+        found.append(
+            dataclasses.replace(
+                spec, priority=priority, content=tuple(content.values()), turns=len(drawn) - number
+            )
+        )
+    return found
 
 
 def collection(

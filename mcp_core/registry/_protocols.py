@@ -126,6 +126,9 @@ class ElementResolver(Protocol):
         2. ``registry.templates``: an exact resource beats a template; the most specific template
            wins, and between equally specific ones the one of the higher-precedence source;
            variables are extracted and percent-decoded.
+        3. ``registry.resolved-whole``: a per-name read answers the whole element the loaded
+           registry holds at that name (definition, handler, completion providers, tags),
+           whether or not the catalogue has been loaded yet.
     """
 
     async def get_tool(self, name: str) -> Element | None:
