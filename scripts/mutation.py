@@ -188,6 +188,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "_source_of": _OPERATORS,
             "Registry.sources": _INSPECTION,
             "Registry._fetch": _TELEMETRY,
+            "Registry.catalog_sizes": _OPERATORS,
             "Registry._entries_of": _SOME_SOURCES,
             "Registry.subscribe_sources": _SERVING,
             "Registry._notify_sources": _SERVING,

@@ -148,7 +148,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="registry.undeclared-kinds",
         about="registry",
-        statement="an element of a kind its source does not declare is skipped, costing only itself",
+        statement="an element of a kind its source does not declare is skipped, costing only "
+        "itself; a source whose kinds() raises declares nothing",
     ),
     Law(
         id="registry.source-isolation",

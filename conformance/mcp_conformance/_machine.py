@@ -168,6 +168,13 @@ class _Twin:
         return f"_Twin({self.original!r})"
 
     def kinds(self) -> ElementKind:
+        return self.declared
+
+    @property
+    def declared(self) -> ElementKind:
+        """What the original declares: nothing when its ``kinds()`` raises."""
+        if self.original.kinds_fail_with is not None:
+            return ElementKind.NONE
         return self.original.declared
 
     async def provide(self) -> ElementCollection:
@@ -177,7 +184,7 @@ class _Twin:
             content: ElementCollection | None = self.original.content
         else:
             content = self.universe.sources[self.index].last_good
-        declared = self.original.declared
+        declared = self.declared
         return ElementCollection(
             e for e in content or () if not is_invalid(e) and e.kind & declared
         )

@@ -21,6 +21,7 @@ from typing import Final, Literal, TypeAlias, final
 from hypothesis import strategies as st
 
 from mcp_conformance import _handlers
+from mcp_conformance._contract import KitBaseException
 from mcp_conformance._handlers import COMPLETION_PATH, HANDLER_PATHS
 from mcp_conformance.faults import MutableSource, invalid_element, is_invalid
 from mcp_conformance.strategies import (
@@ -48,6 +49,7 @@ from mcp_core.elements import (
 
 __all__ = [
     "ALL_SLOTS",
+    "KINDS_FAILURES",
     "PRIORITIES",
     "Completes",
     "Features",
@@ -365,6 +367,13 @@ class SourceSpec:
     failing: type[BaseException] | None = None
     declared: ElementKind = ElementKind.ALL
     turns: int = 0
+    kinds_failing: type[BaseException] | None = None
+    """What ``kinds()`` raises, if it raises: such a source declares nothing."""
+
+    @property
+    def declares(self) -> ElementKind:
+        """The kinds the source declares: none when its ``kinds()`` raises."""
+        return ElementKind.NONE if self.kinds_failing is not None else self.declared
 
     def source(self, vocabulary: Vocabulary, origin: str) -> MutableSource:
         """A fresh source for this spec."""
@@ -373,7 +382,19 @@ class SourceSpec:
         )
         if self.failing is not None:
             made.fail_with = self.failing(f"{origin} is down")
+        if self.kinds_failing is not None:
+            made.kinds_fail_with = self.kinds_failing(f"{origin}: kinds() is broken")
         return made
+
+
+KINDS_FAILURES: Final[tuple[type[BaseException], ...]] = (
+    RuntimeError,
+    ValueError,
+    LookupError,
+    SystemExit,
+    KitBaseException,
+)
+"""What a source's ``kinds()`` raises where the kit makes it raise (``undeclared`` specs)."""
 
 
 def source_specs(
@@ -387,6 +408,9 @@ def source_specs(
 ) -> st.SearchStrategy[list[SourceSpec]]:
     """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked.
 
+    ``undeclared``: sources declare narrow kinds, and some have a ``kinds()`` that raises (one
+    of :data:`KINDS_FAILURES`): such a source declares nothing, so its elements are all skipped.
+
     ``ties``: half the time, two or more sources of equal priority that hold elements at the
     same slots and finish providing in the reverse of the order they were added (the one added
     first takes the most turns of the event loop), so that "added first" and "finished first"
@@ -399,6 +423,7 @@ def source_specs(
         failing=st.none() | st.sampled_from(failures) if failures else st.none(),
         declared=element_kinds() if undeclared else st.just(ElementKind.ALL),
         turns=st.integers(min_value=0, max_value=4),
+        kinds_failing=st.none() | st.sampled_from(KINDS_FAILURES) if undeclared else st.none(),
     )
     specs = st.lists(spec, min_size=min_sources, max_size=max_sources)
     if not ties:
@@ -483,7 +508,7 @@ class Universe:
     @classmethod
     def over(cls, specs: Sequence[SourceSpec]) -> Universe:
         """A universe over sources of these specs, in the order they were added."""
-        return cls([_SourceState(spec.priority, spec.declared) for spec in specs])
+        return cls([_SourceState(spec.priority, spec.declares) for spec in specs])
 
     def provided(self, outcomes: Sequence[ElementCollection | None]) -> None:
         """Record a (re)load where source ``i`` returned ``outcomes[i]`` (None: it raised)."""

@@ -207,6 +207,12 @@ CASES = (
     ),
     Broken(
         "registry",
+        "registry_kinds_raise",
+        "registry.undeclared-kinds",
+        ("registry.model", "registry.honest-kinds", "registry.element-isolation"),
+    ),
+    Broken(
+        "registry",
         "registry_undeclared_kinds",
         "registry.undeclared-kinds",
         ("registry.model", "registry.honest-kinds", "registry.element-isolation"),
