@@ -197,6 +197,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "Registry.background": _RECOVERY,
             "Registry._retry_loop": _RECOVERY,
             "Registry._retry": _RECOVERY,
+            "Registry._retry_once": _RECOVERY,
         },
         timeout=600.0,
     ),
@@ -791,7 +792,7 @@ def _run_component(
             if row["outcome"] == "survived" and row["key"] not in listed
         }
         kept = [row for row in previous["mutants"] if row["key"] not in again]
-        todo = [mutant for mutant in every if mutant.key in again]
+        todo = [mutant for mutant in every if mutant.key in again and mutant.outside() is None]
     started = time.monotonic()
     print(
         f"{component}: {len(todo)} mutants of {len(in_scope)} in scope ({len(every)} in all), "
