@@ -262,7 +262,11 @@ COMPONENTS: Final[Mapping[str, Component]] = {
     "lazy-source": Component(
         modules=("mcp_core/sources/_lazy.py",),
         targets=(("source", "mcp_conformance.reference.lazy:source"),),
-        outside={"LazySource.__repr__": _REPR, "LazySource.diagnostics": _OPERATORS},
+        outside={
+            "LazySource.__repr__": _REPR,
+            "LazySource.diagnostics": _OPERATORS,
+            "LazySource.called": _INSPECTION,
+        },
     ),
     "server-handlers": Component(
         modules=("mcp_core/server/_requests.py",),
