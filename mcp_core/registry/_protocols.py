@@ -91,7 +91,8 @@ class ElementCatalog(Protocol):
            in which sources finish providing.
         6. ``registry.element-isolation``: an invalid element costs only itself.
         7. ``registry.undeclared-kinds``: an element of a kind its source's ``kinds()`` does not
-           declare is skipped, and costs only itself.
+           declare is skipped, and costs only itself; a source whose ``kinds()`` raises declares
+           nothing.
         8. ``registry.source-isolation``: a raising source costs at most its own elements; every
            read still succeeds. Whatever it raises: ``SystemExit`` and other ``BaseException``
            subclasses included, but for cancellation, ``KeyboardInterrupt`` and
@@ -126,6 +127,9 @@ class ElementResolver(Protocol):
         2. ``registry.templates``: an exact resource beats a template; the most specific template
            wins, and between equally specific ones the one of the higher-precedence source;
            variables are extracted and percent-decoded.
+        3. ``registry.resolved-whole``: a per-name read answers the whole element the loaded
+           registry holds at that name (definition, handler, completion providers, tags),
+           whether or not the catalogue has been loaded yet.
     """
 
     async def get_tool(self, name: str) -> Element | None:
