@@ -26,6 +26,7 @@ from mcp_core.elements import (
     ElementRef,
     HandlerRef,
     Prompt,
+    Resource,
     ResourceTemplate,
     Tool,
 )
@@ -55,7 +56,14 @@ from mcp_core.handlers._functions import (
 )
 from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._protocols import ArgumentFilter, ClientGateway, Container
+from mcp_core.handlers._protocols import (
+    ArgumentFilter,
+    ClientGateway,
+    Container,
+    PromptHandler,
+    ResourceHandler,
+    ToolHandler,
+)
 from mcp_core.handlers._resolve import Resolver
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
@@ -84,11 +92,29 @@ _PROTOCOL: Final[Mapping[ElementKind, tuple[str, int, str]]] = {
     ),
     ElementKind.PROMPT: ("get", 2, "a PromptHandler (get(arguments, gateway))"),
 }
-_NAMES: Final[Mapping[str, str]] = {
-    "execute": "a ToolHandler",
-    "get": "a PromptHandler",
-    "read": "a resource handler",
-}
+# What a handler object of the wrong kind is called, in the order it is told.
+_NAMES: Final[tuple[tuple[type, str], ...]] = (
+    (ToolHandler, "a ToolHandler"),
+    (ResourceHandler, "a resource handler"),
+    (PromptHandler, "a PromptHandler"),
+)
+
+
+def _protocol_method(handler: object, kind: ElementKind) -> Callable[..., Any] | None:
+    """The handler protocol's method ``handler`` offers for ``kind`` (None: it offers none).
+
+    Resource and template handlers both ``read``; their arity tells them apart (the caller checks).
+    """
+    method: object = None
+    if kind is ElementKind.TOOL and isinstance(handler, ToolHandler):
+        method = handler.execute
+    elif kind is ElementKind.PROMPT and isinstance(handler, PromptHandler):
+        method = handler.get
+    elif kind in ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE and isinstance(
+        handler, ResourceHandler
+    ):
+        method = handler.read
+    return method if callable(method) and not inspect.isroutine(handler) else None
 
 
 @final
@@ -170,8 +196,8 @@ def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | 
             ref=ref,
             field="handler",
         )
-    method = getattr(handler, method_name, None)
-    if callable(method) and not inspect.isroutine(handler):
+    method = _protocol_method(handler, kind)
+    if method is not None:
         actual = _arity(method)
         if actual is not None and actual != arity:
             if method_name == "read":
@@ -186,9 +212,7 @@ def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | 
             )
         return method, None
     if not callable(handler):
-        others = [
-            _NAMES[n] for n in ("execute", "read", "get") if callable(getattr(handler, n, None))
-        ]
+        others = [name for protocol, name in _NAMES if isinstance(handler, protocol)]
         what = (
             f"{others[0]} ({type(handler).__name__})" if others else f"a {type(handler).__name__}"
         )
@@ -372,7 +396,10 @@ class Invoker:
             if error is exc:
                 raise
             raise error from exc
-        mime_type = getattr(element.definition, "mime_type", None)
+        definition = element.definition
+        mime_type = (
+            definition.mime_type if isinstance(definition, Resource | ResourceTemplate) else None
+        )
         return _sendable(
             element,
             {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)},

@@ -31,6 +31,7 @@ from mcp_core.server._gateway import (
     SessionHook,
     SessionState,
     connection_of,
+    http_request_of,
     session_info_of,
 )
 from mcp_core.server._hub import Hub
@@ -198,7 +199,8 @@ class RequestBinding:
         )
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        headers = getattr(ctx.request, "headers", None)
+        request = http_request_of(ctx)
+        headers = request.headers if request is not None else None
         admit = param_header_check(ctx.protocol_version, headers, params.arguments)
         return await self._asking(
             ctx,
