@@ -1,0 +1,278 @@
+"""The call plan: how one element's handler is called, built once where the handler is adapted.
+
+A plan says what to call (a handler protocol's method, or a function bound by parameter name with
+its :class:`~mcp_core.handlers._functions.FunctionShape`), whether it is async, its argument
+filter and the validators the Invoker compiles for it. :func:`adapt` builds it; the
+:class:`~mcp_core.handlers.Invoker` keeps one per element and only runs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final, final
+
+from mcp_core.elements import (
+    Element,
+    ElementKind,
+    ElementRef,
+    HandlerRef,
+    ResourceTemplate,
+)
+from mcp_core.errors import (
+    HandlerKindError,
+    InvalidElementError,
+)
+from mcp_core.handlers._completion import CompletionCall, adapt_completion
+from mcp_core.handlers._functions import (
+    EMPTY,
+    DirectResultCheck,
+    FunctionShape,
+    shape_of,
+    template_binding_problems,
+)
+from mcp_core.handlers._injection import Injection
+from mcp_core.handlers._jsonschema import CompiledSchema
+from mcp_core.handlers._protocols import (
+    ArgumentFilter,
+    ClientGateway,
+    PromptHandler,
+    ResourceHandler,
+    ToolHandler,
+)
+
+__all__ = ["CallPlan", "adapt", "awaited", "bind", "inject", "validate_handler"]
+
+
+# The method a handler object implements for each kind, and how many arguments it takes.
+_PROTOCOL: Final[Mapping[ElementKind, tuple[str, int, str]]] = {
+    ElementKind.TOOL: ("execute", 2, "a ToolHandler (execute(arguments, gateway))"),
+    ElementKind.RESOURCE: ("read", 2, "a ResourceHandler (read(uri, gateway))"),
+    ElementKind.RESOURCE_TEMPLATE: (
+        "read",
+        3,
+        "a ResourceTemplateHandler (read(uri, variables, gateway))",
+    ),
+    ElementKind.PROMPT: ("get", 2, "a PromptHandler (get(arguments, gateway))"),
+}
+# What a handler object of the wrong kind is called, in the order it is told.
+_NAMES: Final[tuple[tuple[type, str], ...]] = (
+    (ToolHandler, "a ToolHandler"),
+    (ResourceHandler, "a resource handler"),
+    (PromptHandler, "a PromptHandler"),
+)
+
+
+def _protocol_method(handler: object, kind: ElementKind) -> Callable[..., Any] | None:
+    """The handler protocol's method ``handler`` offers for ``kind`` (None: it offers none).
+
+    Resource and template handlers both ``read``; their arity tells them apart (the caller checks).
+    """
+    method: object = None
+    if kind is ElementKind.TOOL and isinstance(handler, ToolHandler):
+        method = handler.execute
+    elif kind is ElementKind.PROMPT and isinstance(handler, PromptHandler):
+        method = handler.get
+    elif kind in ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE and isinstance(
+        handler, ResourceHandler
+    ):
+        method = handler.read
+    return method if callable(method) and not inspect.isroutine(handler) else None
+
+
+@final
+@dataclass(slots=True)
+class CallPlan:
+    """How to serve one element; built once, then only read."""
+
+    call: Callable[..., Any]
+    is_async: bool
+    shape: FunctionShape | None  # None: a protocol object, called with the protocol's arguments
+    filter: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
+    input_validator: CompiledSchema | None = None
+    output_validator: CompiledSchema | DirectResultCheck | None = None
+    completions: dict[str, CompletionCall] = field(default_factory=dict)
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 -- an async __call__ is what is asked about
+    )
+
+
+def _arity(method: Callable[..., Any]) -> int | None:
+    """How many positional arguments ``method`` takes (None: any number, or unknown)."""
+    function = getattr(method, "__func__", None)
+    if inspect.ismethod(method) and inspect.isfunction(function):
+        # A bound method's arity is its class's function's, less the bound first argument:
+        # decided once per function, not once per element (thousands share a handler class).
+        found = _function_arity(function)
+        return None if found is None else max(found - 1, 0)
+    return _signature_arity(method)
+
+
+@functools.lru_cache(maxsize=1024)
+def _function_arity(function: Callable[..., Any]) -> int | None:
+    return _signature_arity(function)
+
+
+def _signature_arity(method: Callable[..., Any]) -> int | None:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return None
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(p.kind in positional for p in parameters)
+
+
+def adapt(element: Element, handler: object) -> CallPlan:
+    """The call plan of ``handler`` for ``element``'s kind, without validators.
+
+    Raises:
+        HandlerKindError: the handler cannot serve the element's kind.
+    """
+    method, shape = _served_by(element, handler)
+    call = handler if method is None else method
+    return CallPlan(
+        call=call,  # type: ignore[arg-type]  # _served_by found it callable
+        is_async=_is_async(call),  # type: ignore[arg-type]  # same
+        shape=shape,
+        filter=handler.filter_arguments if isinstance(handler, ArgumentFilter) else None,
+    )
+
+
+def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | None]:
+    """How ``handler`` serves ``element``: ``(protocol method, None)`` or ``(None, its shape)``.
+
+    Raises:
+        HandlerKindError: the handler cannot serve the element's kind.
+    """
+    kind = element.kind
+    ref = element.ref
+    method_name, arity, wanted = _PROTOCOL[kind]
+    if isinstance(handler, type):
+        raise HandlerKindError(
+            f"{ref}: its handler is the class {handler.__qualname__}, not an instance; pass an "
+            "instance, or a HandlerRef to the class (which is instantiated on first use)",
+            ref=ref,
+            field="handler",
+        )
+    method = _protocol_method(handler, kind)
+    if method is not None:
+        actual = _arity(method)
+        if actual is not None and actual != arity:
+            if method_name == "read":
+                other = "a ResourceTemplateHandler" if actual == 3 else "a ResourceHandler"  # noqa: PLR2004 -- read(uri, variables, gateway)
+                what = f"looks like {other} (read() takes {actual} arguments)"
+            else:
+                what = f"has {method_name}() taking {actual} arguments"
+            raise HandlerKindError(
+                f"{ref}: its handler {handler!r} {what}, but a {kind.label} needs {wanted} or a callable",
+                ref=ref,
+                field="handler",
+            )
+        return method, None
+    if not callable(handler):
+        others = [name for protocol, name in _NAMES if isinstance(handler, protocol)]
+        what = (
+            f"{others[0]} ({type(handler).__name__})" if others else f"a {type(handler).__name__}"
+        )
+        raise HandlerKindError(
+            f"{ref}: its handler is {what}, which cannot serve a {kind.label}; a {kind.label} "
+            f"needs {wanted} or a callable",
+            ref=ref,
+            field="handler",
+        )
+    try:
+        shape = shape_of(handler)
+    except InvalidElementError as exc:
+        raise HandlerKindError(f"{ref}: {exc}", ref=ref, field="handler") from exc
+    problem = _binding_problem(element, shape)
+    if problem is not None:
+        raise HandlerKindError(f"{ref}: {shape.where} {problem}", ref=ref, field="handler")
+    return None, shape
+
+
+def _binding_problem(element: Element, shape: FunctionShape) -> str | None:
+    definition = element.definition
+    if isinstance(definition, ResourceTemplate):
+        return template_binding_problems(shape, definition.template.variables)
+    if element.kind is ElementKind.RESOURCE:
+        required = [p.name for p in shape.params if p.default is EMPTY]
+        if required:
+            return f"requires {required}, but a fixed resource is read without arguments"
+    if shape.uri is not None and element.kind in ElementKind.TOOL | ElementKind.PROMPT:
+        return f"takes a RequestedUri ({shape.uri!r}), which only resource handlers receive"
+    return None
+
+
+def bind(
+    shape: FunctionShape,
+    arguments: Mapping[str, Any],
+    ref: ElementRef,
+    *,
+    from_text: bool,
+    gateway: ClientGateway,
+    uri: str | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
+    positional, keywords = shape.bind(arguments, ref=ref, from_text=from_text)
+    if shape.gateway is not None:
+        keywords[shape.gateway] = gateway
+    if shape.uri is not None:
+        keywords[shape.uri] = uri
+    return positional, keywords
+
+
+async def inject(
+    handler: Callable[..., Any],
+    shape: FunctionShape,
+    bound: Mapping[str, Any],
+    gateway: ClientGateway,
+) -> dict[str, Any]:
+    """The values of the parameters registered injection rules fill (see ``_injection``)."""
+    shared: dict[object, Any] = {}
+    arguments = MappingProxyType(dict(bound))  # the bound arguments only, as they were
+    everything = MappingProxyType({name: annotation for name, annotation, _ in shape.injected})
+    values: dict[str, Any] = {}
+    for name, annotation, injector in shape.injected:
+        value = injector(
+            Injection(
+                gateway=gateway,
+                handler=handler,
+                parameter=name,
+                annotation=annotation,
+                arguments=arguments,
+                injected=everything,
+                shared=shared,
+            )
+        )
+        values[name] = await value if inspect.isawaitable(value) else value
+    return values
+
+
+async def awaited(result: object) -> object:
+    # A handler (sync or async) may hand back an awaitable; what it resolves to is the result.
+    while inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def validate_handler(element: Element) -> None:
+    """Check that the element's handler can serve its kind; references are checked on use.
+
+    Registries call this for every element they admit (the reference ``Registry`` does by
+    default), so a wrong-kind pairing costs only its element.
+
+    Raises:
+        HandlerKindError: the handler (or a completion provider) is of the wrong kind.
+    """
+    if not isinstance(element.handler, HandlerRef):
+        _served_by(element, element.handler)
+    for argument, provider in (element.completions or {}).items():
+        if not isinstance(provider, HandlerRef):
+            adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")
