@@ -1,15 +1,14 @@
 """The Invoker: the one way the server layer calls a handler.
 
-For each element it builds, once, a *plan*: the resolved handler, how to call it (a protocol
-method or a function bound by parameter name; sync callables go to a worker thread), its argument
-filter, and the compiled JSON Schema validators. Plans live in a bounded LRU keyed by the element
-(elements are immutable values), validators in one keyed by the schema (many tools share a
-schema), so a call costs a dictionary lookup however many elements are registered.
+For each element it keeps, once built, the element's call plan (:mod:`~mcp_core.handlers._plan`):
+the resolved handler adapted to its kind, its argument binder and filter, plus the compiled JSON
+Schema validators; a call then only runs the plan. Plans live in a bounded LRU keyed by the
+element (elements are immutable values), validators in one keyed by the schema (many tools share
+a schema), so a call costs a dictionary lookup however many elements are registered.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar, final
@@ -46,7 +45,7 @@ from mcp_core.handlers._functions import (
     argument_error,
 )
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._plan import CallPlan, adapt, awaited, bind, inject, validate_handler
+from mcp_core.handlers._plan import CallPlan, adapt, validate_handler
 from mcp_core.handlers._protocols import (
     ClientGateway,
     Container,
@@ -155,13 +154,7 @@ class Invoker:
             args = plan.filter(args)
         if plan.input_validator is not None:
             _validate_arguments(plan.input_validator, args, element.ref)
-        if plan.shape is None:
-            call_args: list[Any] = [args, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = bind(
-                plan.shape, args, element.ref, from_text=False, gateway=gateway
-            )
+        call_args, call_kwargs = plan.arguments(args, gateway, None)
         # Containment: whatever the tool raises (SystemExit too) is its own error result.
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
@@ -198,18 +191,7 @@ class Invoker:
                 f"read_resource needs a resource or template element, got {element.ref}"
             )
         plan = self._plan(element)
-        if plan.shape is None:
-            call_args: list[Any] = [uri, variables, gateway] if templated else [uri, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = bind(
-                plan.shape,
-                variables if templated else {},
-                element.ref,
-                from_text=True,
-                gateway=gateway,
-                uri=uri,
-            )
+        call_args, call_kwargs = plan.arguments(variables, gateway, uri)
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except Exception as exc:
@@ -256,13 +238,7 @@ class Invoker:
                 ref=element.ref,
                 errors=[(f"/{name}", "a required argument is missing") for name in missing],
             )
-        if plan.shape is None:
-            call_args: list[Any] = [args, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = bind(
-                plan.shape, args, element.ref, from_text=True, gateway=gateway
-            )
+        call_args, call_kwargs = plan.arguments(args, gateway, None)
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except Exception as exc:
@@ -336,27 +312,10 @@ class Invoker:
         kwargs: dict[str, Any],
         gateway: ClientGateway,
     ) -> object:
-        call = plan.call
-
-        async def invoke() -> object:
-            if plan.shape is not None and plan.shape.injected:
-                # Injected here, inside the caller's error handling and time limit: an
-                # injector's failure (a declined elicitation, say) is the call's failure.
-                kwargs.update(await inject(call, plan.shape, kwargs, gateway))
-            if plan.is_async:
-                return await awaited(call(*args, **kwargs))
-            # Sync handlers may block (files, databases): a worker thread keeps the event loop
-            # free. A cancelled or timed-out call abandons the thread (it cannot be stopped).
-            return await awaited(
-                anyio.to_thread.run_sync(
-                    functools.partial(call, *args, **kwargs), abandon_on_cancel=True
-                )
-            )
-
         # The handler (and its injectors) learn what it serves (gateway.element) from the
         # context for the whole call.
         with serving(element):
-            return await self._timed(element, invoke())
+            return await self._timed(element, plan.run(args, kwargs, gateway))
 
     async def _timed(self, element: Element, work: Awaitable[_T]) -> _T:
         timeout = self._timeout(element) if callable(self._timeout) else self._timeout

@@ -13,12 +13,13 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final, final
+from typing import Any, Final, TypeAlias, final
+
+import anyio.to_thread
 
 from mcp_core.elements import (
     Element,
     ElementKind,
-    ElementRef,
     HandlerRef,
     ResourceTemplate,
 )
@@ -44,7 +45,7 @@ from mcp_core.handlers._protocols import (
     ToolHandler,
 )
 
-__all__ = ["CallPlan", "adapt", "awaited", "bind", "inject", "validate_handler"]
+__all__ = ["Binder", "CallPlan", "adapt", "validate_handler"]
 
 
 # The method a handler object implements for each kind, and how many arguments it takes.
@@ -83,18 +84,47 @@ def _protocol_method(handler: object, kind: ElementKind) -> Callable[..., Any] |
     return method if callable(method) and not inspect.isroutine(handler) else None
 
 
+Binder: TypeAlias = Callable[
+    [Mapping[str, Any], ClientGateway, str | None], tuple[list[Any], dict[str, Any]]
+]
+"""The call's positional and keyword arguments from a request's values, gateway and URI."""
+
+
 @final
 @dataclass(slots=True)
 class CallPlan:
-    """How to serve one element; built once, then only read."""
+    """How to serve one element; built once (:func:`adapt`), then only run.
+
+    ``arguments`` makes the call's arguments from what the request carries (the protocol's fixed
+    positions, or the function's parameters by name, coerced to their types); :meth:`run` calls
+    the handler with them (injected parameters filled, a sync callable in a worker thread).
+    """
 
     call: Callable[..., Any]
     is_async: bool
     shape: FunctionShape | None  # None: a protocol object, called with the protocol's arguments
     filter: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
+    arguments: Binder
     input_validator: CompiledSchema | None = None
     output_validator: CompiledSchema | DirectResultCheck | None = None
     completions: dict[str, CompletionCall] = field(default_factory=dict)
+
+    async def run(self, args: list[Any], kwargs: dict[str, Any], gateway: ClientGateway) -> object:
+        """Call the handler; what it returns, awaited until it is no awaitable."""
+        call = self.call
+        if self.shape is not None and self.shape.injected:
+            # Injected here, inside the caller's error handling and time limit: an
+            # injector's failure (a declined elicitation, say) is the call's failure.
+            kwargs.update(await _inject(call, self.shape, kwargs, gateway))
+        if self.is_async:
+            return await _awaited(call(*args, **kwargs))
+        # Sync handlers may block (files, databases): a worker thread keeps the event loop
+        # free. A cancelled or timed-out call abandons the thread (it cannot be stopped).
+        return await _awaited(
+            anyio.to_thread.run_sync(
+                functools.partial(call, *args, **kwargs), abandon_on_cancel=True
+            )
+        )
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -143,7 +173,40 @@ def adapt(element: Element, handler: object) -> CallPlan:
         is_async=_is_async(call),  # type: ignore[arg-type]  # same
         shape=shape,
         filter=handler.filter_arguments if isinstance(handler, ArgumentFilter) else None,
+        arguments=_protocol_binder(element.kind) if shape is None else _binder(element, shape),
     )
+
+
+def _protocol_binder(kind: ElementKind) -> Binder:
+    """A handler object's arguments: the fixed positions of its kind's protocol method."""
+    if kind is ElementKind.RESOURCE_TEMPLATE:
+        return lambda values, gateway, uri: ([uri, values, gateway], {})
+    if kind is ElementKind.RESOURCE:
+        return lambda _values, gateway, uri: ([uri, gateway], {})
+    return lambda values, gateway, _uri: ([values, gateway], {})
+
+
+def _binder(element: Element, shape: FunctionShape) -> Binder:
+    """A function's arguments: its parameters by name, the gateway and URI where it asks for them.
+
+    Tool arguments are JSON values (validated against the published schema); prompt arguments
+    and template variables are text read as the parameter types; a fixed resource gets none.
+    """
+    ref = element.ref
+    from_text = element.kind is not ElementKind.TOOL
+    fixed = element.kind is ElementKind.RESOURCE
+
+    def bind(
+        values: Mapping[str, Any], gateway: ClientGateway, uri: str | None
+    ) -> tuple[list[Any], dict[str, Any]]:
+        positional, keywords = shape.bind({} if fixed else values, ref=ref, from_text=from_text)
+        if shape.gateway is not None:
+            keywords[shape.gateway] = gateway
+        if shape.uri is not None:
+            keywords[shape.uri] = uri
+        return positional, keywords
+
+    return bind
 
 
 def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | None]:
@@ -211,24 +274,7 @@ def _binding_problem(element: Element, shape: FunctionShape) -> str | None:
     return None
 
 
-def bind(
-    shape: FunctionShape,
-    arguments: Mapping[str, Any],
-    ref: ElementRef,
-    *,
-    from_text: bool,
-    gateway: ClientGateway,
-    uri: str | None = None,
-) -> tuple[list[Any], dict[str, Any]]:
-    positional, keywords = shape.bind(arguments, ref=ref, from_text=from_text)
-    if shape.gateway is not None:
-        keywords[shape.gateway] = gateway
-    if shape.uri is not None:
-        keywords[shape.uri] = uri
-    return positional, keywords
-
-
-async def inject(
+async def _inject(
     handler: Callable[..., Any],
     shape: FunctionShape,
     bound: Mapping[str, Any],
@@ -255,7 +301,7 @@ async def inject(
     return values
 
 
-async def awaited(result: object) -> object:
+async def _awaited(result: object) -> object:
     # A handler (sync or async) may hand back an awaitable; what it resolves to is the result.
     while inspect.isawaitable(result):
         result = await result
