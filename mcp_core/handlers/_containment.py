@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+from collections.abc import Iterator
 from types import TracebackType
 from typing import Final
 
@@ -105,7 +106,7 @@ def on_purpose(exc: BaseException) -> Failure | None:
 
 
 # Whose frames stand between the server and a handler: the invoker, the event loop, worker
-# threads, the SDK (around an adopted server's functions).
+# threads, the SDK and the pydantic call validation it wraps an adopted server's functions in.
 _PLUMBING: Final = (
     "mcp_core",
     "anyio",
@@ -116,13 +117,42 @@ _PLUMBING: Final = (
     "sniffio",
     "threading",
     "mcp",
+    "pydantic",
 )
+_SDK: Final = "mcp"
+_WRAPPERS_DEEP: Final = 8
+"""How many of the SDK's wrappers around one crash are looked through (it nests two at most)."""
+
+
+def _module(traceback: TracebackType) -> str:
+    module = traceback.tb_frame.f_globals.get("__name__", "")
+    return module if isinstance(module, str) else ""
 
 
 def _plumbing(traceback: TracebackType) -> bool:
-    module = traceback.tb_frame.f_globals.get("__name__", "")
-    return isinstance(module, str) and any(
-        module == package or module.startswith(f"{package}.") for package in _PLUMBING
+    module = _module(traceback)
+    return any(module == package or module.startswith(f"{package}.") for package in _PLUMBING)
+
+
+def _frames(traceback: TracebackType | None) -> Iterator[TracebackType]:
+    while traceback is not None:
+        yield traceback
+        traceback = traceback.tb_next
+
+
+def _sdk_wrapper(exc: BaseException) -> bool:
+    """Whether the SDK raised ``exc`` around the crash that is its ``__cause__``.
+
+    An adopted server's crash reaches mcp-core wrapped (``UnexpectedResourceError``, the
+    ``ValueError`` around a prompt's crash): raised ``from`` the crash, in the SDK's own code, with
+    no frame of the user's in its traceback.
+    """
+    frames = list(_frames(exc.__traceback__))
+    return (
+        exc.__cause__ is not None
+        and bool(frames)
+        and all(_plumbing(frame) for frame in frames)
+        and (_module(frames[-1]) == _SDK or _module(frames[-1]).startswith(f"{_SDK}."))
     )
 
 
@@ -132,11 +162,16 @@ def from_user_frame(
     """``exc`` as ``exc_info`` for logging, its traceback starting at the user's first frame.
 
     The frames that lead from the server to a handler (mcp-core's, anyio's and asyncio's, a
-    worker thread's, the SDK's around an adopted function) say nothing about the crash; they are
-    left out, so the log shows the handler's line first. A traceback with no frame of the user's
-    (a failure inside mcp-core) is kept whole. ``exc`` itself is not changed.
+    worker thread's, the SDK's and pydantic's around an adopted function) say nothing about the
+    crash; they are left out, so the log shows the handler's line first. The SDK's wrappers
+    around an adopted handler's crash are looked through: what is logged is the crash they were
+    raised from. A traceback with no frame of the user's (a failure inside mcp-core) is kept
+    whole. No exception is changed.
     """
-    first = exc.__traceback__
-    while first is not None and _plumbing(first):
-        first = first.tb_next
-    return type(exc), exc, first if first is not None else exc.__traceback__
+    crash = exc
+    for _ in range(_WRAPPERS_DEEP):
+        if crash.__cause__ is None or not _sdk_wrapper(crash):
+            break
+        crash = crash.__cause__
+    first = next((frame for frame in _frames(crash.__traceback__) if not _plumbing(frame)), None)
+    return type(crash), crash, first if first is not None else crash.__traceback__

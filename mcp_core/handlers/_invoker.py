@@ -30,6 +30,7 @@ from mcp_core.elements._json import thaw
 from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
+    HandlerError,
     HandlerResolutionError,
     HandlerTimeoutError,
     InvalidElementError,
@@ -168,8 +169,14 @@ class Invoker:
                 raise  # a protocol error (the SDK's MCPError) is the request's answer, as is
             if on_purpose(exc) is not None:  # a ToolError (or the like): its message is the text
                 return _error_result(str(exc) or type(exc).__name__)
-            _log.error("tool %r raised", definition.name, exc_info=from_user_frame(exc))
-            return _generic_error(definition.name)
+            generic = _generic_error(definition.name)
+            _log.error(
+                "tool %r raised; the client is told only %r",
+                definition.name,
+                generic["content"][0]["text"],
+                exc_info=from_user_frame(exc),
+            )
+            return generic
         return _tool_result(plan, definition, value)
 
     async def read_resource(
@@ -264,7 +271,8 @@ class Invoker:
         """Suggest values for ``argument``: ``{"values": [...], "total"?: n, "hasMore": bool}``.
 
         At most 100 values. An argument without a provider gets ``{"values": [], "hasMore":
-        False}``.
+        False}``. A provider that fails on purpose (any error :func:`on_purpose` recognises)
+        raises a :class:`~mcp_core.errors.HandlerError` with its message, meant for the client.
         """
         providers = element.completions or {}
         if argument not in providers:
@@ -275,7 +283,13 @@ class Invoker:
             complete = self._completion(element, argument, providers[argument])
             plan.completions[argument] = complete
         with serving(element):
-            values = await self._timed(element, complete(value, context, gateway))
+            try:
+                values = await self._timed(element, complete(value, context, gateway))
+            except Exception as exc:
+                if on_purpose(exc) is None or _meant_for_completion(exc):
+                    raise
+                # The SDK's or fastmcp's, or a "not found" (a read's answer, not a completion's).
+                raise HandlerError(str(exc) or type(exc).__name__) from exc
         return _sendable(element, completion_result(values))
 
     # -- ahead of time ------------------------------------------------------------------------------
@@ -433,6 +447,11 @@ def _tool_result(plan: CallPlan, definition: Tool, value: object) -> dict[str, A
             f"Error executing tool {definition.name}: its result cannot be sent as JSON ({problem})"
         )
     return result
+
+
+def _meant_for_completion(exc: Exception) -> bool:
+    """Whether ``exc``, raised on purpose by a completion provider, is answered as it is."""
+    return isinstance(exc, HandlerError) and not isinstance(exc, ResourceNotFoundError)
 
 
 def _read_error(exc: Exception, failure: Failure, uri: str) -> ResourceError:

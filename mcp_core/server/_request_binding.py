@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Final, TypeVar, final
 
 import mcp_types as types
@@ -22,6 +23,7 @@ from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.methods import CACHEABLE_METHODS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_core.errors import clip_input
 from mcp_core.handlers import escapes
 from mcp_core.handlers._containment import from_user_frame
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
@@ -50,15 +52,28 @@ _STATE_KEY: Final = "mcp_core.session"
 _REFUSALS: Final = frozenset({types.INVALID_REQUEST, types.METHOD_NOT_FOUND, types.INVALID_PARAMS})
 _T = TypeVar("_T")
 
+_SERVING: ContextVar[str] = ContextVar("mcp_core.server.serving", default="request")
+"""What the request being answered is, for the log: ``resources/read 'note://7'``."""
+
+
+def _described(method: str, params: Any) -> str:
+    """``method`` and the element it names (clipped: it is the client's), as the log says it."""
+    key = getattr(params, "uri", None) or getattr(params, "name", None)
+    ref = getattr(params, "ref", None)
+    if key is None and ref is not None:
+        key = getattr(ref, "uri", None) or getattr(ref, "name", None)
+    return f"{method} {clip_input(str(key))!r}" if key is not None else method
+
 
 def _wire(exc: BaseException) -> MCPError:
     """The one place any failure (SystemExit too, never cancellation) becomes a wire error."""
     error = wire_error(exc)
     if error.expected:
-        _log.info("request refused: %s", exc)
+        _log.info("%s refused: %s", _SERVING.get(), exc)
     else:
         _log.error(
-            "request failed; the client is told only %r",
+            "%s failed; the client is told only %r",
+            _SERVING.get(),
             error.message,
             exc_info=from_user_frame(exc),
         )
@@ -81,7 +96,7 @@ def _as_wire_errors() -> Iterator[None]:
 def _enveloped(
     method: str, handler: Callable[[Ctx, Any], Awaitable[HandlerResult]]
 ) -> Callable[[Ctx, Any], Awaitable[HandlerResult]]:
-    """``handler`` with the 2026-07-28 result envelope added to its wire dict.
+    """``handler`` with the 2026-07-28 result envelope added to its wire dict, its log naming it.
 
     The SDK fills ``resultType`` and the cache hints only for result *models*; the request handlers
     return wire dicts, so the envelope is added here: complete, and not cacheable across sessions
@@ -91,12 +106,15 @@ def _enveloped(
     cacheable = method in CACHEABLE_METHODS
 
     async def enveloped(ctx: Ctx, params: Any) -> HandlerResult:
+        serving = _SERVING.set(_described(method, params))
         try:
             result = await handler(ctx, params)
         except MCPError as exc:
             if exc.code == RESOURCE_NOT_FOUND and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 raise MCPError(INVALID_PARAMS, exc.message, exc.data) from None
             raise
+        finally:
+            _SERVING.reset(serving)
         if (
             isinstance(result, dict)
             and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS

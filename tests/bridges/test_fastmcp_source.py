@@ -127,3 +127,31 @@ async def test_its_middleware_denies_adopted_as_natively(mode: str) -> None:
             results = [await client.call_tool(name, {}) for name in ("secret", "public")]
         answers.append([(r.is_error, r.content[0].text) for r in results])  # type: ignore[union-attr]  # text
     assert answers[0] == answers[1] == [(True, "denied by policy"), (False, "public")]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+async def test_its_crashes_answered_as_natively(masked: bool) -> None:
+    """A fastmcp read that crashes is answered as fastmcp answers it alone (docs/adopt.md).
+
+    fastmcp sends the exception's text unless ``mask_error_details=True``; adopted, the same.
+    """
+    from mcp import Client
+    from mcp.shared.exceptions import MCPError
+
+    server = FastMCP("crashing", mask_error_details=masked)
+
+    @server.resource("fast://crash")
+    def crash() -> str:
+        """Fails by accident."""
+        return {"a": "b"}["secret"]
+
+    app = App("adopting")
+    app.add_source(FastMCPSource(server))
+    answers = []
+    for target in (server._mcp_server, app.server.lowlevel):
+        async with Client(target, mode="legacy") as client:
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource("fast://crash")
+        answers.append((refused.value.error.code, refused.value.error.message))
+    shown = "" if masked else ": 'secret'"
+    assert answers[0] == answers[1] == (-32603, f"Error reading resource 'fast://crash'{shown}")

@@ -6,11 +6,13 @@ import asyncio
 import logging
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 import fastmcp.exceptions as fastmcp
 import mcp.server.mcpserver.exceptions as sdk
 import pytest
+from mcp.server.mcpserver import MCPServer
 
 from mcp_core.errors import PromptError, ResourceError, ResourceNotFoundError, ToolError
 from mcp_core.handlers import Failure, Invoker, escapes, tool_from_function
@@ -96,6 +98,23 @@ def _lookup(key: str) -> str:
     return {"a": "b"}[key]
 
 
+_WRAPPER = """
+def wrap():
+    try:
+        _lookup("x")
+    except KeyError as exc:
+        raise ValueError("wrapped") from exc
+"""
+
+
+def _wrapping_read() -> str:
+    """A user's read that wraps its own crash in the SDK's ResourceError."""
+    try:
+        return _lookup("x")
+    except KeyError as exc:
+        raise sdk.ResourceError("wrapped by the user") from exc
+
+
 def sync_tool(key: str) -> str:
     """A sync tool (run in a worker thread) that crashes in a helper."""
     return _lookup(key)
@@ -138,3 +157,69 @@ class TestFromUserFrame:
         assert value is caught
         assert tb is caught.__traceback__
         assert traceback.extract_tb(tb)[-1].name == "__init__"
+
+    @pytest.mark.parametrize("kind", ["prompt", "read"])
+    async def test_the_sdks_wrappers_are_looked_through(self, kind: str) -> None:
+        """An adopted server's crash is logged as itself, from the user's frame.
+
+        The SDK wraps a prompt's crash in two ``ValueError``s and a read's in an
+        ``UnexpectedResourceError``, each raised ``from`` it in the SDK's own code, and calls the
+        function through pydantic's call validation in a worker thread.
+        """
+        server = MCPServer("adopted")
+
+        @server.prompt()
+        def crashing_prompt(topic: str) -> str:
+            return _lookup(topic)
+
+        @server.resource("crash://read")
+        def crashing_read() -> str:
+            return _lookup("read")
+
+        failing = (
+            server.get_prompt("crashing_prompt", {"topic": "t"})
+            if kind == "prompt"
+            else server.read_resource("crash://read")
+        )
+        with pytest.raises(Exception) as raised:  # noqa: PT011 -- the SDK's wrappers vary
+            await failing
+        caught = raised.value
+        assert caught.__traceback__ is not None
+        assert not isinstance(caught, KeyError)
+        caught.with_traceback(caught.__traceback__.tb_next)  # from the SDK down, as served
+        _, value, tb = from_user_frame(caught)
+        assert isinstance(value, KeyError)
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        assert frames == [f"crashing_{kind}", "_lookup"]
+
+    @pytest.mark.parametrize(("module", "looked_through"), [("mcp.x", True), ("mcp_core.x", False)])
+    def test_only_the_sdks_wrappers_are_looked_through(
+        self, module: str, looked_through: bool
+    ) -> None:
+        """A wrapper raised in the SDK's code is looked through; one raised in mcp-core's is not.
+
+        mcp-core's own errors raised ``from`` a user's (a handler reference that fails to
+        resolve, say) say what mcp-core could not do: they are logged as raised, whole.
+        """
+        namespace: dict[str, Any] = {"__name__": module, "_lookup": _lookup}
+        exec(_WRAPPER, namespace)  # noqa: S102 -- a fixed function, defined in another module
+        with pytest.raises(ValueError, match="wrapped") as raised:
+            namespace["wrap"]()
+        caught = raised.value
+        assert caught.__traceback__ is not None
+        caught.with_traceback(caught.__traceback__.tb_next)  # from the wrapper down, as served
+        _, value, tb = from_user_frame(caught)
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        if looked_through:
+            assert (type(value), frames) == (KeyError, ["_lookup"])
+        else:
+            assert (value, frames) == (caught, ["wrap"])
+
+    def test_an_sdk_error_from_the_users_code_is_not_looked_through(self) -> None:
+        """Only the SDK's own wrappers are: an error the user raised ``from`` another is logged."""
+        with pytest.raises(sdk.ResourceError) as raised:
+            _wrapping_read()
+        _, value, tb = from_user_frame(raised.value)
+        assert value is raised.value
+        frames = [frame.name for frame in traceback.extract_tb(tb)]
+        assert frames[-1] == "_wrapping_read"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anyio
@@ -11,6 +12,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.testclient import TestClient
 
 from mcp_core.elements import Element, ElementCollection, Resource
+from mcp_core.errors import clip_input
 from mcp_core.handlers import ClientGateway, tool_from_function
 from mcp_core.registry import Registry
 from mcp_core.server import McpServer
@@ -96,6 +98,25 @@ class TestContainment:
         for caught in (listed, called):
             assert (caught.value.code, caught.value.message) == (-32603, "Internal error")
             assert "hunter2" not in str(caught.value.error)
+
+    async def test_the_log_names_the_request_clipped(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A failed or refused request's log line names it; the key the client sent is clipped."""
+        exits = Element(definition=Resource(uri="test://exits", name="exits"), handler=read_exits)
+        unknown = "test://" + "x" * 5000
+        with caplog.at_level(logging.INFO, logger="mcp_core.server"):
+            async with Client(McpServer(registry(exits)).lowlevel, mode="legacy") as client:
+                for uri in ("test://exits", unknown):
+                    with pytest.raises(MCPError):
+                        await client.read_resource(uri)
+        failed, refused = (r.getMessage() for r in caplog.records if r.name == "mcp_core.server")
+        assert (
+            failed
+            == "resources/read 'test://exits' failed; the client is told only 'Internal error'"
+        )
+        assert refused.startswith(f"resources/read {clip_input(unknown)!r} refused: ")
+        assert len(refused) < len(unknown)  # the error's own message is clipped too
 
     def test_wire_errors_are_always_sendable(self) -> None:
         """An error quoting a lone surrogate from the client is repaired to U+FFFD."""

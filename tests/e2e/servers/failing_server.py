@@ -1,9 +1,13 @@
 """Handlers that fail, on purpose and not: one of each way, for tests/e2e/test_handler_failures.py.
 
-Notes are the only data: ``note://{id}`` reads one (``ResourceNotFoundError`` for an unknown id),
-``notes://locked`` always refuses with a ``ResourceError``, ``summary`` is a prompt that refuses
-an empty topic with a ``PromptError``. The official SDK's and fastmcp's errors are raised the
-same way, and ``crash://...`` and ``crashing`` fail by accident (a ``KeyError``).
+Notes are the only data: ``note://{id}`` reads one (``ResourceNotFoundError`` for an unknown id,
+``ResourceError`` for a locked one), ``notes://locked`` always refuses with a ``ResourceError``,
+``notes://archived`` says it no longer exists (``ResourceNotFoundError``), ``summary`` is a prompt
+that refuses an empty topic with a ``PromptError``; their completions refuse too. The official
+SDK's and fastmcp's errors are raised the same way. Failing by accident (a ``KeyError`` whose key
+is the client's ``secret``): ``crash://...`` and ``broken://static`` (reads), ``crashing`` (a
+prompt), ``crashing_tool`` and ``crashing_async_tool``, and the completion of ``crashing``'s
+``topic``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError as SdkResource
 
 from mcp_core import App, PromptError, ResourceError, ResourceNotFoundError, ToolError
 
-NOTES = {"1": "buy milk"}
+NOTES = {"1": "buy milk", "3": "the safe's code"}
+LOCKED = {"3"}
 
 app = App("failing", version="1")
 
@@ -26,7 +31,27 @@ def note(id: str) -> str:  # noqa: A002 -- the template variable
     """One note by id."""
     if id not in NOTES:
         raise ResourceNotFoundError(f"there is no note {id}")
+    if id in LOCKED:
+        raise ResourceError(f"note {id} is locked; unlock it first")
     return NOTES[id]
+
+
+@app.completion(note, "id")
+def note_ids(value: str) -> list[str]:
+    """Completes a note's id: with the SDK's not-found error, which a completion answers as a refusal."""
+    raise SdkResourceNotFoundError(f"no note id starts with {value!r}")
+
+
+@app.resource("notes://archived", mime_type="text/plain")
+def archived() -> str:
+    """A resource listed but gone: its handler says so."""
+    raise ResourceNotFoundError("the archive was deleted; read note://1 instead")
+
+
+@app.resource("broken://static", mime_type="text/plain")
+def broken() -> str:
+    """A static resource that fails by accident."""
+    return {"a": "b"}["secret"]
 
 
 @app.resource("notes://locked", mime_type="text/plain")
@@ -71,6 +96,12 @@ def summary(topic: str) -> str:
     return f"Summarise the notes about {topic}."
 
 
+@app.completion(summary, "topic")
+def summary_topics(value: str) -> list[str]:
+    """Completes the topic: refused on purpose, the message for the client."""
+    raise PromptError(f"topics are not completed; type one ({value!r} so far)")
+
+
 @app.prompt
 def fastmcp_summary(topic: str) -> str:
     """Refuses every topic with fastmcp's PromptError."""
@@ -81,6 +112,24 @@ def fastmcp_summary(topic: str) -> str:
 async def crashing(topic: str) -> str:
     """Fails by accident: a KeyError whose text must not reach the client."""
     return {"a": "b"}[topic]
+
+
+@app.completion(crashing, "topic")
+def crashing_topics(value: str) -> list[str]:
+    """Completes ``crashing``'s topic, and fails by accident."""
+    return [{"a": "b"}[value]]
+
+
+@app.tool
+def crashing_tool(key: str) -> str:
+    """A sync tool (run in a worker thread) that fails by accident."""
+    return {"a": "b"}[key]
+
+
+@app.tool
+async def crashing_async_tool(key: str) -> str:
+    """An async tool that fails by accident."""
+    return {"a": "b"}[key]
 
 
 @app.tool
