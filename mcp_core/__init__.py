@@ -7,10 +7,9 @@ first use, so ``import mcp_core.elements`` stays free of the server stack and th
 
 from __future__ import annotations
 
-import importlib
-
-# Not typing.TYPE_CHECKING: importing typing would cost the console script (mcp_core.cli:main)
-# milliseconds before it can handle Ctrl-C (mcp_core.cli._main); type checkers read this name.
+# Not typing.TYPE_CHECKING, and importlib only once a name is asked for: every import here costs
+# the console script (mcp_core.cli:main) time before it can handle Ctrl-C (mcp_core.cli._main);
+# type checkers read this name.
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
@@ -158,6 +157,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'mcp_core' has no attribute {name!r}")
+    import importlib  # noqa: PLC0415 -- see TYPE_CHECKING above
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -9,6 +9,7 @@ async) that returns one of them; servers that are not mcp-core's own are adopted
 from __future__ import annotations
 
 import asyncio
+import difflib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -78,17 +79,43 @@ def load_target(spec: str, *, deployment: Callable[[], Deployment | None] | None
     module = _import(module_part)
     if attribute:
         if not hasattr(module, attribute):
-            raise TargetError(f"{module_part} has no attribute {attribute!r}")
+            raise TargetError(
+                f"{module_part} has no attribute {attribute!r}; {_what_to_name(module_part, module)}"
+            )
         obj = getattr(module, attribute)
     else:
         found = [name for name in _DEFAULT_NAMES if hasattr(module, name)]
         if not found:
             raise TargetError(
-                f"{module_part} defines none of {', '.join(_DEFAULT_NAMES)}; name the object: "
-                f"{module_part}:my_app"
+                f"{module_part} defines none of {', '.join(_DEFAULT_NAMES)}; "
+                f"{_what_to_name(module_part, module)}"
             )
         obj = getattr(module, found[0])
     return _target(spec, _built(spec, obj), deployment)
+
+
+def _what_to_name(module_part: str, module: object) -> str:
+    """The next step when a module was named without a server it has: the servers it does have."""
+    servers = [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and (_is_server(value) or isinstance(value, ServableRegistry))
+    ]
+    if servers:
+        if len(servers) == 1:
+            return f"it has a server at its top level: name it, {module_part}:{servers[0]}"
+        named = _either([f"{module_part}:{name}" for name in servers[:3]])
+        return f"it has {len(servers)} servers at its top level: name one, {named}"
+    return (
+        "it builds no server at its top level (an App, McpServer, SDK MCPServer, fastmcp server or "
+        'registry); add one (app = App("name")), or name the function of no arguments that '
+        f"returns it ({module_part}:create_server)"
+    )
+
+
+def _either(names: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def _is_server(obj: object) -> bool:
@@ -136,10 +163,15 @@ def _built(spec: str, obj: object) -> object:
         ) from exc
     if not _is_server(built) and not isinstance(built, ServableRegistry):
         raise TargetError(
-            f"{spec} returned a {type(built).__name__}, not an App, an McpServer, an SDK "
+            f"{spec} returned {_a(type(built).__name__)}, not an App, an McpServer, an SDK "
             "MCPServer or Server, a fastmcp server or a registry"
         )
     return built
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: a dict, an int."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def _run_to_completion(awaitable: Any) -> object:
@@ -237,7 +269,10 @@ def _import(module_part: str) -> Any:
         if exc.name is not None and (
             module_part == exc.name or module_part.startswith(f"{exc.name}.")
         ):
-            raise TargetError(f"no module named {module_part!r} (and no such file)") from exc
+            raise TargetError(
+                f"no module named {module_part!r} (and no such file); name a server file "
+                f"(path/to/server.py), or install the module where mcp-core runs ({sys.executable})"
+            ) from exc
         raise _import_failed(module_part, exc) from exc
     except Exception as exc:
         raise _import_failed(module_part, exc) from exc
@@ -247,7 +282,7 @@ def _import_file(module_part: str, path: Path) -> Any:
     if path.is_dir():
         raise TargetError(f"{module_part} is a folder; {_in_folder(path)}")
     if not path.is_file():
-        raise TargetError(f"no such file: {module_part}")
+        raise TargetError(f"no such file: {module_part}; {_near(path)}")
     if path.suffix != ".py":
         collection = (
             f"; a collection written by `mcp-core dump` is served with "
@@ -296,6 +331,18 @@ def _in_folder(folder: Path) -> str:
     if servers or files:
         return f"name a Python file in it, such as {(servers or files)[0]}, or a module (pkg.mod)"
     return "it holds no Python file; name a server file (path/to/server.py) or a module (pkg.mod)"
+
+
+def _near(path: Path) -> str:
+    """What to name instead of a missing ``path``: the Python files closest to its name."""
+    folder = path.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder either; name a server file (path/to/server.py)"
+    files = [p.name for p in folder.glob("*.py") if not p.name.startswith("_")]
+    close = difflib.get_close_matches(path.name, files, n=3, cutoff=0.5) or sorted(files)[:3]
+    if not close:
+        return f"{folder.resolve()} holds no Python file; name a server file (path/to/server.py)"
+    return f"did you mean {_either([str(folder / name) for name in close])}?"
 
 
 def _text(path: Path) -> str:
@@ -376,7 +423,7 @@ def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] 
         server = McpServer(obj, invoker=invoker, deployment=worker)
         return Target(spec, obj, server, invoker, own_invoker=False)
     raise TargetError(
-        f"{spec} is a {type(obj).__name__}, not an App, an McpServer, an SDK MCPServer or Server, "
+        f"{spec} is {_a(type(obj).__name__)}, not an App, an McpServer, an SDK MCPServer or Server, "
         "a fastmcp server, a function of no arguments returning one, or a registry (an object "
         "with the catalogue and resolver roles, load() and kinds())"
     )

@@ -47,7 +47,7 @@ from mcp_core.registry import (
     RegistryHealth,
 )
 from mcp_core.registry._protocols import CatalogSizes
-from mcp_core.server._deployed import Deployed
+from mcp_core.server._deployed import Deployed, WorkerListing
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -65,14 +65,12 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
-from mcp_core.server._hotpath import with_hot_path
 from mcp_core.server._http_app import end_session, guard_endpoint, session_event_store
 from mcp_core.server._hub import Hub
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._lowlevel import LowLevelServer, server_icons
 from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
-from mcp_core.server._operator import operator_routes
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet
 from mcp_core.server._request_binding import RequestBinding
@@ -90,6 +88,7 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
+
 
 __all__ = ["McpServer", "ServableRegistry"]
 
@@ -588,6 +587,10 @@ class McpServer:
         endpoint's bearer authentication (by default: the status page is whenever the endpoint
         is, the metrics are not, so a scraper needs no token).
         """
+        # Modules only HTTP needs, imported when an endpoint is built: never on a stdio start.
+        from mcp_core.server._hotpath import with_hot_path  # noqa: PLC0415
+        from mcp_core.server._operator import operator_routes  # noqa: PLC0415
+
         store = session_event_store(event_store)
         if store is not None:
             self._event_stores.append(store)
@@ -712,6 +715,8 @@ class McpServer:
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
+        if isinstance(self._deployment, WorkerListing):
+            self._deployment.advertise(url)  # the others' listing shows where it serves
         await serve_asgi(
             app,
             sock,

@@ -11,8 +11,10 @@ Protocol.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from mcp.server.request_state import RequestStateSecurity
 
@@ -21,7 +23,7 @@ from mcp_core.stores import BackendHealth, CacheStore
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-__all__ = ["Deployed"]
+__all__ = ["Deployed", "WorkerListing", "WorkerState", "WorkerStatus"]
 
 
 @runtime_checkable
@@ -70,4 +72,51 @@ class Deployed(Protocol):
 
     def route_sessions(self, app: Starlette) -> None:
         """Install on a stateful HTTP ``app`` what routes each session to the worker it names."""
+        ...
+
+
+WorkerState = Literal["serving", "draining", "stale", "gone", "left", "unverified"]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerStatus:
+    """One worker of a deployment, as the shared store records it (see :class:`WorkerListing`).
+
+    ``state``: ``serving`` (it renewed its registration within the last three heartbeats, 3 s);
+    ``draining`` (it is stopping); ``stale`` (not renewed for longer, but within its lease: a
+    worker frozen, cut off from the store, or just killed); ``gone`` (its lease ran out without it
+    leaving: killed, or lost); ``left`` (it stopped and said so); ``unverified`` (a record not
+    signed with the deployment's secret: written by something else; nothing else in it is shown).
+    A gone or left worker stays listed for an hour after it was last seen.
+    """
+
+    worker: str
+    """The worker's id."""
+    state: WorkerState
+    """What the records say of it (see above)."""
+    last_seen: float | None
+    """When it last renewed its registration (Unix time; None when unverified)."""
+    address: str | None = None
+    """The URL it serves at, if it said (``run_http`` says)."""
+    host: str | None = None
+    """The host name it runs on."""
+    pid: int | None = None
+    """Its process id on that host."""
+    this: bool = False
+    """Whether it is the worker that asked (this process)."""
+
+
+@runtime_checkable
+class WorkerListing(Protocol):
+    """Optional, beside :class:`Deployed`: a deployment that lists its workers (``Deployment`` does).
+
+    The status page lists them; ``run_http`` tells it the URL this worker serves at.
+    """
+
+    def advertise(self, address: str) -> None:
+        """Record ``address``, the URL this worker serves at, for the others' listings."""
+        ...
+
+    async def workers(self) -> Sequence[WorkerStatus]:
+        """Every worker of the deployment, sorted by id (raises ``CacheStoreError`` if unknown)."""
         ...

@@ -12,6 +12,8 @@ the server everything that must agree between workers:
 - handshake-era sessions that name their worker (``w1.<random>``), so the load balancer routes
   each session back to it and a request that reaches another worker fails loudly instead of
   being answered as if the session never existed (see :mod:`mcp_core.server._sessions`);
+- a listing of the workers (:meth:`Deployment.workers`): each one's registration, and a record of
+  when it was last seen that outlives it by an hour, so a worker killed outright shows as gone;
 - checks at startup: a deployment of several workers without a secret cannot be configured; a
   worker whose secret differs from the one live workers keep recorded, or whose id another live
   worker holds, refuses to start (the id, found out later, is reported ``misconfigured``:
@@ -51,6 +53,7 @@ from mcp.server.request_state import RequestStateSecurity
 from mcp_core.elements import ElementKind
 from mcp_core.errors import CacheStoreError, DeploymentError
 from mcp_core.registry import ChangePropagation, Registry, SourceChangeNotifier
+from mcp_core.server._deployed import WorkerState, WorkerStatus
 from mcp_core.server._sessions import WorkerSessions
 from mcp_core.sources import SharedSource
 from mcp_core.stores import (
@@ -100,6 +103,13 @@ _HEARTBEAT: Final = _REGISTRATION_TTL / 6
 # upgrade, still compare with a plain digest.
 _FINGERPRINT_KEY: Final = "deployment:signed-fingerprint"
 _MAX_RECORD: Final = 4096  # bytes of a fingerprint or registration record read back
+# A worker's last-seen record (its registration's twin) outlives it this long, so a worker that
+# is gone (killed, or lost) or left still shows in the listing for a while.
+_SEEN_TTL: Final = 3600.0
+# A registration renewed within this many seconds is a serving worker's; later, a stale one's.
+_SERVING_WITHIN: Final = 3 * _HEARTBEAT
+_WORKER_PREFIX: Final = "deployment:worker:"
+_SEEN_PREFIX: Final = "deployment:seen:"
 
 
 def _derive(secret: bytes, purpose: str) -> bytes:
@@ -122,6 +132,7 @@ class Deployment:
     """
 
     __slots__ = (
+        "_address",
         "_admitted",
         "_bus",
         "_draining",
@@ -165,6 +176,7 @@ class Deployment:
         self._propagation: ChangePropagation | None = None
         self._draining = False
         self._admitted = False
+        self._address: str | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._records = _derive(secret, "records")  # signs the fingerprint and registrations
         self._refusals = Refusals(_log, f"worker {worker}")
@@ -399,6 +411,70 @@ class Deployment:
         """Name this worker in the sessions ``app`` opens; refuse another worker's loudly (ADR 0048)."""
         app.add_middleware(WorkerSessions, worker=self._worker, owner_alive=self.owner_alive)
 
+    def advertise(self, address: str) -> None:
+        """Record ``address`` (the URL this worker serves at) in its registration from now on.
+
+        The others show it in their listing (:meth:`workers`); ``run_http`` calls this once it
+        listens.
+        """
+        self._address = address
+
+    async def workers(self) -> tuple[WorkerStatus, ...]:
+        """Every worker the shared store knows of, sorted by id (see :class:`WorkerStatus`).
+
+        Two listings of the store, bounded by its timeout; raises
+        :class:`~mcp_core.errors.CacheStoreError` when it does not answer.
+        """
+        registered = await self._store.entries(_WORKER_PREFIX)
+        seen = await self._store.entries(_SEEN_PREFIX)
+        ids = {key.removeprefix(_WORKER_PREFIX) for key in registered}
+        ids |= {key.removeprefix(_SEEN_PREFIX) for key in seen}
+        now = time.time()
+        return tuple(
+            self._worker_status(
+                worker,
+                self._signed(f"worker:{worker}", registered.get(_worker_key(worker))),
+                self._signed(f"seen:{worker}", seen.get(_seen_key(worker))),
+                now,
+            )
+            for worker in sorted(ids)
+        )
+
+    def _worker_status(
+        self,
+        worker: str,
+        registration: dict[str, object] | None,
+        last: dict[str, object] | None,
+        now: float,
+    ) -> WorkerStatus:
+        """What the freshest of a worker's two records says of it."""
+        records = [record for record in (registration, last) if record is not None]
+        if not records:
+            return WorkerStatus(worker=worker, state="unverified", last_seen=None)
+        record = max(records, key=lambda r: r["at"] if isinstance(r["at"], int) else 0)
+        at = record["at"]
+        assert isinstance(at, int)  # noqa: S101 -- checked by _signed; for the type checker
+        age = now - at / 1000
+        state: WorkerState
+        if record.get("left"):
+            state = "left"
+        elif age > _REGISTRATION_TTL + _HEARTBEAT:
+            state = "gone"
+        elif record.get("draining"):
+            state = "draining"
+        else:
+            state = "serving" if age <= _SERVING_WITHIN else "stale"
+        address, host, pid = record.get("address"), record.get("host"), record.get("pid")
+        return WorkerStatus(
+            worker=worker,
+            state=state,
+            last_seen=at / 1000,
+            address=address if isinstance(address, str) else None,
+            host=host if isinstance(host, str) else None,
+            pid=pid if isinstance(pid, int) else None,
+            this=record.get("token") == self._token,
+        )
+
     async def owner_alive(self, worker: str) -> bool | None:
         """Whether the worker ``worker`` serves now: registered, not draining (None: cannot say)."""
         try:
@@ -537,9 +613,17 @@ class Deployment:
         }
         if self._draining:
             claim["draining"] = True
+        if self._address is not None:
+            claim["address"] = self._address
         record = self._record(f"worker:{self._worker}", claim)
         await self._store.set(key, record, ttl=_REGISTRATION_TTL)
+        await self._seen(claim)
         return None
+
+    async def _seen(self, claim: Mapping[str, object]) -> None:
+        """Record when this worker was last seen, and how (the listing's record of it)."""
+        seen = self._record(f"seen:{self._worker}", claim)
+        await self._store.set(_seen_key(self._worker), seen, ttl=_SEEN_TTL)
 
     # -- signed records -----------------------------------------------------------------------
 
@@ -608,6 +692,7 @@ class Deployment:
             holder = self._signed(f"worker:{self._worker}", await self._store.get(key))
             if holder is not None and holder.get("token") == self._token:
                 await self._store.delete(key)
+                await self._seen({**holder, "left": True})
         except CacheStoreError:
             pass  # the registration expires on its own
 
@@ -624,7 +709,11 @@ def _running(pid: int) -> bool:
 
 
 def _worker_key(worker: str) -> str:
-    return f"deployment:worker:{worker}"
+    return f"{_WORKER_PREFIX}{worker}"
+
+
+def _seen_key(worker: str) -> str:
+    return f"{_SEEN_PREFIX}{worker}"
 
 
 def _connect_bound(store: object) -> float:

@@ -34,7 +34,7 @@ it off the public network if those are sensitive. On a loopback host it refuses 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Final, Literal
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_HEALTH_PATH",
     "DEFAULT_LIVE_PATH",
     "DEFAULT_READY_PATH",
+    "guarded",
     "health_route",
     "transport_security_for",
 ]
@@ -92,19 +93,8 @@ def health_route(
     with a verified bearer token (the app's authentication middleware verifies it, as for the
     MCP endpoint); others get 401.
     """
-    guard = TransportSecurityMiddleware(security) if security is not None else None
 
     async def health(request: Request) -> Response:
-        if guard is not None:
-            refused = await guard.validate_request(request, is_post=False)
-            if refused is not None:
-                return refused
-        if auth and not isinstance(request.scope.get("user"), AuthenticatedUser):
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": "Authentication required"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
         if probe == "live":
             return JSONResponse({"live": True}, headers={"Cache-Control": "no-store"})
         report = snapshot()
@@ -116,4 +106,35 @@ def health_route(
             headers={"Cache-Control": "no-store"},
         )
 
-    return Route(path, health, methods=["GET"])
+    return Route(path, guarded(health, security, auth=auth), methods=["GET"])
+
+
+def guarded(
+    endpoint: Callable[[Request], Awaitable[Response]],
+    security: TransportSecuritySettings | None,
+    *,
+    auth: bool,
+) -> Callable[[Request], Awaitable[Response]]:
+    """``endpoint`` behind what guards every operator endpoint (health, metrics, status).
+
+    ``security``'s checks first (DNS-rebinding protection: a refused ``Host`` or ``Origin`` gets
+    the SDK's answer); then, with ``auth``, only a request with a verified bearer token (the
+    app's authentication middleware verifies it, as for the MCP endpoint) reaches ``endpoint``;
+    others get 401.
+    """
+    guard = TransportSecurityMiddleware(security) if security is not None else None
+
+    async def guarded_endpoint(request: Request) -> Response:
+        if guard is not None:
+            refused = await guard.validate_request(request, is_post=False)
+            if refused is not None:
+                return refused
+        if auth and not isinstance(request.scope.get("user"), AuthenticatedUser):
+            return JSONResponse(
+                {"error": "invalid_token", "error_description": "Authentication required"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        return await endpoint(request)
+
+    return guarded_endpoint

@@ -7,7 +7,9 @@ metrics do not (a scraper carries no token) unless ``operator_auth=True``.
 
 The status page is plain server-rendered HTML with a few lines of script (a filter on the
 catalogue), no build step: the registry's status and each source's state, last good load,
-staleness and last error; the shared backends and the worker of a deployment; the open sessions;
+staleness and last error; the shared backends of a deployment and its workers (each one's state,
+address and when it was last seen, from the shared store: see ``Deployment.workers``); the open
+sessions;
 the diagnostics; and the catalogue per kind, searchable. It shows the catalogue *as the caller
 sees it*: elements hidden from the caller's session (its bearer token's principal and scopes, the
 server's session hook applied) are neither listed nor named in a diagnostic. Nothing is loaded
@@ -18,22 +20,27 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Final, Protocol
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from mcp_core.elements import Definition, ElementKind
-from mcp_core.registry import RegistryHealth
+from mcp_core.elements import Definition, ElementKind, ElementRef
+from mcp_core.errors import CacheStoreError
+from mcp_core.registry import DeferredRegistry, ElementCatalog, RegistryHealth
+from mcp_core.server._deployed import WorkerListing
 from mcp_core.server._gateway import SessionHook
+from mcp_core.server._health import guarded
 from mcp_core.server._metrics import CONTENT_TYPE
+from mcp_core.sources import DiagnosticsReport
 from mcp_core.visibility import ALWAYS, SessionInfo
 
 if TYPE_CHECKING:
+    from mcp_core.server._deployed import Deployed
     from mcp_core.server._metrics import ServerMetrics
     from mcp_core.visibility import ElementVisibility
 
@@ -42,11 +49,15 @@ class _Named(Protocol):
     name: str
 
 
+class _Shown(ElementCatalog, DeferredRegistry, Protocol):
+    """What the page reads of a registry: its catalogue, once loaded (and its diagnostics, if any)."""
+
+
 class Operated(Protocol):
     """What the operator's pages read of a server (``McpServer`` is one)."""
 
     @property
-    def registry(self) -> object:
+    def registry(self) -> _Shown:
         """The registry served."""
         ...
 
@@ -70,6 +81,11 @@ class Operated(Protocol):
 
     def open_sessions(self) -> int:
         """How many sessions are open."""
+        ...
+
+    @property
+    def deployment(self) -> Deployed | None:
+        """The deployment the server is a worker of (None: it serves alone)."""
         ...
 
 
@@ -109,7 +125,9 @@ def operator_routes(
         async def exposition(_request: Request) -> Response:
             return Response(metrics.exposition(), media_type=CONTENT_TYPE, headers=_NO_STORE)
 
-        routes.append(_guarded(metrics_path, exposition, security, auth=bool(auth)))
+        routes.append(
+            Route(metrics_path, guarded(exposition, security, auth=bool(auth)), methods=["GET"])
+        )
     if status_path is not None:
 
         async def status(request: Request) -> Response:
@@ -117,34 +135,9 @@ def operator_routes(
             page = await render_status(server, session, query=request.query_params.get("q", ""))
             return HTMLResponse(page, headers=_NO_STORE)
 
-        guarded = authenticated if auth is None else auth
-        routes.append(_guarded(status_path, status, security, auth=guarded))
+        behind = authenticated if auth is None else auth
+        routes.append(Route(status_path, guarded(status, security, auth=behind), methods=["GET"]))
     return routes
-
-
-def _guarded(
-    path: str,
-    endpoint: Callable[[Request], Awaitable[Response]],
-    security: TransportSecuritySettings | None,
-    *,
-    auth: bool,
-) -> Route:
-    guard = TransportSecurityMiddleware(security) if security is not None else None
-
-    async def guarded(request: Request) -> Response:
-        if guard is not None:
-            refused = await guard.validate_request(request, is_post=False)
-            if refused is not None:
-                return refused
-        if auth and not isinstance(request.scope.get("user"), AuthenticatedUser):
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": "Authentication required"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-        return await endpoint(request)
-
-    return Route(path, guarded, methods=["GET"])
 
 
 def _session_of(request: Request, hook: SessionHook | None) -> SessionInfo:
@@ -162,11 +155,12 @@ def _session_of(request: Request, hook: SessionHook | None) -> SessionInfo:
 
 
 _KINDS: Final = (
-    (ElementKind.TOOL, "Tools", "tools"),
-    (ElementKind.RESOURCE, "Resources", "resources"),
-    (ElementKind.RESOURCE_TEMPLATE, "Resource templates", "resource_templates"),
-    (ElementKind.PROMPT, "Prompts", "prompts"),
+    (ElementKind.TOOL, "Tools"),
+    (ElementKind.RESOURCE, "Resources"),
+    (ElementKind.RESOURCE_TEMPLATE, "Resource templates"),
+    (ElementKind.PROMPT, "Prompts"),
 )
+"""The catalogue's sections, in the order of ``_catalog``'s listings."""
 
 
 async def render_status(server: Operated, session: SessionInfo, *, query: str = "") -> str:
@@ -179,6 +173,7 @@ async def render_status(server: Operated, session: SessionInfo, *, query: str = 
         _head(server.lowlevel.name, report),
         _sources(report, now),
         _backends(report, now),
+        await _workers(server.deployment, now),
         _sessions(server),
         await _diagnostics(registry, visible),
         await _catalog(registry, visible, query),
@@ -188,10 +183,13 @@ async def render_status(server: Operated, session: SessionInfo, *, query: str = 
     return "\n".join(parts)
 
 
-async def _visible_refs(server: Operated, session: SessionInfo) -> Callable[[Any], Awaitable[bool]]:
+_Visible = Callable[[ElementRef], Awaitable[bool]]
+
+
+async def _visible_refs(server: Operated, session: SessionInfo) -> _Visible:
     rule = server.visibility
 
-    async def visible(ref: Any) -> bool:
+    async def visible(ref: ElementRef) -> bool:
         if rule is ALWAYS:
             return True
         try:
@@ -240,10 +238,12 @@ th, td {{ text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #e3e
   vertical-align: top; }}
 th {{ background: #f0f0f0; font-weight: 600; }}
 .state {{ display: inline-block; padding: 0 .5rem; border-radius: .6rem; font-weight: 600; }}
-.ok {{ background: #d9f2dd; color: #135a1e; }} .degraded, .loading, .unloaded, .pending {{
+.ok, .serving {{ background: #d9f2dd; color: #135a1e; }} .left {{ background: #ececec; }}
+.degraded, .loading, .unloaded, .pending {{
   background: #fff1c2; color: #6b4e00; }}
-.down, .misconfigured, .failed, .unavailable {{ background: #fbd5d5; color: #7c1010; }}
-.stale, .skipped, .shadowed {{ background: #fff1c2; color: #6b4e00; }}
+.down, .misconfigured, .failed, .unavailable, .gone, .unverified {{
+  background: #fbd5d5; color: #7c1010; }}
+.stale, .skipped, .shadowed, .draining {{ background: #fff1c2; color: #6b4e00; }}
 .muted {{ color: #666; }} code {{ font-size: 13px; }}
 input[type=search] {{ padding: .3rem .5rem; width: 20rem; }}
 </style></head>
@@ -294,17 +294,43 @@ def _backends(report: RegistryHealth, now: float) -> str:
 </tbody></table>"""
 
 
+async def _workers(deployment: Deployed | None, now: float) -> str:
+    if not isinstance(deployment, WorkerListing):
+        return ""
+    try:
+        workers = await deployment.workers()
+    except CacheStoreError as exc:
+        return (
+            '<h2>Deployment: workers</h2><p id="workers-unknown">The shared store does not answer, '
+            f"so the workers are unknown: {_e(exc)}</p>"
+        )
+    rows = "\n".join(
+        f'<tr data-worker="{_e(w.worker)}" data-state="{_e(w.state)}">'
+        f"<td><code>{_e(w.worker)}</code>{' (this worker)' if w.this else ''}</td>"
+        f'<td><span class="state {_e(w.state)}">{_e(w.state)}</span></td>'
+        f"<td>{_when(w.last_seen, now) if w.last_seen is not None else '—'}</td>"
+        f"<td>{_e(w.address or '—')}</td>"
+        f"<td>{_e(w.host or '—')}{f' (pid {w.pid})' if w.pid is not None else ''}</td></tr>"
+        for w in workers
+    )
+    body = rows or '<tr><td colspan="5" class="muted">none registered</td></tr>'
+    return f"""<h2>Deployment: workers</h2>
+<table id="workers"><thead><tr><th>worker</th><th>state</th><th>last seen</th><th>address</th>
+<th>host</th></tr></thead><tbody>
+{body}
+</tbody></table>"""
+
+
 def _sessions(server: Operated) -> str:
     count = server.open_sessions()
     return f'<p>Open handshake-era sessions: <strong id="sessions">{count}</strong></p>'
 
 
-async def _diagnostics(registry: object, visible: Callable[[Any], Awaitable[bool]]) -> str:
-    found = getattr(registry, "diagnostics", None)
-    diagnostics: Iterable[Any] = found() if callable(found) else ()
+async def _diagnostics(registry: _Shown, visible: _Visible) -> str:
     rows = []
+    diagnostics = registry.diagnostics() if isinstance(registry, DiagnosticsReport) else ()
     for d in diagnostics:
-        ref = getattr(d, "ref", None)
+        ref = d.ref
         if ref is not None and not await visible(ref):
             continue  # a hidden element's name is not shown to whom it is hidden from
         rows.append(
@@ -320,8 +346,8 @@ async def _diagnostics(registry: object, visible: Callable[[Any], Awaitable[bool
 </tbody></table>"""
 
 
-async def _catalog(registry: Any, visible: Callable[[Any], Awaitable[bool]], query: str) -> str:
-    if not getattr(registry, "loaded", False):
+async def _catalog(registry: _Shown, visible: _Visible, query: str) -> str:
+    if not registry.loaded:
         return '<h2>Catalogue</h2><p class="muted">Not loaded yet: the first request builds it.</p>'
     sections = [
         f"""<h2>Catalogue</h2>
@@ -329,15 +355,21 @@ async def _catalog(registry: Any, visible: Callable[[Any], Awaitable[bool]], que
  value="{_e(query)}" aria-label="filter the catalogue"></p>"""
     ]
     needle = query.casefold()
-    for kind, title, method in _KINDS:
-        definitions: Sequence[Definition] = await getattr(registry, method)()
+    listings: tuple[Callable[[], Awaitable[Sequence[Definition]]], ...] = (
+        registry.tools,
+        registry.resources,
+        registry.resource_templates,
+        registry.prompts,
+    )
+    for (kind, title), listing in zip(_KINDS, listings, strict=True):
+        definitions = await listing()
         rows = []
         for definition in definitions:
             ref = definition.ref
             if not await visible(ref):
                 continue
             key = ref.key
-            description = getattr(definition, "description", None) or ""
+            description = definition.description or ""
             if needle and needle not in key.casefold() and needle not in description.casefold():
                 continue
             rows.append(

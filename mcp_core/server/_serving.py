@@ -369,6 +369,12 @@ def run_server(
     log_to_stderr()  # the same lines as `mcp-core run`'s, unless the program chose its own
     name = server.lowlevel.name
     if transport == "stdio":
+        if sys.stdin.isatty():  # started by hand, not by a client: say why nothing happens
+            say(
+                f"serving {name} over stdio: it waits for an MCP client on stdin, and a terminal "
+                "is none; to connect a client by URL, serve over HTTP (--transport http, or "
+                'app.run("http")). Ctrl-C stops it.'
+            )
         stopped = run_until_stopped(server.run_stdio)
     elif transport == "http":
 
@@ -404,13 +410,39 @@ def run_until_stopped(main: Callable[[], Awaitable[None]]) -> signal.Signals | N
     async def guarded() -> None:
         loop = asyncio.get_running_loop()
         with anyio.CancelScope() as scope, _handling(_STOPPING, stopped, loop, scope.cancel):
-            await main()
+            if not stopped:  # else a signal came while the loop was being made: stop at once
+                await main()
 
     try:
-        anyio.run(guarded)
+        with _noted(_STOPPING, stopped):
+            anyio.run(guarded)
     except KeyboardInterrupt:
         return stopped[0] if stopped else signal.SIGINT
     return stopped[0] if stopped else None
+
+
+@contextmanager
+def _noted(signals: tuple[signal.Signals, ...], stopped: list[signal.Signals]) -> Iterator[None]:
+    """Until the loop handles ``signals``, only note them (a second one still interrupts).
+
+    A ``KeyboardInterrupt`` raised while the event loop is being made leaves a half-made loop
+    whose finalizer prints a traceback ("Exception ignored in BaseEventLoop.__del__").
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def note(signum: int, _frame: FrameType | None) -> None:
+        if stopped:
+            raise KeyboardInterrupt
+        stopped.append(signal.Signals(signum))
+
+    previous = {sig: signal.signal(sig, note) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @contextmanager

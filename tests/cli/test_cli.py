@@ -87,6 +87,43 @@ class TestTargets:
         with pytest.raises(TargetError, match=message):
             load_target(spec)
 
+    def test_each_mistake_names_what_to_run_instead(self, tmp_path: Path) -> None:
+        """A missing file, a module without the default names, a wrong object name: the fix.
+
+        The files have names of their own: imported here, they stay in ``sys.modules``.
+        """
+        write(tmp_path, "mistaken_server.py", SERVER)
+        write(tmp_path, "mistaken_plain.py", "x = 1\n")
+        write(
+            tmp_path, "mistaken_two.py", "from mcp_core import App\n\na = App('a')\nb = App('b')\n"
+        )
+        server, plain, two = (
+            f"{tmp_path}/mistaken_{name}.py" for name in ("server", "plain", "two")
+        )
+        defines_none = "defines none of app, mcp, server, create_server, create_app"
+        expected = {
+            f"{tmp_path}/mistaken_servr.py": f"no such file: {tmp_path}/mistaken_servr.py; did "
+            f"you mean {server}",
+            f"{tmp_path}/nowhere/server.py": f"no such file: {tmp_path}/nowhere/server.py; "
+            f"{tmp_path}/nowhere is not a folder either",
+            two: f"{two} {defines_none}; it has 2 servers at its top level: name one, {two}:a or "
+            f"{two}:b",
+            f"{server}:ap": f"{server} has no attribute 'ap'; it has 2 servers at its top level: "
+            f"name one, {server}:app or {server}:other",
+            plain: f"{plain} {defines_none}; it builds no server at its top level (an App, "
+            "McpServer, SDK MCPServer, fastmcp server or registry); add one "
+            f'(app = App("name")), or name the function of no arguments that returns it '
+            f"({plain}:create_server)",
+            "no_such_module_xyz": "no module named 'no_such_module_xyz' (and no such file); name "
+            "a server file (path/to/server.py), or install the module where mcp-core runs "
+            f"({sys.executable})",
+            "json:decoder": "json:decoder is a module, not an App",
+        }
+        for spec, message in expected.items():
+            with pytest.raises(TargetError) as raised:
+                load_target(spec)
+            assert str(raised.value).startswith(message), spec
+
     def test_not_servable(self) -> None:
         """An object that is not an App, server, factory or registry is refused."""
         with pytest.raises(TargetError, match="not an App"):

@@ -150,7 +150,7 @@ def test_a_lowlevel_server_is_served(module: Path) -> None:
     ("name", "message"),
     [
         (":needs", r"needs arguments \(x\)"),
-        (":not_a_server", "returned a int, not an App"),
+        (":not_a_server", "returned an int, not an App"),
         (":broken", "the factory raised RuntimeError: no database"),
         (":custom", "cannot be adopted as it is: it handles 'x/custom'"),
     ],

@@ -6,8 +6,10 @@ shell or process manager would.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
+import pty
 import re
 import selectors
 import signal
@@ -17,6 +19,7 @@ import sys
 import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import httpx2
 import pytest
@@ -82,13 +85,20 @@ def start(command: Sequence[str], *, ignore_sigint: bool = False) -> subprocess.
 
 
 def read_line(process: subprocess.Popen[str], timeout: float = 60.0) -> str:
-    """The next line of the process's stderr; fails if none comes (the process died or hung)."""
-    assert process.stderr is not None
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        if not selector.select(timeout):
+    """The next line of the process's stderr; fails if none comes (the process died or hung).
+
+    Read in a thread: a line may already wait in the pipe's buffer, read with the one before it,
+    where waiting on the pipe itself would not see it.
+    """
+    stderr = process.stderr
+    assert stderr is not None
+    with concurrent.futures.ThreadPoolExecutor(1) as reader:
+        reading = reader.submit(stderr.readline)
+        try:
+            line = reading.result(timeout)
+        except concurrent.futures.TimeoutError:
+            process.kill()  # ends the read
             pytest.fail(f"no line on stderr within {timeout} s")
-    line = process.stderr.readline()
     if not line:
         pytest.fail(f"stderr closed; exit status {process.wait(timeout=30)}")
     return line.rstrip("\n")
@@ -202,13 +212,15 @@ class TestSignals:
 # The console script as pip writes it, behind an audit hook that sends the process SIGINT as it
 # starts importing MODULE: a point early in its life, the same on a fast machine and a slow one.
 INTERRUPTED_SCRIPT = """
-import os, signal, sys
+import os, sys
 
 def interrupt(event, args):
     if event == "import" and args[0] == MODULE and not sent:
         sent.append(MODULE)
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), 2)  # SIGINT, without importing signal here
 
+if MODULE in sys.modules:
+    sys.exit(f"{MODULE} is loaded as Python starts here: pick a module the entry imports itself")
 sent = []
 sys.addaudithook(interrupt)
 sys.argv = ["mcp-core", *ARGV]
@@ -223,7 +235,8 @@ class TestEarlyInterrupt:
     @pytest.mark.parametrize(
         "module",
         [
-            "mcp_core.cli._commands",  # the first import main() makes
+            "signal",  # what the entry's own module needs (and not at its top: see _main.py)
+            "mcp_core.cli._commands",  # the commands, which main() imports
             "mcp",  # the SDK
             "mcp_core.app",
             "uvicorn",
@@ -246,6 +259,54 @@ class TestEarlyInterrupt:
             preexec_fn=_as_in_a_terminal,
         )
         assert (result.returncode, result.stderr) == (130, "mcp-core: stopped (SIGINT)\n")
+
+
+# A server script that sends itself SIGINT at the first audit EVENT ("*": any) once app.run()
+# is called: the moments before the server's own signal handling is in place.
+INTERRUPTED_APP_RUN = """
+import os, sys
+
+armed = []
+
+def interrupt(event, args):
+    if armed and EVENT in ("*", event):
+        armed.clear()
+        os.kill(os.getpid(), 2)  # SIGINT
+
+sys.addaudithook(interrupt)
+from mcp_core import App
+
+app = App("demo")
+armed.append(True)
+app.run(transport="http", port=0)
+"""
+
+
+class TestEarlyInterruptOfAppRun:
+    """``python server.py``: a Ctrl-C as ``app.run()`` starts is as quiet as later."""
+
+    @pytest.mark.parametrize(
+        "event",
+        [
+            "*",  # the first thing app.run() does
+            "socket.__new__",  # the event loop making its wake-up sockets
+        ],
+    )
+    def test_one_line_whenever_it_comes(self, event: str, tmp_path: Path) -> None:
+        """The goodbye line and status 0 (app.run returns), no traceback."""
+        script = write(tmp_path, "server.py", INTERRUPTED_APP_RUN.replace("EVENT", repr(event)))
+        result = subprocess.run(  # noqa: S603 -- this interpreter, running the user's script
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            preexec_fn=_as_in_a_terminal,
+        )
+        assert (result.returncode, result.stderr) == (
+            0,
+            "mcp-core: stopped serving demo (SIGINT)\n",
+        )
 
 
 class TestServingLine:
@@ -298,6 +359,42 @@ class TestServingLine:
         returncode, err = finish(process)
         # app.run() returns after a signal, as uvicorn.run does: the script then ends normally.
         assert (returncode, err) == (0, "mcp-core: stopped serving demo (SIGINT, drained)\n")
+
+
+class TestStdioInATerminal:
+    """Over stdio a server waits for a client on stdin: typed in a terminal, it says so."""
+
+    @staticmethod
+    def line(screen: BinaryIO, pid: int) -> str:
+        """The next line on the terminal; fails (killing the child) if none comes in 60 s."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(screen, selectors.EVENT_READ)
+            if not selector.select(60):
+                os.kill(pid, signal.SIGKILL)
+                pytest.fail("nothing on the terminal within 60 s")
+        return screen.readline().decode()
+
+    def test_one_line_then_the_goodbye(self, server_file: Path) -> None:
+        """On a terminal: the line saying why nothing happens and how to get a URL."""
+        pid, terminal = pty.fork()
+        if pid == 0:  # the child: mcp-core on the terminal's stdin, stdout and stderr
+            _as_in_a_terminal()
+            os.chdir(server_file.parent)
+            os.execv(MCP_CORE, [MCP_CORE, "run", str(server_file)])  # noqa: S606
+        with os.fdopen(terminal, "rb", buffering=0) as screen:
+            said = self.line(screen, pid)
+            os.kill(pid, signal.SIGINT)
+            said += self.line(screen, pid)
+            status = os.waitstatus_to_exitcode(
+                os.waitpid(pid, 0)[1]
+            )  # before the terminal hangs up
+        assert status == 130
+        assert said.replace("\r\n", "\n") == (
+            "mcp-core: serving demo over stdio: it waits for an MCP client on stdin, and a "
+            "terminal is none; to connect a client by URL, serve over HTTP (--transport http, or "
+            'app.run("http")). Ctrl-C stops it.\n'
+            "mcp-core: stopped serving demo (SIGINT)\n"
+        )
 
 
 class TestEdgeFlags:

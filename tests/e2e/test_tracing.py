@@ -21,16 +21,16 @@ from tests.e2e._http import RawSession, serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
-_EXPORTER = InMemorySpanExporter()
+EXPORTER = InMemorySpanExporter()
 
 
 def _install() -> None:
-    """Export this process's spans to ``_EXPORTER`` (a provider can be set once per process)."""
+    """Export this process's spans to ``EXPORTER`` (a provider can be set once per process)."""
     current = trace.get_tracer_provider()
     if not isinstance(current, TracerProvider):
         current = TracerProvider()
         trace.set_tracer_provider(current)
-    current.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+    current.add_span_processor(SimpleSpanProcessor(EXPORTER))
 
 
 _install()
@@ -39,9 +39,9 @@ _install()
 @pytest.fixture
 def spans() -> Iterator[InMemorySpanExporter]:
     """The exporter, emptied before and after the test."""
-    _EXPORTER.clear()
-    yield _EXPORTER
-    _EXPORTER.clear()
+    EXPORTER.clear()
+    yield EXPORTER
+    EXPORTER.clear()
 
 
 def make_app(*, trace_arguments: bool = False) -> App:

@@ -29,7 +29,8 @@ PUBLIC_MODULES: Final = (
 )
 """The modules whose ``__all__`` is public API: the root, every subpackage, the public modules."""
 
-MAX_EXPORTS: Final = 254  # 241, mcp_core.search's five, the operators' eight (ADR 0099-0101)
+MAX_EXPORTS: Final = 255  # 241, mcp_core.search's five, the operators' eight (ADR 0099-0101),
+# WorkerStatus (ADR 0111)
 """How many names all ``__all__`` lists hold together (the root's repeat its layers' names)."""
 
 

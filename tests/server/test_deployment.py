@@ -172,7 +172,7 @@ class TestRedisWriterWithoutTheSecret:
         store, bus = MemoryStore(), MemoryChangeBus()
         await store.set("deployment:worker:w1", b'{"token": "attacker", "pid": 1, "host": "x"}')
         with anyio.fail_after(5):
-            async with worker("w1", store, bus).serving(Registry()) as _:
+            async with worker("w1", store, bus).serving(Registry()):
                 owner = await worker("w2", store, bus).owner_alive("w1")
         assert owner is True
 
