@@ -33,6 +33,7 @@ from mcp_core.sources import ElementSource
 __all__ = [
     "BackgroundRecovery",
     "CatalogCollection",
+    "CatalogSizes",
     "ChangeListener",
     "ChangeNotifier",
     "ConfiguredSources",
@@ -275,6 +276,19 @@ class ElementOrigin(Protocol):
 
     def origin(self, ref: ElementRef) -> str | None:
         """A description of the source of the element at ``ref``, or None."""
+        ...
+
+
+@runtime_checkable
+class CatalogSizes(Protocol):
+    """Optional: how many elements of each kind the catalogue holds, for metrics and status pages.
+
+    Laws: answers at once, loading and providing nothing, and may be asked from another thread
+    (a metrics server's); None before the first load. Layer plumbing, not exported (ADR 0113).
+    """
+
+    def catalog_sizes(self) -> dict[ElementKind, int] | None:
+        """Elements per kind in the catalogue now, or None before the first load."""
         ...
 
 

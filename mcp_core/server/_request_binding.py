@@ -2,9 +2,9 @@
 
 Each SDK handler builds the session and gateway for the request, calls the sans-IO
 :class:`~mcp_core.server._requests.RequestHandlers`, and translates failures with
-:func:`~mcp_core.server._errors.wire_error` (one place does that). It also
-tracks each handshake-era session's state, answers list pages without the SDK's result model,
-and runs a request that asks the client in the negotiated era's way.
+:func:`~mcp_core.server._errors.wire_error`, in one place (:func:`_wire`). It also tracks each
+handshake-era session's state, answers list pages without the SDK's result model, and runs a
+request that asks the client in the negotiated era's way.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from mcp_core.server._gateway import (
     SessionHook,
     SessionState,
     connection_of,
+    http_request_of,
     session_info_of,
 )
 from mcp_core.server._hub import Hub
@@ -81,7 +82,7 @@ def _wire(exc: BaseException) -> MCPError:
 
 @contextmanager
 def _as_wire_errors() -> Iterator[None]:
-    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`wire`)."""
+    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`_wire`)."""
     try:
         yield
     except MCPError:
@@ -216,7 +217,8 @@ class RequestBinding:
         )
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        headers = getattr(ctx.request, "headers", None)
+        request = http_request_of(ctx)
+        headers = request.headers if request is not None else None
         admit = param_header_check(ctx.protocol_version, headers, params.arguments)
         return await self._asking(
             ctx,
