@@ -58,11 +58,21 @@ _SERVING: ContextVar[str] = ContextVar("mcp_core.server.serving", default="reque
 
 def _described(method: str, params: Any) -> str:
     """``method`` and the element it names (clipped: it is the client's), as the log says it."""
-    key = getattr(params, "uri", None) or getattr(params, "name", None)
-    ref = getattr(params, "ref", None)
-    if key is None and ref is not None:
-        key = getattr(ref, "uri", None) or getattr(ref, "name", None)
-    return f"{method} {clip_input(str(key))!r}" if key is not None else method
+    key: object
+    match params:
+        case types.ReadResourceRequestParams(uri=key) | types.SubscribeRequestParams(uri=key):
+            pass
+        case types.UnsubscribeRequestParams(uri=key):
+            pass
+        case types.CallToolRequestParams(name=key) | types.GetPromptRequestParams(name=key):
+            pass
+        case types.CompleteRequestParams(ref=types.ResourceTemplateReference(uri=key)):
+            pass
+        case types.CompleteRequestParams(ref=types.PromptReference(name=key)):
+            pass
+        case _:
+            return method
+    return f"{method} {clip_input(str(key))!r}"
 
 
 def _wire(exc: BaseException) -> MCPError:
