@@ -1,4 +1,4 @@
-"""Formatting shared by the report's tables: durations, memory, ratios, markdown tables."""
+"""Formatting of the report's table: durations, memory, counts, ratios, a markdown table."""
 
 # ruff: noqa: RUF001, RUF002 -- the report is typeset: multiplication signs
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["count", "mib", "minus", "ratio", "seconds", "size_label", "table", "verdict"]
+__all__ = ["count", "mib", "ratio", "seconds", "size_label", "table"]
 
 _US: Final = 1e-3
 _MS_2DP: Final = 0.01
@@ -61,15 +61,3 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(marks) + "|"]
     lines.extend("| " + " | ".join(row) + " |" for row in rows)
     return lines
-
-
-def minus(a: float | None, b: float | None) -> float | None:
-    """``a - b``, or None if either is unknown."""
-    return None if a is None or b is None else a - b
-
-
-def verdict(ok: bool | None) -> str:
-    """A target's verdict cell."""
-    if ok is None:
-        return "n/a (not measured)"
-    return "**met**" if ok else "**not met**"

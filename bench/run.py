@@ -10,8 +10,9 @@ stdio and over streamable HTTP, measured by a raw JSON-RPC client in another pro
 (``bench/probe.py``), next to a bare floor server. The breakdown runs each library inside one
 worker process (``bench/worker.py``). Every cell is a fresh process per run, runs interleaved;
 the peers are optional (a library whose interpreter cannot import it is skipped and reported).
-The report is printed, written into ``docs/benchmarks.md`` between its generated-part markers
-(text around them is kept), and the scaling plot is drawn to ``docs/benchmarks-scaling.png``.
+A run reports JSON (every cell's medians and the run's facts, ``--summary``) and one table, the
+black-box comparison, which is printed and written into ``docs/benchmarks.md`` between its
+generated-part markers (text around them is kept).
 Nothing here asserts a time: a missed target is a finding, not a failure.
 """
 
@@ -35,7 +36,7 @@ from typing import Any, Final
 if __package__ in (None, ""):  # run as a script: make the ``bench`` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import _catalogue, _report, _report_blackbox
+from bench import _catalogue, _report
 from bench._results import (
     BLACK_BOX,
     FLOOR,
@@ -73,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python bench/run.py",
         description="Benchmark mcp-core against MCPServer and fastmcp: black-box (each server in its own "
         "process, over stdio and streamable HTTP, timed by a raw client in another), then the in-process "
-        "breakdown. Prints one report and writes docs/benchmarks.md plus the scaling plot.",
+        "breakdown. Writes the JSON summary, prints one table and writes it into docs/benchmarks.md.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
@@ -178,7 +179,12 @@ def _parser() -> argparse.ArgumentParser:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "mcp-core-bench"
     )
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "benchmarks-scaling.png")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "mcp-core-bench" / "summary.json",
+        help="where the JSON report goes: every cell's medians and run count, the run's facts",
+    )
     parser.add_argument(
         "--json", type=Path, help="also save every outcome (and the run's facts) as JSON"
     )
@@ -186,15 +192,15 @@ def _parser() -> argparse.ArgumentParser:
         "--report-from",
         type=Path,
         metavar="JSON",
-        help="measure nothing: render the report, doc and plot from a file saved with --json",
+        help="measure nothing: report again (JSON, table, doc) from a file saved with --json",
     )
     parser.add_argument(
-        "--no-write", action="store_true", help="print only; write neither the doc nor the plot"
+        "--no-write", action="store_true", help="do not write the table into the doc"
     )
     parser.add_argument(
         "--smoke",
         action="store_true",
-        help="tiny sizes, one run, short budgets; prints the report only (unless --doc/--plot are given)",
+        help="tiny sizes, one run, short budgets; prints one line (unless --doc is given)",
     )
     return parser
 
@@ -490,7 +496,7 @@ def _smoke(args: argparse.Namespace, given: set[str]) -> None:
     args.seconds = 0.2
     args.calls = 20
     args.timeout = min(args.timeout, 300.0)
-    if "doc" not in given and "plot" not in given:
+    if "doc" not in given:
         args.no_write = True
 
 
@@ -678,7 +684,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = {a.lstrip("-").split("=")[0] for a in raw if a.startswith("--")}
     if args.smoke:
         _smoke(args, given)
-        _QUIET[0] = args.no_write  # unless it writes the document (--doc, --plot): one line
+        _QUIET[0] = args.no_write  # unless it writes the document (--doc): one line
     if args.report_from is not None:
         results, meta = _saved(args.report_from)
     else:
@@ -686,12 +692,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             _save(args.json, results, meta)
     write = not args.no_write
-    if write:
-        meta = dataclasses.replace(meta, plot_name=os.path.relpath(args.plot, args.doc.parent))
-        problem = _report_blackbox.plot(results, meta, args.plot)
-        if problem is not None:
-            _say(problem)
-            meta = dataclasses.replace(meta, plot_name=None)
+    args.summary.parent.mkdir(parents=True, exist_ok=True)
+    args.summary.write_text(json.dumps(_report.summary(results, meta), indent=1), encoding="utf-8")
     generated = _report.render(results, meta)
     if args.smoke and _QUIET[0]:
         _smoke_summary(results, meta)
@@ -701,7 +703,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         existing = args.doc.read_text(encoding="utf-8") if args.doc.exists() else None
         args.doc.parent.mkdir(parents=True, exist_ok=True)
         args.doc.write_text(_report.splice(existing, generated), encoding="utf-8")
-        _say(f"wrote {args.doc}" + (f" and {args.plot}" if meta.plot_name else ""))
+        _say(f"wrote {args.doc}")
+    _say(f"wrote {args.summary}")
     # A smoke run exists to keep the harness working: any failed process fails it. A full run
     # reports failed processes in the document and fails only when nothing could be measured.
     failed = len(results.errors())

@@ -18,7 +18,11 @@ the collector's sight (:func:`gc.freeze`), the pattern CPython documents for lon
 so later collections examine only what serving allocates. :func:`settle_imports` does the same
 once per process, when the first application object is made: the imports are done, and the
 declarations to come (N decorated functions) no longer trigger full collections of the SDK's
-heap, which cost as much as the declaring itself.
+heap, which cost as much as the declaring itself. :func:`settle_declared` carries that on while
+a large application declares: every :data:`SETTLE_EVERY` declarations, what is alive then (the
+declarations so far) leaves the collector's sight, so the declarations still to come do not
+trigger full collections over the ones made (at 100k declarations, six of them took a fifth of
+declaring).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final
 
-__all__ = ["collector_paused", "settle_heap", "settle_imports"]
+__all__ = ["SETTLE_EVERY", "collector_paused", "settle_declared", "settle_heap", "settle_imports"]
+
+SETTLE_EVERY: Final = 4096
+"""Declarations between two :func:`settle_declared` freezes (an app smaller than this: none)."""
 
 # Pauses in force, whether the collector was on when the first of them began, and whether the
 # imports were settled.
@@ -70,4 +77,15 @@ def settle_imports() -> None:
     """
     if not _state["imports"]:
         _state["imports"] = True
+        gc.freeze()
+
+
+def settle_declared(count: int) -> None:
+    """:func:`settle_heap` after every :data:`SETTLE_EVERY`-th declaration of an application.
+
+    ``count`` is how many declarations the application holds now. What a declaration makes
+    (the function, its marks) lives as long as the application; only an application with
+    thousands of declarations, which would otherwise pay full collections over them, settles.
+    """
+    if count % SETTLE_EVERY == 0:
         gc.freeze()

@@ -13,9 +13,11 @@ Subcommands (components default to all of them; ``list`` names them):
 
 - ``list [COMPONENT...]``: every mutant, its scope, and whether it is listed as equivalent.
 - ``run [COMPONENT...] [--jobs N] [--survivors] [--sample N [--sample-seed S]]``: run every
-  mutant in scope (or only the last run's survivors, after a law was sharpened; or a random
-  sample of N, for a component whose full run takes hours: the score says so); results go to
-  ``.mutation/COMPONENT.json`` (progress on stderr). Minutes per component, not for CI.
+  mutant in scope (or only the last run's survivors not listed as equivalent, after a law was
+  sharpened; or a random sample of N, for a component whose full run takes hours: the score
+  says so), in an order shuffled with the seed; results go to ``.mutation/COMPONENT.json`` after
+  each mutant, so an interrupted run keeps a random sample of what it set out to run (progress
+  on stderr). Minutes per component, not for CI.
 - ``score [COMPONENT...] [--docs]``: the score per component from the last run: killed /
   (in scope - equivalent). Exits 1 when a component scores below 95 %, a survivor is not
   listed, a listed equivalent was killed, or the modules changed since the run. ``--docs``
@@ -105,6 +107,15 @@ _RECOVERY: Final = (
     "background retries of failed sources on a timer, a task the registry target never starts; "
     "tests/registry hold it to its schedule"
 )
+_TELEMETRY: Final = (
+    "telemetry: the attributes and status of a span around a provide (tests/e2e/test_tracing "
+    "holds them); what the provide came to is decided apart from them, by _fetch_once"
+)
+_SOME_SOURCES: Final = (
+    "reload(*sources), naming which sources to provide again: beyond DeferredRegistry's "
+    "reload(), which the kit certifies; what a deployment asks when another worker says which "
+    "sources changed (tests/registry/test_propagation and tests/search hold it)"
+)
 _CACHE_KEYS: Final = (
     "what a CachedSource keys its entries on (cache_inputs): no source or wrapper law speaks of "
     "it; tests/sources hold the keys apart"
@@ -176,6 +187,9 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "_without_ref": _OPERATORS,
             "_source_of": _OPERATORS,
             "Registry.sources": _INSPECTION,
+            "Registry._fetch": _TELEMETRY,
+            "Registry.catalog_sizes": _OPERATORS,
+            "Registry._entries_of": _SOME_SOURCES,
             "Registry.subscribe_sources": _SERVING,
             "Registry._notify_sources": _SERVING,
             "Registry._drain_changed_sources": _SERVING,
@@ -183,6 +197,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "Registry.background": _RECOVERY,
             "Registry._retry_loop": _RECOVERY,
             "Registry._retry": _RECOVERY,
+            "Registry._retry_once": _RECOVERY,
         },
         timeout=600.0,
     ),
@@ -247,7 +262,11 @@ COMPONENTS: Final[Mapping[str, Component]] = {
     "lazy-source": Component(
         modules=("mcp_core/sources/_lazy.py",),
         targets=(("source", "mcp_conformance.reference.lazy:source"),),
-        outside={"LazySource.__repr__": _REPR, "LazySource.diagnostics": _OPERATORS},
+        outside={
+            "LazySource.__repr__": _REPR,
+            "LazySource.diagnostics": _OPERATORS,
+            "LazySource.called": _INSPECTION,
+        },
     ),
     "server-handlers": Component(
         modules=("mcp_core/server/_requests.py",),
@@ -690,10 +709,17 @@ def _run_free(free: queue.SimpleQueue[Path], mutant: Mutant) -> dict[str, object
 
 
 def _workdirs(count: int, scratch: Path) -> Iterator[Path]:
+    """Work directories, each with a copy of ``mcp_core`` to mutate and one of the kit.
+
+    The kit is copied too (first on the path, as ``mcp_core`` is), so a run certifies every
+    mutant with the laws as they were when it started, while the laws are edited meanwhile.
+    """
+    ignore = shutil.ignore_patterns("__pycache__")
     for number in range(count):
         workdir = scratch / f"worker-{number}"
+        shutil.copytree(ROOT / "mcp_core", workdir / "mcp_core", ignore=ignore)
         shutil.copytree(
-            ROOT / "mcp_core", workdir / "mcp_core", ignore=shutil.ignore_patterns("__pycache__")
+            ROOT / "conformance" / "mcp_conformance", workdir / "mcp_conformance", ignore=ignore
         )
         yield workdir
 
@@ -708,10 +734,13 @@ def run(
 ) -> None:
     """Run every mutant in scope of each component; write its results.
 
-    ``survivors``: run again only the last run's survivors (after a law was sharpened), keeping
-    the other results; the modules must not have changed since. ``sample``: run only that many
-    mutants in scope, drawn at random with ``sample_seed`` (a component whose full run takes
-    hours); the score then says it is a sample's.
+    The mutants run in an order shuffled with ``sample_seed``, and the results are written after
+    each one: a run interrupted (a time limit, Ctrl-C) keeps what it certified, and since every
+    prefix of a shuffled order is a random sample, its score is a sample's, saying so.
+    ``survivors``: run again only the last run's survivors not listed as equivalent (after a law
+    was sharpened), keeping the other results; the modules must not have changed since.
+    ``sample``: run only that many mutants in scope (the first of the shuffled order), for a
+    component whose full run takes hours; the score then says it is a sample's.
     """
     RESULTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mcp-mutation-") as scratch:
@@ -720,59 +749,96 @@ def run(
         for workdir in workdirs:
             free.put(workdir)
         for component in components:
-            for kind, spec in COMPONENTS[component].targets:
-                status, output = _certify(workdirs[0], kind, spec, COMPONENTS[component].timeout)
-                if status != 0:
-                    message = f"{component}: the unmutated {spec} is not certified:\n{output}"
-                    raise UsageError(message)
-            every = mutants(component)
-            todo = [mutant for mutant in every if mutant.outside() is None]
-            in_scope = len(todo)
-            kept: list[dict[str, object]] = []
-            drawn: dict[str, int] | None = None
-            if sample is not None and sample < in_scope:
-                draw = random.Random(sample_seed)  # noqa: S311 -- a reproducible sample, not a secret
-                chosen = set(draw.sample([m.key for m in todo], sample))
-                todo = [mutant for mutant in todo if mutant.key in chosen]
-                drawn = {"size": sample, "seed": sample_seed, "in_scope": in_scope}
-            if survivors:
-                previous = _load_results(component)
-                if previous is None or previous["fingerprint"] != _fingerprint(component):
-                    message = f"{component}: no run of the current code to take survivors from"
-                    raise UsageError(message)
-                drawn = previous.get("sample")
-                ran = {row["key"] for row in previous["mutants"]}
-                again = {row["key"] for row in previous["mutants"] if row["outcome"] == "survived"}
-                kept = [row for row in previous["mutants"] if row["key"] not in again]
-                todo = [mutant for mutant in every if mutant.key in again and mutant.key in ran]
-            started = time.monotonic()
+            _run_component(
+                component,
+                jobs,
+                free,
+                workdirs[0],
+                survivors=survivors,
+                sample=sample,
+                sample_seed=sample_seed,
+            )
+
+
+def _run_component(
+    component: str,
+    jobs: int,
+    free: queue.SimpleQueue[Path],
+    first: Path,
+    *,
+    survivors: bool,
+    sample: int | None,
+    sample_seed: int,
+) -> None:
+    for kind, spec in COMPONENTS[component].targets:
+        status, output = _certify(first, kind, spec, COMPONENTS[component].timeout)
+        if status != 0:
+            message = f"{component}: the unmutated {spec} is not certified:\n{output}"
+            raise UsageError(message)
+    every = mutants(component)
+    in_scope = [mutant for mutant in every if mutant.outside() is None]
+    draw = random.Random(sample_seed)  # noqa: S311 -- a reproducible order, not a secret
+    todo = draw.sample(in_scope, len(in_scope))
+    if sample is not None:
+        todo = todo[:sample]
+    kept: list[dict[str, object]] = []
+    planned: dict[str, int] | None = None
+    if survivors:
+        previous = _load_results(component)
+        if previous is None or previous["fingerprint"] != _fingerprint(component):
+            message = f"{component}: no run of the current code to take survivors from"
+            raise UsageError(message)
+        planned = previous.get("sample")
+        listed = {entry.key for entry in equivalents() if entry.component == component}
+        again = {
+            row["key"]
+            for row in previous["mutants"]
+            if row["outcome"] == "survived" and row["key"] not in listed
+        }
+        kept = [row for row in previous["mutants"] if row["key"] not in again]
+        todo = [mutant for mutant in every if mutant.key in again and mutant.outside() is None]
+    started = time.monotonic()
+    print(
+        f"{component}: {len(todo)} mutants of {len(in_scope)} in scope ({len(every)} in all), "
+        f"{jobs} at a time",
+        file=sys.stderr,
+    )
+    rows: list[dict[str, object]] = list(kept)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for number, row in enumerate(pool.map(partial(_run_free, free), todo), start=1):
+            rows.append(row)
             print(
-                f"{component}: {len(todo)} mutants in scope of {len(every)}, {jobs} at a time",
+                f"  [{number}/{len(todo)}, {time.monotonic() - started:.0f} s] "
+                f"{row['outcome']}: {row['describe']}",
                 file=sys.stderr,
             )
-            rows: list[dict[str, object]] = list(kept)
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                for number, row in enumerate(pool.map(partial(_run_free, free), todo), start=1):
-                    rows.append(row)
-                    print(
-                        f"  [{number}/{len(todo)}, {time.monotonic() - started:.0f} s] "
-                        f"{row['outcome']}: {row['describe']}",
-                        file=sys.stderr,
-                    )
-            _results_path(component).write_text(
-                json.dumps(
-                    {
-                        "component": component,
-                        "fingerprint": _fingerprint(component),
-                        "total": len(every),
-                        "outside": len(every) - in_scope,
-                        "sample": drawn,
-                        "mutants": rows,
-                    },
-                    indent=1,
-                ),
-                encoding="utf-8",
-            )
+            drawn = planned
+            if not survivors and len(rows) < len(in_scope):
+                drawn = {"size": len(rows), "seed": sample_seed, "in_scope": len(in_scope)}
+            _write_results(component, every, in_scope, rows, drawn)
+
+
+def _write_results(
+    component: str,
+    every: Sequence[Mutant],
+    in_scope: Sequence[Mutant],
+    rows: Sequence[dict[str, object]],
+    sample: dict[str, int] | None,
+) -> None:
+    _results_path(component).write_text(
+        json.dumps(
+            {
+                "component": component,
+                "fingerprint": _fingerprint(component),
+                "total": len(every),
+                "outside": len(every) - len(in_scope),
+                "sample": sample,
+                "mutants": rows,
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
 
 
 # -- scoring -------------------------------------------------------------------------------------

@@ -109,6 +109,12 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="everything listed resolves to the same definition; nothing else resolves",
     ),
     Law(
+        id="registry.resolved-whole",
+        about="registry",
+        statement="a per-name read, before or after the catalogue is loaded, answers the whole "
+        "element the loaded registry holds: definition, handler, completion providers, tags",
+    ),
+    Law(
         id="registry.load-idempotent",
         about="registry",
         statement="load() twice provides each source once; the catalogue is unchanged",
@@ -142,7 +148,8 @@ LAWS: Final[tuple[Law, ...]] = (
     Law(
         id="registry.undeclared-kinds",
         about="registry",
-        statement="an element of a kind its source does not declare is skipped, costing only itself",
+        statement="an element of a kind its source does not declare is skipped, costing only "
+        "itself; a source whose kinds() raises declares nothing",
     ),
     Law(
         id="registry.source-isolation",

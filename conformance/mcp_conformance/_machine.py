@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -69,7 +70,14 @@ from mcp_conformance._universe import (
     vocabularies,
 )
 from mcp_conformance.faults import MutableSource, is_invalid
-from mcp_core.elements import SINGLE_KINDS, Definition, ElementCollection, ElementKind, ElementRef
+from mcp_core.elements import (
+    SINGLE_KINDS,
+    Definition,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+)
 from mcp_core.errors import SourceError, SourceUnavailableError
 
 __all__ = [
@@ -160,6 +168,13 @@ class _Twin:
         return f"_Twin({self.original!r})"
 
     def kinds(self) -> ElementKind:
+        return self.declared
+
+    @property
+    def declared(self) -> ElementKind:
+        """What the original declares: nothing when its ``kinds()`` raises."""
+        if self.original.kinds_fail_with is not None:
+            return ElementKind.NONE
         return self.original.declared
 
     async def provide(self) -> ElementCollection:
@@ -169,7 +184,7 @@ class _Twin:
             content: ElementCollection | None = self.original.content
         else:
             content = self.universe.sources[self.index].last_good
-        declared = self.original.declared
+        declared = self.declared
         return ElementCollection(
             e for e in content or () if not is_invalid(e) and e.kind & declared
         )
@@ -222,7 +237,10 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
     invalid = plan.faults == "invalid"
     specs = (
         source_specs(
-            invalid=invalid, failures=plan.failures, undeclared=plan.faults == "undeclared"
+            invalid=invalid,
+            failures=plan.failures,
+            undeclared=plan.faults == "undeclared",
+            ties=True,
         )
         if composes
         else st.just([])
@@ -320,16 +338,42 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.step(lambda registry: registry.register(new))
             self.universe.runtime[new.ref] = new
 
+        @precondition(lambda self: writer and self.universe.loaded and self.held_by_sources())
+        @rule(pick=st.integers(min_value=0, max_value=50))
+        def register_copy(self, pick: int) -> None:
+            # A runtime registration that repeats a source's definition (an equal definition, not
+            # the same object): it changes no listed definition while it wins, nor when it goes.
+            held = self.held_by_sources()
+            element = held[pick % len(held)]
+            copy = dataclasses.replace(element, definition=dataclasses.replace(element.definition))
+            self.step(lambda registry: registry.register(copy))
+            self.universe.runtime[copy.ref] = copy
+
+        def held_by_sources(self) -> list[Element]:
+            """At each ref the sources hold, the element that wins among them."""
+            runtime = self.universe.runtime
+            found = []
+            for ref in sorted(self.universe.refs(), key=str):
+                ranked = [c for c in self.universe.candidates(ref) if c is not runtime.get(ref)]
+                found.extend(ranked[:1])
+            return found
+
         @precondition(lambda _: writer)
-        @rule(slot=slot_strategy)
-        def unregister(self, slot: Slot) -> None:
-            ref = self.words.ref(slot)
-            held = ref in self.universe.runtime
+        @rule(slot=slot_strategy, held=st.none() | st.integers(min_value=0, max_value=50))
+        def unregister(self, slot: Slot, held: int | None) -> None:
+            # Half the time a ref that has a runtime registration, if any has one.
+            registered = sorted(self.universe.runtime, key=str)
+            ref = (
+                registered[held % len(registered)]
+                if held is not None and registered
+                else self.words.ref(slot)
+            )
+            there = ref in self.universe.runtime
             removed = self.step(lambda registry: registry.unregister(ref))
-            if plan.asserts == "model" and removed is not held:
+            if plan.asserts == "model" and removed is not there:
                 raise LawViolation(
                     f"unregister({ref}) returned {removed}, but there was "
-                    f"{'a' if held else 'no'} runtime registration at that ref"
+                    f"{'a' if there else 'no'} runtime registration at that ref"
                 )
             self.universe.runtime.pop(ref, None)
 

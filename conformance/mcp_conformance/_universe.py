@@ -21,6 +21,7 @@ from typing import Final, Literal, TypeAlias, final
 from hypothesis import strategies as st
 
 from mcp_conformance import _handlers
+from mcp_conformance._contract import KitBaseException
 from mcp_conformance._handlers import COMPLETION_PATH, HANDLER_PATHS
 from mcp_conformance.faults import MutableSource, invalid_element, is_invalid
 from mcp_conformance.strategies import (
@@ -39,6 +40,7 @@ from mcp_core.elements import (
     ElementRef,
     HandlerRef,
     Prompt,
+    PromptArgument,
     Resource,
     ResourceTemplate,
     Tool,
@@ -47,7 +49,9 @@ from mcp_core.elements import (
 
 __all__ = [
     "ALL_SLOTS",
+    "KINDS_FAILURES",
     "PRIORITIES",
+    "Completes",
     "Features",
     "Slot",
     "SourceSpec",
@@ -197,6 +201,8 @@ def vocabularies(*, overlapping: bool = False) -> st.SearchStrategy[Vocabulary]:
 
 OriginField: TypeAlias = Literal["description", "title", "meta"]
 Handler: TypeAlias = Literal["ref", "other-ref", "live", "other-live"]
+Completes: TypeAlias = Literal["none", "first", "others", "all"]
+"""Which of its arguments (a prompt's) or variables (a template's) an element completes."""
 
 
 @final
@@ -205,13 +211,16 @@ class Features:
     """How an element looks beyond its key: every field a registry could be tempted to read.
 
     ``rich`` is a fully generated definition of the element's kind whose fields (all but the key)
-    the element takes; ``origin_in`` is the field that records where the element came from.
+    the element takes; ``origin_in`` is the field that records where the element came from;
+    ``completions`` says which arguments or variables it has a completion provider for (two
+    candidates at one key complete different ones, so a registry whose resolution keeps the
+    providers of the element a winner shadows differs from one that does not).
     """
 
     origin_in: OriginField = "description"
     handler: Handler = "ref"
     tags: frozenset[str] = frozenset()
-    completions: bool = False
+    completions: Completes = "none"
     rich: Definition | None = None
 
 
@@ -226,7 +235,7 @@ def _features(draw: st.DrawFn, kind: ElementKind) -> Features:
         origin_in=draw(st.sampled_from(("description", "title", "meta"))),
         handler=draw(st.sampled_from(("ref", "other-ref", "live", "other-live"))),
         tags=draw(st.frozensets(st.sampled_from(_TAGS), max_size=2)),
-        completions=draw(st.booleans()),
+        completions=draw(st.sampled_from(("none", "first", "others", "all"))),
         rich=rich,
     )
 
@@ -259,12 +268,15 @@ def _definition(kind: ElementKind, key: str, origin: str, looks: Features) -> De
         made = ResourceTemplate(uri_template=key, name="template")
         key_field = "uri_template"
     else:
-        made = Prompt(name=key)
+        # Every plain prompt at a key takes the same arguments, so candidates share them.
+        made = Prompt(name=key, arguments=_PROMPT_ARGUMENTS)
         key_field = "name"
     if base is not None and type(base) is type(made):
         made = base
     return dataclasses.replace(made, **{key_field: key}, **common)  # type: ignore[arg-type]  # every definition has these fields
 
+
+_PROMPT_ARGUMENTS: Final = (PromptArgument(name="topic"), PromptArgument(name="style"))
 
 _LIVE: Final[dict[ElementKind, tuple[object, object]]] = {
     ElementKind.TOOL: (_handlers.tool, _handlers.other_tool),
@@ -296,12 +308,13 @@ def make_element(
         handler = HandlerRef(HANDLER_PATHS[kind][looks.handler == "other-ref"])
     else:
         handler = _LIVE[kind][looks.handler == "other-live"]
-    completions = None
-    if looks.completions:
-        if isinstance(made, ResourceTemplate):
-            completions = dict.fromkeys(made.template.variables, HandlerRef(COMPLETION_PATH))
-        elif isinstance(made, Prompt) and made.arguments:
-            completions = {made.arguments[0].name: HandlerRef(COMPLETION_PATH)}
+    names: tuple[str, ...] = ()
+    if isinstance(made, ResourceTemplate):
+        names = tuple(made.template.variables)
+    elif isinstance(made, Prompt):
+        names = tuple(argument.name for argument in made.arguments or ())
+    completed = {"none": (), "first": names[:1], "others": names[1:], "all": names}
+    completions = dict.fromkeys(completed[looks.completions], HandlerRef(COMPLETION_PATH))
     return Element(
         definition=made, handler=handler, completions=completions or None, tags=looks.tags
     )
@@ -354,6 +367,13 @@ class SourceSpec:
     failing: type[BaseException] | None = None
     declared: ElementKind = ElementKind.ALL
     turns: int = 0
+    kinds_failing: type[BaseException] | None = None
+    """What ``kinds()`` raises, if it raises: such a source declares nothing."""
+
+    @property
+    def declares(self) -> ElementKind:
+        """The kinds the source declares: none when its ``kinds()`` raises."""
+        return ElementKind.NONE if self.kinds_failing is not None else self.declared
 
     def source(self, vocabulary: Vocabulary, origin: str) -> MutableSource:
         """A fresh source for this spec."""
@@ -362,7 +382,19 @@ class SourceSpec:
         )
         if self.failing is not None:
             made.fail_with = self.failing(f"{origin} is down")
+        if self.kinds_failing is not None:
+            made.kinds_fail_with = self.kinds_failing(f"{origin}: kinds() is broken")
         return made
+
+
+KINDS_FAILURES: Final[tuple[type[BaseException], ...]] = (
+    RuntimeError,
+    ValueError,
+    LookupError,
+    SystemExit,
+    KitBaseException,
+)
+"""What a source's ``kinds()`` raises where the kit makes it raise (``undeclared`` specs)."""
 
 
 def source_specs(
@@ -372,8 +404,18 @@ def source_specs(
     undeclared: bool = False,
     min_sources: int = 0,
     max_sources: int = 4,
+    ties: bool = False,
 ) -> st.SearchStrategy[list[SourceSpec]]:
-    """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked."""
+    """Source specs: invalid elements, failures and narrow ``kinds()`` only where asked.
+
+    ``undeclared``: sources declare narrow kinds, and some have a ``kinds()`` that raises (one
+    of :data:`KINDS_FAILURES`): such a source declares nothing, so its elements are all skipped.
+
+    ``ties``: half the time, two or more sources of equal priority that hold elements at the
+    same slots and finish providing in the reverse of the order they were added (the one added
+    first takes the most turns of the event loop), so that "added first" and "finished first"
+    name different winners at every contested slot.
+    """
     spec = st.builds(
         SourceSpec,
         priority=st.sampled_from(PRIORITIES),
@@ -381,8 +423,34 @@ def source_specs(
         failing=st.none() | st.sampled_from(failures) if failures else st.none(),
         declared=element_kinds() if undeclared else st.just(ElementKind.ALL),
         turns=st.integers(min_value=0, max_value=4),
+        kinds_failing=st.none() | st.sampled_from(KINDS_FAILURES) if undeclared else st.none(),
     )
-    return st.lists(spec, min_size=min_sources, max_size=max_sources)
+    specs = st.lists(spec, min_size=min_sources, max_size=max_sources)
+    if not ties:
+        return specs
+    tied = st.lists(spec, min_size=max(2, min_sources), max_size=max(2, max_sources))
+    return specs | _tied(tied, invalid)
+
+
+@st.composite
+def _tied(
+    draw: st.DrawFn, specs: st.SearchStrategy[list[SourceSpec]], invalid: bool
+) -> list[SourceSpec]:
+    drawn = draw(specs)
+    priority = drawn[0].priority
+    contested = draw(slots(invalid=invalid, max_size=4).filter(bool))
+    found = []
+    for number, spec in enumerate(drawn):
+        # Each source also holds every contested slot, with elements of its own.
+        own = {item[0]: item for item in spec.content}
+        content = {slot: (slot, bad, looks) for slot, bad, looks in contested}
+        content.update(own)
+        found.append(
+            dataclasses.replace(
+                spec, priority=priority, content=tuple(content.values()), turns=len(drawn) - number
+            )
+        )
+    return found
 
 
 def collection(
@@ -440,7 +508,7 @@ class Universe:
     @classmethod
     def over(cls, specs: Sequence[SourceSpec]) -> Universe:
         """A universe over sources of these specs, in the order they were added."""
-        return cls([_SourceState(spec.priority, spec.declared) for spec in specs])
+        return cls([_SourceState(spec.priority, spec.declares) for spec in specs])
 
     def provided(self, outcomes: Sequence[ElementCollection | None]) -> None:
         """Record a (re)load where source ``i`` returned ``outcomes[i]`` (None: it raised)."""

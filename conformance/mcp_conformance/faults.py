@@ -79,14 +79,17 @@ class _CountingSource:
     # The counters are plain public attributes: tests read them, and subclasses add their own.
     def __init__(self, kinds: ElementKind) -> None:
         self.declared = kinds
+        self.kinds_fail_with: BaseException | None = None
         self.provides = 0
         self.kinds_calls = 0
         self.in_flight = 0
         self.max_in_flight = 0
 
     def kinds(self) -> ElementKind:
-        """The declared kinds; never provides."""
+        """The declared kinds (or ``kinds_fail_with`` raised, if set); never provides."""
         self.kinds_calls += 1
+        if self.kinds_fail_with is not None:
+            raise self.kinds_fail_with
         return self.declared
 
     async def provide(self) -> ElementCollection:
@@ -118,7 +121,8 @@ class MutableSource(_CountingSource):
 
     ``content`` is what ``provide()`` returns; set ``fail_with`` to an exception to make it raise
     that instead (``None`` heals it). ``kinds()`` answers ``declared``, which defaults to
-    ``ElementKind.ALL`` so that content changes never make the source dishonest. Each
+    ``ElementKind.ALL`` so that content changes never make the source dishonest (or raises
+    ``kinds_fail_with``, when set). Each
     ``provide()`` takes ``delay`` seconds, then ``turns`` more turns of the event loop: sources
     with different turns finish in a known order, without a clock.
     """

@@ -155,6 +155,12 @@ CASES = (
         "registry.resolver-agrees",
         ("registry.model", "registry.templates"),
     ),
+    Broken(
+        "registry",
+        "registry_resolved_whole",
+        "registry.resolved-whole",
+        ("registry.resolver-agrees", "registry.first-read-complete", "registry.candidates"),
+    ),
     Broken("registry", "registry_honest_kinds", "registry.honest-kinds", ("registry.lazy",)),
     Broken("registry", "registry_kinds_read_once", "registry.honest-kinds", ("registry.lazy",)),
     Broken(
@@ -162,6 +168,12 @@ CASES = (
         "registry_change_events",
         "registry.change-events",
         ("registry.model", "registry.register-inverse"),
+    ),
+    Broken(
+        "registry",
+        "registry_change_events_identity",
+        "registry.change-events",
+        ("registry.model", "registry.register-inverse", "registry.unsubscribe"),
     ),
     Broken(
         "registry",
@@ -187,15 +199,17 @@ CASES = (
         "registry.reload-atomic",
         ("registry.model", "registry.load-idempotent"),
     ),
-    # Caught only now and then: in the fast profile, 1 run in 4 (seeds 1-4) finds that equal
-    # priority follows completion order here. Pinned to a seed that finds it; a sharper
-    # precedence schedule is owed (the kit's weakest law against this bug).
     Broken(
         "registry",
         "registry_precedence_completion",
         "registry.precedence",
         ("registry.model", "registry.source-isolation"),
-        seed="1",
+    ),
+    Broken(
+        "registry",
+        "registry_kinds_raise",
+        "registry.undeclared-kinds",
+        ("registry.model", "registry.honest-kinds", "registry.element-isolation"),
     ),
     Broken(
         "registry",
@@ -416,6 +430,7 @@ def test_writer_only_registry_is_certified_with_declared_not_applicable(
         "registry.source-isolation",
         "registry.unavailable-keeps-last-good",
         "registry.reload-atomic",
+        "registry.resolved-whole",
     }
     for row in report.laws:
         if row.law in sourced:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 from mcp_core import handlers
-from mcp_core._collector import settle_imports
+from mcp_core._collector import settle_declared, settle_imports
 from mcp_core.elements import Definition, Element, ElementCollection, ElementKind, ElementRef, Icon
 from mcp_core.elements._definitions import WireModel
 from mcp_core.handlers import ElementLimits, HandlerTimeout
@@ -22,9 +22,7 @@ from mcp_core.handlers._decorators import CallSite, marks_of
 from mcp_core.registry import Backoff, Priority, Registry
 from mcp_core.registry._recovery import DEFAULT_BACKOFF
 from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
-from mcp_core.search import Disclosure
-from mcp_core.search._disclosure import ToolDisclosure
-from mcp_core.server import Deployment, McpServer, Middleware, RequestStateSecurity, SessionHook
+from mcp_core.server import McpServer, Middleware, RequestStateSecurity, SessionHook
 from mcp_core.server._middleware import checked
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._session_link import SessionLink
@@ -44,6 +42,9 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcp_core.handlers import Container
+    from mcp_core.search import Disclosure
+    from mcp_core.search._disclosure import ToolDisclosure
+    from mcp_core.server import Deployment
 
 __all__ = ["App"]
 
@@ -93,6 +94,7 @@ class _Declared:
         self._items.append(item)
         self._kinds |= self._kind_of(item).value
         self._source = None
+        settle_declared(len(self._items))  # see mcp_core._collector: thousands may follow
 
     def _current(self) -> ElementSource:
         if self._source is None:
@@ -341,6 +343,10 @@ class App:
         self._visibility: ElementVisibility = ALWAYS
         self._disclosure: ToolDisclosure | None = None
         if disclosure is not None:
+            # Imported by an app that discloses its tools: search is not on everyone's start.
+            from mcp_core.search import Disclosure  # noqa: PLC0415
+            from mcp_core.search._disclosure import ToolDisclosure  # noqa: PLC0415
+
             if not isinstance(disclosure, Disclosure):
                 raise TypeError(
                     f"App disclosure must be a mcp_core.search.Disclosure, got {disclosure!r}"
@@ -508,6 +514,10 @@ class App:
     def deployment(self) -> Deployment | None:
         """The deployment this app serves as a worker of (None: it serves alone)."""
         deployment = self._server_options["deployment"]
+        if deployment is None:
+            return None
+        from mcp_core.server import Deployment  # noqa: PLC0415 -- imported by deployed apps only
+
         return deployment if isinstance(deployment, Deployment) else None
 
     def deploy(self, deployment: Deployment) -> None:

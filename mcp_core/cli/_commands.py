@@ -358,7 +358,7 @@ def _serve_metrics(server: McpServer, port: int | None) -> Callable[[], None] | 
     if port is None:
         return None
     stop = server.metrics().serve_on(port)
-    _say(sys.stderr, f"mcp-core: metrics at http://127.0.0.1:{getattr(stop, 'port', port)}/metrics")
+    _say(sys.stderr, f"mcp-core: metrics at http://127.0.0.1:{stop.port}/metrics")
     return stop
 
 

@@ -68,7 +68,7 @@ class Element:
 
     def __post_init__(self) -> None:
         definition = self.definition
-        if not hasattr(definition, "ref") or not hasattr(definition, "to_wire"):
+        if not isinstance(definition, Definition):
             raise InvalidElementError(
                 f"Element.definition must be a Tool, Resource, ResourceTemplate or Prompt, "
                 f"got {type(definition).__name__}"

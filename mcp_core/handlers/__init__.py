@@ -46,7 +46,8 @@ from mcp_core.handlers._derive import (
 from mcp_core.handlers._encodable import MAX_RESULT_DEPTH
 from mcp_core.handlers._functions import RequestedUri
 from mcp_core.handlers._injection import register_injection
-from mcp_core.handlers._invoker import HandlerTimeout, Invoker, validate_handler
+from mcp_core.handlers._invoker import HandlerTimeout, Invoker
+from mcp_core.handlers._plan import validate_handler
 from mcp_core.handlers._protocols import (
     ArgumentFilter,
     ClientGateway,

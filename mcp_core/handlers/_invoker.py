@@ -1,21 +1,17 @@
 """The Invoker: the one way the server layer calls a handler.
 
-For each element it builds, once, a *plan*: the resolved handler, how to call it (a protocol
-method or a function bound by parameter name; sync callables go to a worker thread), its argument
-filter, and the compiled JSON Schema validators. Plans live in a bounded LRU keyed by the element
-(elements are immutable values), validators in one keyed by the schema (many tools share a
-schema), so a call costs a dictionary lookup however many elements are registered.
+For each element it keeps, once built, the element's call plan (:mod:`~mcp_core.handlers._plan`):
+the resolved handler adapted to its kind, its argument binder and filter, plus the compiled JSON
+Schema validators; a call then only runs the plan. Plans live in a bounded LRU keyed by the
+element (elements are immutable values), validators in one keyed by the schema (many tools share
+a schema), so a call costs a dictionary lookup however many elements are registered.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 import anyio.to_thread
 from cachetools import LRUCache
@@ -26,6 +22,7 @@ from mcp_core.elements import (
     ElementRef,
     HandlerRef,
     Prompt,
+    Resource,
     ResourceTemplate,
     Tool,
 )
@@ -34,7 +31,6 @@ from mcp_core.errors import (
     ArgumentValidationError,
     ClientCapabilityError,
     HandlerError,
-    HandlerKindError,
     HandlerResolutionError,
     HandlerTimeoutError,
     InvalidElementError,
@@ -47,16 +43,14 @@ from mcp_core.handlers._containment import Failure, escapes, from_user_frame, on
 from mcp_core.handlers._current_element import serving
 from mcp_core.handlers._encodable import unencodable
 from mcp_core.handlers._functions import (
-    EMPTY,
-    DirectResultCheck,
-    FunctionShape,
     argument_error,
-    shape_of,
-    template_binding_problems,
 )
-from mcp_core.handlers._injection import Injection
 from mcp_core.handlers._jsonschema import CompiledSchema
-from mcp_core.handlers._protocols import ArgumentFilter, ClientGateway, Container
+from mcp_core.handlers._plan import CallPlan, adapt, validate_handler
+from mcp_core.handlers._protocols import (
+    ClientGateway,
+    Container,
+)
 from mcp_core.handlers._resolve import Resolver
 from mcp_core.handlers._results import (
     normalize_prompt_messages,
@@ -73,153 +67,6 @@ _T = TypeVar("_T")
 HandlerTimeout = float | Callable[[Element], float | None] | None
 """How long a handler may run: seconds for every element, a function of the element (None: no
 limit for that one), or None for no limit."""
-
-# The method a handler object implements for each kind, and how many arguments it takes.
-_PROTOCOL: Final[Mapping[ElementKind, tuple[str, int, str]]] = {
-    ElementKind.TOOL: ("execute", 2, "a ToolHandler (execute(arguments, gateway))"),
-    ElementKind.RESOURCE: ("read", 2, "a ResourceHandler (read(uri, gateway))"),
-    ElementKind.RESOURCE_TEMPLATE: (
-        "read",
-        3,
-        "a ResourceTemplateHandler (read(uri, variables, gateway))",
-    ),
-    ElementKind.PROMPT: ("get", 2, "a PromptHandler (get(arguments, gateway))"),
-}
-_NAMES: Final[Mapping[str, str]] = {
-    "execute": "a ToolHandler",
-    "get": "a PromptHandler",
-    "read": "a resource handler",
-}
-
-
-@final
-@dataclass(slots=True)
-class _Plan:
-    """How to serve one element; built once, then only read."""
-
-    call: Callable[..., Any]
-    is_async: bool
-    shape: FunctionShape | None  # None: a protocol object, called with the protocol's arguments
-    filter: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
-    input_validator: CompiledSchema | None = None
-    output_validator: CompiledSchema | DirectResultCheck | None = None
-    completions: dict[str, CompletionCall] = field(default_factory=dict)
-
-
-def _is_async(fn: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-        getattr(fn, "__call__", None)  # noqa: B004 -- an async __call__ is what is asked about
-    )
-
-
-def _arity(method: Callable[..., Any]) -> int | None:
-    """How many positional arguments ``method`` takes (None: any number, or unknown)."""
-    function = getattr(method, "__func__", None)
-    if inspect.ismethod(method) and inspect.isfunction(function):
-        # A bound method's arity is its class's function's, less the bound first argument:
-        # decided once per function, not once per element (thousands share a handler class).
-        found = _function_arity(function)
-        return None if found is None else max(found - 1, 0)
-    return _signature_arity(method)
-
-
-@functools.lru_cache(maxsize=1024)
-def _function_arity(function: Callable[..., Any]) -> int | None:
-    return _signature_arity(function)
-
-
-def _signature_arity(method: Callable[..., Any]) -> int | None:
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
-        return None
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return sum(p.kind in positional for p in parameters)
-
-
-def _adapt(element: Element, handler: object) -> _Plan:
-    """The call plan of ``handler`` for ``element``'s kind, without validators.
-
-    Raises:
-        HandlerKindError: the handler cannot serve the element's kind.
-    """
-    method, shape = _served_by(element, handler)
-    call = handler if method is None else method
-    return _Plan(
-        call=call,  # type: ignore[arg-type]  # _served_by found it callable
-        is_async=_is_async(call),  # type: ignore[arg-type]  # same
-        shape=shape,
-        filter=handler.filter_arguments if isinstance(handler, ArgumentFilter) else None,
-    )
-
-
-def _served_by(element: Element, handler: object) -> tuple[Any, FunctionShape | None]:
-    """How ``handler`` serves ``element``: ``(protocol method, None)`` or ``(None, its shape)``.
-
-    Raises:
-        HandlerKindError: the handler cannot serve the element's kind.
-    """
-    kind = element.kind
-    ref = element.ref
-    method_name, arity, wanted = _PROTOCOL[kind]
-    if isinstance(handler, type):
-        raise HandlerKindError(
-            f"{ref}: its handler is the class {handler.__qualname__}, not an instance; pass an "
-            "instance, or a HandlerRef to the class (which is instantiated on first use)",
-            ref=ref,
-            field="handler",
-        )
-    method = getattr(handler, method_name, None)
-    if callable(method) and not inspect.isroutine(handler):
-        actual = _arity(method)
-        if actual is not None and actual != arity:
-            if method_name == "read":
-                other = "a ResourceTemplateHandler" if actual == 3 else "a ResourceHandler"  # noqa: PLR2004 -- read(uri, variables, gateway)
-                what = f"looks like {other} (read() takes {actual} arguments)"
-            else:
-                what = f"has {method_name}() taking {actual} arguments"
-            raise HandlerKindError(
-                f"{ref}: its handler {handler!r} {what}, but a {kind.label} needs {wanted} or a callable",
-                ref=ref,
-                field="handler",
-            )
-        return method, None
-    if not callable(handler):
-        others = [
-            _NAMES[n] for n in ("execute", "read", "get") if callable(getattr(handler, n, None))
-        ]
-        what = (
-            f"{others[0]} ({type(handler).__name__})" if others else f"a {type(handler).__name__}"
-        )
-        raise HandlerKindError(
-            f"{ref}: its handler is {what}, which cannot serve a {kind.label}; a {kind.label} "
-            f"needs {wanted} or a callable",
-            ref=ref,
-            field="handler",
-        )
-    try:
-        shape = shape_of(handler)
-    except InvalidElementError as exc:
-        raise HandlerKindError(f"{ref}: {exc}", ref=ref, field="handler") from exc
-    problem = _binding_problem(element, shape)
-    if problem is not None:
-        raise HandlerKindError(f"{ref}: {shape.where} {problem}", ref=ref, field="handler")
-    return None, shape
-
-
-def _binding_problem(element: Element, shape: FunctionShape) -> str | None:
-    definition = element.definition
-    if isinstance(definition, ResourceTemplate):
-        return template_binding_problems(shape, definition.template.variables)
-    if element.kind is ElementKind.RESOURCE:
-        required = [p.name for p in shape.params if p.default is EMPTY]
-        if required:
-            return f"requires {required}, but a fixed resource is read without arguments"
-    if shape.uri is not None and element.kind in ElementKind.TOOL | ElementKind.PROMPT:
-        return f"takes a RequestedUri ({shape.uri!r}), which only resource handlers receive"
-    return None
 
 
 @final
@@ -272,7 +119,7 @@ class Invoker:
         self._resolver = Resolver(container)
         # Not thread-safe, and need not be: only the event loop touches them (worker threads
         # run handlers, never this code).
-        self._plans: LRUCache[Element, _Plan] = LRUCache(cache_size)
+        self._plans: LRUCache[Element, CallPlan] = LRUCache(cache_size)
         self._validators: LRUCache[Mapping[str, Any], CompiledSchema] = LRUCache(cache_size)
         self._timeout = timeout
 
@@ -308,13 +155,7 @@ class Invoker:
             args = plan.filter(args)
         if plan.input_validator is not None:
             _validate_arguments(plan.input_validator, args, element.ref)
-        if plan.shape is None:
-            call_args: list[Any] = [args, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = _bind(
-                plan.shape, args, element.ref, from_text=False, gateway=gateway
-            )
+        call_args, call_kwargs = plan.arguments(args, gateway, None)
         # Containment: whatever the tool raises (SystemExit too) is its own error result.
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
@@ -357,18 +198,7 @@ class Invoker:
                 f"read_resource needs a resource or template element, got {element.ref}"
             )
         plan = self._plan(element)
-        if plan.shape is None:
-            call_args: list[Any] = [uri, variables, gateway] if templated else [uri, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = _bind(
-                plan.shape,
-                variables if templated else {},
-                element.ref,
-                from_text=True,
-                gateway=gateway,
-                uri=uri,
-            )
+        call_args, call_kwargs = plan.arguments(variables, gateway, uri)
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except Exception as exc:
@@ -379,7 +209,10 @@ class Invoker:
             if error is exc:
                 raise
             raise error from exc
-        mime_type = getattr(element.definition, "mime_type", None)
+        definition = element.definition
+        mime_type = (
+            definition.mime_type if isinstance(definition, Resource | ResourceTemplate) else None
+        )
         return _sendable(
             element,
             {"contents": normalize_resource_contents(value, uri=uri, mime_type=mime_type)},
@@ -412,13 +245,7 @@ class Invoker:
                 ref=element.ref,
                 errors=[(f"/{name}", "a required argument is missing") for name in missing],
             )
-        if plan.shape is None:
-            call_args: list[Any] = [args, gateway]
-            call_kwargs: dict[str, Any] = {}
-        else:
-            call_args, call_kwargs = _bind(
-                plan.shape, args, element.ref, from_text=True, gateway=gateway
-            )
+        call_args, call_kwargs = plan.arguments(args, gateway, None)
         try:
             value = await self._run(element, plan, call_args, call_kwargs, gateway)
         except Exception as exc:
@@ -494,32 +321,15 @@ class Invoker:
     async def _run(
         self,
         element: Element,
-        plan: _Plan,
+        plan: CallPlan,
         args: list[Any],
         kwargs: dict[str, Any],
         gateway: ClientGateway,
     ) -> object:
-        call = plan.call
-
-        async def invoke() -> object:
-            if plan.shape is not None and plan.shape.injected:
-                # Injected here, inside the caller's error handling and time limit: an
-                # injector's failure (a declined elicitation, say) is the call's failure.
-                kwargs.update(await _inject(call, plan.shape, kwargs, gateway))
-            if plan.is_async:
-                return await _awaited(call(*args, **kwargs))
-            # Sync handlers may block (files, databases): a worker thread keeps the event loop
-            # free. A cancelled or timed-out call abandons the thread (it cannot be stopped).
-            return await _awaited(
-                anyio.to_thread.run_sync(
-                    functools.partial(call, *args, **kwargs), abandon_on_cancel=True
-                )
-            )
-
         # The handler (and its injectors) learn what it serves (gateway.element) from the
         # context for the whole call.
         with serving(element):
-            return await self._timed(element, invoke())
+            return await self._timed(element, plan.run(args, kwargs, gateway))
 
     async def _timed(self, element: Element, work: Awaitable[_T]) -> _T:
         timeout = self._timeout(element) if callable(self._timeout) else self._timeout
@@ -534,18 +344,18 @@ class Invoker:
             timeout=timeout,
         )
 
-    def _plan(self, element: Element) -> _Plan:
+    def _plan(self, element: Element) -> CallPlan:
         plan = self._plans.get(element)
         if plan is None:
             plan = self._build_plan(element)
             self._plans[element] = plan
         return plan
 
-    def _build_plan(self, element: Element) -> _Plan:
+    def _build_plan(self, element: Element) -> CallPlan:
         handler = element.handler
         if isinstance(handler, HandlerRef):
             handler = self._resolver.resolve(handler, element.ref)
-        plan = _adapt(element, handler)
+        plan = adapt(element, handler)
         definition = element.definition
         if isinstance(definition, Tool):
             shape = plan.shape
@@ -587,57 +397,6 @@ class Invoker:
         return adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")
 
 
-def _bind(
-    shape: FunctionShape,
-    arguments: Mapping[str, Any],
-    ref: ElementRef,
-    *,
-    from_text: bool,
-    gateway: ClientGateway,
-    uri: str | None = None,
-) -> tuple[list[Any], dict[str, Any]]:
-    positional, keywords = shape.bind(arguments, ref=ref, from_text=from_text)
-    if shape.gateway is not None:
-        keywords[shape.gateway] = gateway
-    if shape.uri is not None:
-        keywords[shape.uri] = uri
-    return positional, keywords
-
-
-async def _inject(
-    handler: Callable[..., Any],
-    shape: FunctionShape,
-    bound: Mapping[str, Any],
-    gateway: ClientGateway,
-) -> dict[str, Any]:
-    """The values of the parameters registered injection rules fill (see ``_injection``)."""
-    shared: dict[object, Any] = {}
-    arguments = MappingProxyType(dict(bound))  # the bound arguments only, as they were
-    everything = MappingProxyType({name: annotation for name, annotation, _ in shape.injected})
-    values: dict[str, Any] = {}
-    for name, annotation, injector in shape.injected:
-        value = injector(
-            Injection(
-                gateway=gateway,
-                handler=handler,
-                parameter=name,
-                annotation=annotation,
-                arguments=arguments,
-                injected=everything,
-                shared=shared,
-            )
-        )
-        values[name] = await value if inspect.isawaitable(value) else value
-    return values
-
-
-async def _awaited(result: object) -> object:
-    # A handler (sync or async) may hand back an awaitable; what it resolves to is the result.
-    while inspect.isawaitable(result):
-        result = await result
-    return result
-
-
 def _check_seconds(timeout: object) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         raise ValueError(f"a handler timeout is a positive number of seconds, got {timeout!r}")
@@ -658,7 +417,7 @@ def _validate_arguments(
     raise argument_error(str(ref), validator.problems(arguments), ref)
 
 
-def _check_output(plan: _Plan, result: Mapping[str, Any], name: str) -> None:
+def _check_output(plan: CallPlan, result: Mapping[str, Any], name: str) -> None:
     validator = plan.output_validator
     if validator is None or result.get("isError"):
         return
@@ -673,7 +432,7 @@ def _check_output(plan: _Plan, result: Mapping[str, Any], name: str) -> None:
         )
 
 
-def _tool_result(plan: _Plan, definition: Tool, value: object) -> dict[str, Any]:
+def _tool_result(plan: CallPlan, definition: Tool, value: object) -> dict[str, Any]:
     """The wire result of a tool's return value, or an error result if it cannot be published."""
     try:
         result = normalize_tool_result(value, output_schema=definition.output_schema)
@@ -710,19 +469,3 @@ def _error_result(text: str) -> dict[str, Any]:
 
 def _generic_error(name: str) -> dict[str, Any]:
     return _error_result(f"Error executing tool {name}")
-
-
-def validate_handler(element: Element) -> None:
-    """Check that the element's handler can serve its kind; references are checked on use.
-
-    Registries call this for every element they admit (the reference ``Registry`` does by
-    default), so a wrong-kind pairing costs only its element.
-
-    Raises:
-        HandlerKindError: the handler (or a completion provider) is of the wrong kind.
-    """
-    if not isinstance(element.handler, HandlerRef):
-        _served_by(element, element.handler)
-    for argument, provider in (element.completions or {}).items():
-        if not isinstance(provider, HandlerRef):
-            adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")

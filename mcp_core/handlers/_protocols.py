@@ -116,6 +116,7 @@ class ClientGateway(Protocol):
         ...
 
 
+@runtime_checkable
 class ToolHandler(Protocol):
     """Executes a tool call. Returns anything :func:`~mcp_core.handlers.normalize_tool_result` takes."""
 
@@ -124,6 +125,7 @@ class ToolHandler(Protocol):
         ...
 
 
+@runtime_checkable
 class ResourceHandler(Protocol):
     """Reads a fixed resource."""
 
@@ -132,6 +134,7 @@ class ResourceHandler(Protocol):
         ...
 
 
+@runtime_checkable
 class ResourceTemplateHandler(Protocol):
     """Reads a resource addressed by a template; ``variables`` are percent-decoded."""
 
@@ -140,6 +143,7 @@ class ResourceTemplateHandler(Protocol):
         ...
 
 
+@runtime_checkable
 class PromptHandler(Protocol):
     """Renders a prompt."""
 

@@ -33,6 +33,7 @@ from mcp_core.sources import ElementSource
 __all__ = [
     "BackgroundRecovery",
     "CatalogCollection",
+    "CatalogSizes",
     "ChangeListener",
     "ChangeNotifier",
     "ConfiguredSources",
@@ -91,7 +92,8 @@ class ElementCatalog(Protocol):
            in which sources finish providing.
         6. ``registry.element-isolation``: an invalid element costs only itself.
         7. ``registry.undeclared-kinds``: an element of a kind its source's ``kinds()`` does not
-           declare is skipped, and costs only itself.
+           declare is skipped, and costs only itself; a source whose ``kinds()`` raises declares
+           nothing.
         8. ``registry.source-isolation``: a raising source costs at most its own elements; every
            read still succeeds. Whatever it raises: ``SystemExit`` and other ``BaseException``
            subclasses included, but for cancellation, ``KeyboardInterrupt`` and
@@ -126,6 +128,9 @@ class ElementResolver(Protocol):
         2. ``registry.templates``: an exact resource beats a template; the most specific template
            wins, and between equally specific ones the one of the higher-precedence source;
            variables are extracted and percent-decoded.
+        3. ``registry.resolved-whole``: a per-name read answers the whole element the loaded
+           registry holds at that name (definition, handler, completion providers, tags),
+           whether or not the catalogue has been loaded yet.
     """
 
     async def get_tool(self, name: str) -> Element | None:
@@ -271,6 +276,19 @@ class ElementOrigin(Protocol):
 
     def origin(self, ref: ElementRef) -> str | None:
         """A description of the source of the element at ``ref``, or None."""
+        ...
+
+
+@runtime_checkable
+class CatalogSizes(Protocol):
+    """Optional: how many elements of each kind the catalogue holds, for metrics and status pages.
+
+    Laws: answers at once, loading and providing nothing, and may be asked from another thread
+    (a metrics server's); None before the first load. Layer plumbing, not exported (ADR 0113).
+    """
+
+    def catalog_sizes(self) -> dict[ElementKind, int] | None:
+        """Elements per kind in the catalogue now, or None before the first load."""
         ...
 
 

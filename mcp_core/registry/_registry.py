@@ -12,7 +12,15 @@ import dataclasses
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Final, TypeVar, final
@@ -49,6 +57,7 @@ from mcp_core.sources import (
     prefetch_kinds,
 )
 from mcp_core.sources._diagnostics import describe_source
+from mcp_core.sources._marked import STRETCH
 
 __all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry", "SourcesListener"]
 
@@ -369,8 +378,9 @@ class Registry:
             if self._loaded and not pending:
                 return
             await self._provide(pending)
+            base = await self._merged_in_stretches()
             initial = not self._loaded
-            self._swap_base(emit=not initial)
+            self._swap_base(emit=not initial, base=base)
             self._loaded = self._current = True
 
     async def reload(self, *sources: ElementSource) -> None:
@@ -394,8 +404,9 @@ class Registry:
                 self._current = False  # the next read loads what was never provided, and merges
                 self._drain_changed_sources()
                 return
+            base = await self._merged_in_stretches()
             initial = not self._loaded
-            self._swap_base(emit=not initial)
+            self._swap_base(emit=not initial, base=base)
             self._loaded = self._current = True
 
     def _entries_of(self, sources: Sequence[ElementSource]) -> list[_Entry]:
@@ -546,7 +557,7 @@ class Registry:
                 return
             self._record(entry, outcome)
             if outcome.collection is not None:
-                self._swap_base(emit=self._loaded)
+                self._swap_base(emit=self._loaded, base=await self._merged_in_stretches())
 
     # -- health ----------------------------------------------------------------------------
 
@@ -568,10 +579,37 @@ class Registry:
             )
         return RegistryHealth(loaded=self._loaded, sources=tuple(sources), at=time.time())
 
-    def _swap_base(self, *, emit: bool) -> None:
+    async def _merged_in_stretches(self) -> _Layer | None:
+        """:func:`_merge` of the sources as they are now, in stretches that let requests through.
+
+        Admitting 100k new elements takes a second or more; a first request arriving meanwhile
+        (a call while the preload merges) is answered between stretches instead of after the
+        merge. Called under the load lock, so no provide changes a source's collection
+        meanwhile; should a source be added in between, None says to merge again at once.
+        """
+        before = [(entry, entry.last_good) for entry in self._entries]
+        steps = _merging(self._entries, self._admit)
+        # The merged layer lives until the next change: see _collector.
+        with collector_paused():
+            while True:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    layer: _Layer = done.value
+                    now = [(entry, entry.last_good) for entry in self._entries]
+                    same = len(now) == len(before) and all(
+                        a is b and x is y for (a, x), (b, y) in zip(before, now, strict=True)
+                    )
+                    return layer if same else None
+                await anyio.lowlevel.cancel_shielded_checkpoint()
+
+    def _swap_base(self, *, emit: bool, base: _Layer | None = None) -> None:
+        """Serve ``base`` (the sources merged now, unless given) as the merged layer."""
         before = self._served() if emit else None
-        with collector_paused():  # the merged layer lives until the next change: see _collector
-            self._base = _merge(self._entries, self._admit)
+        if base is None:
+            with collector_paused():  # the merged layer lives until the next change
+                base = _merge(self._entries, self._admit)
+        self._base = base
         self._views = None
         self._log_new_problems()
         if before is not None:
@@ -1030,6 +1068,20 @@ def _precedence(entry: _Entry) -> tuple[int, int]:
 
 def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Layer:
     """The one precedence rule: higher priority first, then the source added first."""
+    steps = _merging(entries, admit)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            layer: _Layer = done.value
+            return layer
+
+
+def _merging(
+    entries: Sequence[_Entry], admit: Callable[[Element], None]
+) -> Generator[None, None, _Layer]:
+    """:func:`_merge`, pausing (``yield``) after every :data:`STRETCH` elements it admits."""
+    judged = 0
     by_ref: dict[ElementRef, Element] = {}
     winner: dict[ElementRef, _Entry] = {}
     diagnostics: list[SourceDiagnostic] = []
@@ -1064,6 +1116,9 @@ def _merge(entries: Sequence[_Entry], admit: Callable[[Element], None]) -> _Laye
             if verdicts is None or verdicts.collection is not collection:
                 verdicts = entry.verdicts = _Verdicts(collection, verdicts)
             invalid = verdicts.of(element, admit)
+            judged += 1
+            if judged % STRETCH == 0:
+                yield
             if invalid is not None:
                 diagnostics.append(_diagnostic(entry, "skipped", invalid, ref))
                 continue

@@ -38,7 +38,7 @@ from mcp_core.errors import ArgumentValidationError
 from mcp_core.handlers import ClientGateway, ToolResult
 from mcp_core.handlers._wire import tool_result_from_wire
 from mcp_core.search._index import DEFAULT_LIMIT, MAX_LIMIT, IndexedCatalog, ToolIndex
-from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
+from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo, UriVisibility
 
 __all__ = ["Disclosure", "SessionChannel", "ToolDisclosure"]
 
@@ -182,8 +182,10 @@ class _Rule:
     async def is_uri_visible(
         self, ref: ElementRef, uri: str, variables: Mapping[str, str], session: SessionInfo
     ) -> bool:
-        decide = getattr(self._base, "is_uri_visible", None)
-        return True if not callable(decide) else bool(await decide(ref, uri, variables, session))
+        base = self._base
+        if not isinstance(base, UriVisibility):
+            return True
+        return bool(await base.is_uri_visible(ref, uri, variables, session))
 
 
 @final

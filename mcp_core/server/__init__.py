@@ -10,14 +10,15 @@ Importing this package also teaches handler derivation the official SDK's ``Cont
 ``MCPServer`` are served unchanged.
 """
 
+import importlib
 import warnings
+from typing import TYPE_CHECKING
 
 from mcp.server.request_state import RequestStateSecurity
 
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import Lifespan
 from mcp_core.server._deployed import WorkerStatus
-from mcp_core.server._deployment import Deployment
 from mcp_core.server._errors import ErrorReply
 from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
@@ -33,6 +34,13 @@ from mcp_core.server._middleware import (
 )
 from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
+
+if TYPE_CHECKING:
+    from mcp_core.server._deployment import Deployment
+
+# Imported on first use: a server that serves alone (every stdio start) needs no deployment, whose
+# module imports the Redis stores.
+_LAZY: dict[str, str] = {"Deployment": "mcp_core.server._deployment"}
 
 __all__ = [
     "LOG_FORMAT",
@@ -71,4 +79,9 @@ def __getattr__(name: str) -> object:
             stacklevel=2,
         )
         return ErrorReply
+    module = _LAZY.get(name)
+    if module is not None:
+        value: object = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'mcp_core.server' has no attribute {name!r}")

@@ -47,6 +47,7 @@ from mcp_core.registry import (
     HealthReport,
     RegistryHealth,
 )
+from mcp_core.registry._protocols import CatalogSizes
 from mcp_core.server._deployed import Deployed, SessionKeeper, SharedSessions, WorkerListing
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
@@ -56,7 +57,7 @@ from mcp_core.server._edge import (
     HttpEdge,
     SessionSlots,
 )
-from mcp_core.server._events import SessionEventStore, bind_sessions
+from mcp_core.server._events import RetainedBytes, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import SessionHook
 from mcp_core.server._health import (
     DEFAULT_HEALTH_PATH,
@@ -322,10 +323,12 @@ class McpServer:
         ``metrics().serve_on(port)`` (``mcp-core run --metrics-port``).
         """
         if self._metrics is None:
-            catalog_sizes = getattr(self._registry, "catalog_sizes", None)
+            registry = self._registry
             self._metrics = ServerMetrics(
                 health=self.health,
-                catalog=catalog_sizes if callable(catalog_sizes) else lambda: None,
+                catalog=registry.catalog_sizes
+                if isinstance(registry, CatalogSizes)
+                else lambda: None,
                 sessions=self.open_sessions,
                 event_bytes=self._retained_event_bytes,
             )
@@ -337,8 +340,7 @@ class McpServer:
         return sum(len(hub.sessions) for hub in tuple(self._hubs))
 
     def _retained_event_bytes(self) -> int | None:
-        sizes = [getattr(store, "retained_bytes", None) for store in self._event_stores]
-        counted = [size for size in sizes if isinstance(size, int)]
+        counted = [s.retained_bytes for s in self._event_stores if isinstance(s, RetainedBytes)]
         return sum(counted) if counted else None
 
     @property
@@ -383,9 +385,7 @@ class McpServer:
             hub.listen.close()
         for manager in self._session_managers:
             for transport in tuple(manager._server_instances.values()):  # noqa: SLF001 -- the table bind_sessions owns
-                close = getattr(transport, "close_standalone_sse_stream", None)
-                if callable(close):
-                    close()
+                transport.close_standalone_sse_stream()
 
     def _warm(self) -> None:
         """Start the first load in the background, unless it is done or under way."""

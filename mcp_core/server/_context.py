@@ -25,7 +25,7 @@ import contextlib
 import dataclasses
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, Final, cast, final
+from typing import Any, Final, Protocol, cast, final, runtime_checkable
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -463,11 +463,22 @@ async def _resolve_all(injection: Injection) -> dict[str, Any]:
     return values
 
 
+@runtime_checkable
+class LifespanGateway(Protocol):
+    """Optional: a gateway that carries the lifespan state itself (one not made by a server)."""
+
+    @property
+    def lifespan_context(self) -> object:
+        """The lifespan state a handler's ``Lifespan`` parameter gets."""
+        ...
+
+
 def _inject_lifespan(injection: Injection) -> object:
     _, hub = _hub_of(injection.gateway)
     if hub is not None:
         return hub.state
-    state = getattr(injection.gateway, "lifespan_context", None)
+    gateway = injection.gateway
+    state = gateway.lifespan_context if isinstance(gateway, LifespanGateway) else None
     if state is None:
         raise RuntimeError(
             f"parameter {injection.parameter!r} wants the server's lifespan state, but this call "

@@ -29,6 +29,7 @@ every session slot and keep them busy, or start many request bodies and never fi
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import ipaddress
 import json
@@ -42,12 +43,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, final
 
 import anyio
-import h11
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import principal_components
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -494,48 +493,57 @@ async def _refuse(
     await send({"type": "http.response.body", "body": body})
 
 
-class _HeaderDeadline(H11Protocol):
-    """The h11 protocol with a deadline on request headers (see :func:`header_deadline`)."""
+@functools.cache
+def _deadline_protocol() -> type[asyncio.Protocol]:  # noqa: C901 -- one class, made on first use
+    """The h11 protocol of uvicorn with a deadline on request headers (see :func:`header_deadline`).
 
-    header_timeout: float = DEFAULT_HEADER_TIMEOUT
-    _header_timer: asyncio.TimerHandle | None = None
+    Made on first use: h11 and uvicorn's protocol are imported only by a server that serves HTTP.
+    """
+    import h11  # noqa: PLC0415
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._arm()
+    class _HeaderDeadline(H11Protocol):
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT
+        _header_timer: asyncio.TimerHandle | None = None
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
-
-    def handle_events(self) -> None:
-        super().handle_events()
-        if self.conn.their_state is not h11.IDLE:
-            self._disarm()  # this request's headers are in
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
             self._arm()
 
-    def _arm(self) -> None:
-        self._disarm()
-        self._header_timer = self.loop.call_later(self.header_timeout, self._expired)
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
 
-    def _disarm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm()  # this request's headers are in
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(self.header_timeout, self._expired)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _expired(self) -> None:
             self._header_timer = None
+            if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+                return
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.write(
+                    b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                )
+            self.transport.close()
 
-    def _expired(self) -> None:
-        self._header_timer = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
-            return
-        if self.cycle is None or self.cycle.response_complete:
-            self.transport.write(
-                b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            )
-        self.transport.close()
+    return _HeaderDeadline
 
 
 def header_deadline(timeout: float | None) -> type[asyncio.Protocol]:
@@ -547,7 +555,9 @@ def header_deadline(timeout: float | None) -> type[asyncio.Protocol]:
     protocol, without a deadline.
     """
     if timeout is None:
+        from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 -- see above
+
         return H11Protocol
     if not (math.isfinite(timeout) and timeout > 0):
         raise ValueError("header_timeout must be a positive, finite number of seconds or None")
-    return type("HeaderDeadline", (_HeaderDeadline,), {"header_timeout": timeout})
+    return type("HeaderDeadline", (_deadline_protocol(),), {"header_timeout": timeout})

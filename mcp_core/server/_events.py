@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_EVENT_MAX_BYTES",
     "DEFAULT_EVENT_MAX_EVENTS",
     "InMemoryEventStore",
+    "RetainedBytes",
     "SessionEventStore",
     "bind_sessions",
 ]
@@ -54,6 +55,20 @@ DEFAULT_EVENT_MAX_AGE: Final = 600.0
 
 # What one retained event costs besides its JSON: its id, its record, the indexes that find it.
 _EVENT_OVERHEAD: Final = 256
+
+
+@runtime_checkable
+class RetainedBytes(Protocol):
+    """Optional: an event store that says how many bytes its retained events count for now.
+
+    ``InMemoryEventStore`` is one; the server's metrics sum what its stores say (a gauge), and
+    leave the gauge out when no store says.
+    """
+
+    @property
+    def retained_bytes(self) -> int:
+        """How many bytes the retained events count for now (answered at once, from any thread)."""
+        ...
 
 
 @runtime_checkable

@@ -16,11 +16,13 @@ from mcp.server.connection import Connection, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.requests import HTTPConnection
 
 from mcp_core.errors import ClientCapabilityError
 from mcp_core.handlers import LogLevel
 from mcp_core.handlers._current_element import serving_element
 from mcp_core.handlers._encodable import unencodable
+from mcp_core.server._lifecycle import Draining
 from mcp_core.visibility import SessionInfo
 
 if TYPE_CHECKING:
@@ -98,9 +100,8 @@ def session_info_of(ctx: Ctx, state: SessionState | None, hook: SessionHook | No
 def _access_token(ctx: Ctx) -> AccessToken | None:
     # The HTTP request that carried this message knows its authenticated user; the contextvar
     # covers transports that only set that.
-    request = ctx.request
-    scope = getattr(request, "scope", None)
-    user = scope.get("user") if isinstance(scope, Mapping) else None
+    request = http_request_of(ctx)
+    user = request.scope.get("user") if request is not None else None
     if isinstance(user, AuthenticatedUser):
         return user.access_token
     return get_access_token()
@@ -321,5 +322,10 @@ def _check_sendable(value: object, call: str) -> None:
 
 def _draining(hub: object) -> bool:
     """Whether the server behind a lifespan's hub is draining (stopping)."""
-    lifecycle = getattr(getattr(hub, "server", None), "lifecycle", None)
-    return bool(getattr(lifecycle, "draining", False))
+    return isinstance(hub, Draining) and hub.draining
+
+
+def http_request_of(ctx: Ctx) -> HTTPConnection | None:
+    """The HTTP request that carried this message (None over stdio or in memory)."""
+    request = ctx.request
+    return request if isinstance(request, HTTPConnection) else None

@@ -104,6 +104,11 @@ class Hub:
         self.bus = VisibleBus(readable)
         self.listen = ListenHandler(self.bus)
 
+    @property
+    def draining(self) -> bool:
+        """Whether the server this run serves is draining (stopping)."""
+        return self.server.lifecycle.draining
+
     def start(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``work`` in this lifespan's task group."""
         self._tasks.start_soon(work)

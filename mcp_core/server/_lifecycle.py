@@ -27,7 +27,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import Final, final
+from typing import Final, Protocol, final, runtime_checkable
 
 __all__ = ["DEFAULT_DRAIN_TIME", "Lifecycle", "check_drain_time"]
 
@@ -54,6 +54,16 @@ def check_drain_time(value: object, name: str = "drain_time") -> float:
     ):
         raise ValueError(f"{name} is {_MEANING[name]}: a number from 0 up, got {value!r}")
     return float(value)
+
+
+@runtime_checkable
+class Draining(Protocol):
+    """Says whether the server it belongs to is draining (a :class:`Lifecycle`, a run's hub)."""
+
+    @property
+    def draining(self) -> bool:
+        """Whether a stop was asked for."""
+        ...
 
 
 @final

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
     from prometheus_client.registry import CollectorRegistry
 
-__all__ = ["CONTENT_TYPE", "ServerMetrics"]
+__all__ = ["CONTENT_TYPE", "MetricsEndpoint", "ServerMetrics"]
 
 CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
 """The Prometheus text exposition format's content type."""
@@ -138,11 +138,11 @@ class ServerMetrics:
         latest: bytes = _prometheus().generate_latest(self.registry)
         return latest
 
-    def serve_on(self, port: int, host: str = "127.0.0.1") -> Callable[[], None]:
+    def serve_on(self, port: int, host: str = "127.0.0.1") -> MetricsEndpoint:
         """Serve ``/metrics`` on ``host:port`` from a thread of its own; returns how to stop it.
 
         For a server whose transport has no HTTP app to add a route to (stdio). Port 0 picks a
-        free port (see the returned function's ``port`` attribute).
+        free port (the returned endpoint's ``port`` says which); calling the endpoint stops it.
         """
         server, thread = _prometheus().start_http_server(port, addr=host, registry=self.registry)
 
@@ -151,8 +151,22 @@ class ServerMetrics:
             server.server_close()
             thread.join(timeout=5)
 
-        stop.port = server.server_port  # type: ignore[attr-defined]
-        return stop
+        return MetricsEndpoint(server.server_port, stop)
+
+
+@final
+class MetricsEndpoint:
+    """A metrics endpoint served from a thread of its own: its ``port``; calling it stops it."""
+
+    __slots__ = ("_stop", "port")
+
+    def __init__(self, port: int, stop: Callable[[], None]) -> None:
+        self.port: Final = port
+        self._stop = stop
+
+    def __call__(self) -> None:
+        """Stop serving (waits up to 5 s for the thread)."""
+        self._stop()
 
 
 @final

@@ -25,6 +25,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, Protocol, final
 
+from mcp.shared.exceptions import MCPError
+
 from mcp_core.elements import Element, ElementKind
 from mcp_core.errors import McpCoreError
 from mcp_core.server._errors import wire_error
@@ -394,5 +396,4 @@ def outcome_of_error(exc: BaseException) -> tuple[int | None, Outcome]:
     if isinstance(exc, McpCoreError):
         error = wire_error(exc)
         return error.code, "refused" if error.expected and not error.retryable else "failed"
-    code = getattr(getattr(exc, "error", None), "code", None)
-    return (code if isinstance(code, int) else None), "failed"
+    return (exc.error.code if isinstance(exc, MCPError) else None), "failed"

@@ -2,9 +2,9 @@
 
 Each SDK handler builds the session and gateway for the request, calls the sans-IO
 :class:`~mcp_core.server._requests.RequestHandlers`, and translates failures with
-:func:`~mcp_core.server._errors.wire_error` (one place does that). It also
-tracks each handshake-era session's state, answers list pages without the SDK's result model,
-and runs a request that asks the client in the negotiated era's way.
+:func:`~mcp_core.server._errors.wire_error`, in one place (:func:`_wire`). It also tracks each
+handshake-era session's state, answers list pages without the SDK's result model, and runs a
+request that asks the client in the negotiated era's way.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from mcp_core.server._gateway import (
     SessionHook,
     SessionState,
     connection_of,
+    http_request_of,
     session_info_of,
 )
 from mcp_core.server._hub import Hub
@@ -59,11 +60,21 @@ _SERVING: ContextVar[str] = ContextVar("mcp_core.server.serving", default="reque
 
 def _described(method: str, params: Any) -> str:
     """``method`` and the element it names (clipped: it is the client's), as the log says it."""
-    key = getattr(params, "uri", None) or getattr(params, "name", None)
-    ref = getattr(params, "ref", None)
-    if key is None and ref is not None:
-        key = getattr(ref, "uri", None) or getattr(ref, "name", None)
-    return f"{method} {clip_input(str(key))!r}" if key is not None else method
+    key: object
+    match params:
+        case types.ReadResourceRequestParams(uri=key) | types.SubscribeRequestParams(uri=key):
+            pass
+        case types.UnsubscribeRequestParams(uri=key):
+            pass
+        case types.CallToolRequestParams(name=key) | types.GetPromptRequestParams(name=key):
+            pass
+        case types.CompleteRequestParams(ref=types.ResourceTemplateReference(uri=key)):
+            pass
+        case types.CompleteRequestParams(ref=types.PromptReference(name=key)):
+            pass
+        case _:
+            return method
+    return f"{method} {clip_input(str(key))!r}"
 
 
 def _wire(exc: BaseException) -> MCPError:
@@ -83,7 +94,7 @@ def _wire(exc: BaseException) -> MCPError:
 
 @contextmanager
 def _as_wire_errors() -> Iterator[None]:
-    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`wire`)."""
+    """Inside: a protocol error passes as it is, any other failure becomes one (:func:`_wire`)."""
     try:
         yield
     except MCPError:
@@ -220,7 +231,8 @@ class RequestBinding:
         )
 
     async def _call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> HandlerResult:
-        headers = getattr(ctx.request, "headers", None)
+        request = http_request_of(ctx)
+        headers = request.headers if request is not None else None
         admit = param_header_check(ctx.protocol_version, headers, params.arguments)
         return await self._asking(
             ctx,

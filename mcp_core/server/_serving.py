@@ -369,13 +369,19 @@ def run_server(
     log_to_stderr()  # the same lines as `mcp-core run`'s, unless the program chose its own
     name = server.lowlevel.name
     if transport == "stdio":
-        if sys.stdin.isatty():  # started by hand, not by a client: say why nothing happens
-            say(
-                f"serving {name} over stdio: it waits for an MCP client on stdin, and a terminal "
-                "is none; to connect a client by URL, serve over HTTP (--transport http, or "
-                'app.run("http")). Ctrl-C stops it.'
-            )
-        stopped = run_until_stopped(server.run_stdio)
+
+        async def serve_stdio() -> None:
+            # Said from inside the loop, as the HTTP address is: a Ctrl-C once it is read ends
+            # with the same goodbye as a later one.
+            if sys.stdin.isatty():  # started by hand, not by a client: say why nothing happens
+                say(
+                    f"serving {name} over stdio: it waits for an MCP client on stdin, and a "
+                    "terminal is none; to connect a client by URL, serve over HTTP (--transport "
+                    'http, or app.run("http")). Ctrl-C stops it.'
+                )
+            await server.run_stdio()
+
+        stopped = run_until_stopped(serve_stdio)
     elif transport == "http":
 
         def ready(url: str) -> None:

@@ -17,7 +17,7 @@ from mcp.server.context import CallNext, HandlerResult
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
-from mcp_core.server._gateway import Ctx
+from mcp_core.server._gateway import Ctx, http_request_of
 
 __all__ = ["trace_context_from_headers"]
 
@@ -30,7 +30,8 @@ async def trace_context_from_headers(ctx: Ctx, call_next: CallNext) -> HandlerRe
     A valid ``traceparent`` in ``_meta`` wins (the SDK reads it); so does an invalid header's
     absence of effect: a header that does not parse leaves the context as it was.
     """
-    carrier = _header_carrier(getattr(ctx.request, "headers", None))
+    request = http_request_of(ctx)
+    carrier = _header_carrier(request.headers if request is not None else None)
     meta = ctx.meta
     if carrier is None or (isinstance(meta, Mapping) and "traceparent" in meta):
         return await call_next(ctx)

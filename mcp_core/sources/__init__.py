@@ -6,14 +6,12 @@ behaviour each and compose by nesting::
     CachedSource(PrefixedSource(DiscoverySource(["myapp.tools"]), "myapp"), SqliteStore("cache.db"))
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from mcp_core.errors import SourceUnavailableError
-from mcp_core.sources._cached import CachedSource
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic
-from mcp_core.sources._discovery import DiscoverySource
-from mcp_core.sources._entry_points import EntryPointSource
-from mcp_core.sources._file import CollectionFileSource
 from mcp_core.sources._function import FunctionSource
-from mcp_core.sources._lazy import LazySource
 from mcp_core.sources._protocol import (
     CacheInputs,
     ChangingSource,
@@ -33,10 +31,33 @@ from mcp_core.sources._protocol import (
     source_identity,
 )
 from mcp_core.sources._running import ChangeListeners, running_sources
-from mcp_core.sources._shared import SharedSource
 from mcp_core.sources._static import StaticSource
-from mcp_core.sources._validated import ElementChecker, ValidatedSource
-from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
+
+if TYPE_CHECKING:
+    from mcp_core.sources._cached import CachedSource
+    from mcp_core.sources._discovery import DiscoverySource
+    from mcp_core.sources._entry_points import EntryPointSource
+    from mcp_core.sources._file import CollectionFileSource
+    from mcp_core.sources._lazy import LazySource
+    from mcp_core.sources._shared import SharedSource
+    from mcp_core.sources._validated import ElementChecker, ValidatedSource
+    from mcp_core.sources._wrappers import FilteredSource, IsolatedSource, PrefixedSource
+
+# Imported on first use: a server that serves declared functions over stdio needs none of these
+# (caches, discovery, files, wrappers), and start-up pays for each module it imports.
+_LAZY: dict[str, str] = {
+    "CachedSource": "mcp_core.sources._cached",
+    "CollectionFileSource": "mcp_core.sources._file",
+    "DiscoverySource": "mcp_core.sources._discovery",
+    "ElementChecker": "mcp_core.sources._validated",
+    "EntryPointSource": "mcp_core.sources._entry_points",
+    "FilteredSource": "mcp_core.sources._wrappers",
+    "IsolatedSource": "mcp_core.sources._wrappers",
+    "LazySource": "mcp_core.sources._lazy",
+    "PrefixedSource": "mcp_core.sources._wrappers",
+    "SharedSource": "mcp_core.sources._shared",
+    "ValidatedSource": "mcp_core.sources._validated",
+}
 
 __all__ = [
     "CacheInputs",
@@ -74,3 +95,16 @@ __all__ = [
     "source_chain",
     "source_identity",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_core.sources' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

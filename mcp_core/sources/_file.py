@@ -6,8 +6,9 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import final
+from typing import Final, final
 
+import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
@@ -21,6 +22,8 @@ from mcp_core.elements import (
 from mcp_core.errors import CollectionFormatError, SourceError
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._marked import STRETCH
+
+_LOOKUP_POLL: Final = 0.001  # seconds between two looks at the lookups in flight
 
 __all__ = ["CollectionFileSource"]
 
@@ -68,7 +71,15 @@ class CollectionFileSource:
     keep even that one read off the event loop.
     """
 
-    __slots__ = ("_declared", "_diagnostics", "_document", "_kinds_cache", "_lock", "_path")
+    __slots__ = (
+        "_declared",
+        "_diagnostics",
+        "_document",
+        "_kinds_cache",
+        "_lock",
+        "_lookups",
+        "_path",
+    )
 
     def __init__(self, path: str | os.PathLike[str], *, kinds: ElementKind | None = None) -> None:
         self._path = Path(path).absolute()
@@ -77,6 +88,7 @@ class CollectionFileSource:
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._document: tuple[tuple[int, int, int], CollectionDocument] | None = None
         self._lock = threading.Lock()  # parses happen in worker threads
+        self._lookups = 0  # lookups in flight, which the build of provide() lets go first
 
     def __repr__(self) -> str:
         kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
@@ -134,6 +146,12 @@ class CollectionFileSource:
         try:
             while build.step(STRETCH):
                 await anyio.lowlevel.cancel_shielded_checkpoint()
+                # A lookup in flight (a first call while the preload builds) indexes the file in
+                # a worker thread, which the build would slow: it goes first (it never waits for
+                # the build, so this wait ends with it).
+                while self._lookups:
+                    with anyio.CancelScope(shield=True):
+                        await anyio.sleep(_LOOKUP_POLL)
             collection = build.collection()
         except CollectionFormatError as exc:
             raise SourceError(
@@ -153,6 +171,13 @@ class CollectionFileSource:
             SourceError: as ``provide()`` would (unreadable file, not a collection, elements
                 outside the declared kinds).
         """
+        self._lookups += 1
+        try:
+            return await self._looked_up(ref)
+        finally:
+            self._lookups -= 1
+
+    async def _looked_up(self, ref: ElementRef) -> Element | None:
         document = await anyio.to_thread.run_sync(self._indexed, abandon_on_cancel=True)
         declared = self._declared
         if declared is not None:

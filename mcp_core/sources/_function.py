@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, final
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
@@ -95,24 +95,28 @@ class FunctionSource:
 
     def _declared(self) -> Declarations:
         if self._declarations is None:
-            marked: list[Marked] = []
+            # Read as they are indexed (in stretches, by the first provide()): marks are looked
+            # up then, so building this costs nothing before the first request.
             providers: list[Provider] = []
-            for fn in self._functions:
-                marks = marks_of(fn)
-                if not marks:
-                    marked.append(Marked(fn, (_UNMARKED,)))
-                    continue
-                if len(marks) == 1 and isinstance(marks[0], ElementMark):
-                    marked.append(Marked(fn, marks))  # type: ignore[arg-type]  # checked just above
-                    continue
-                element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
-                if element_marks:
-                    marked.append(Marked(fn, element_marks))
-                if len(element_marks) != len(marks):
-                    providers.extend(
-                        Provider(provider=fn, mark=m, origin=callable_name(fn))
-                        for m in marks
-                        if isinstance(m, CompletionMark)
-                    )
-            self._declarations = Declarations(marked, providers, source=repr(self))
+            self._declarations = Declarations(self._marked(providers), providers, source=repr(self))
         return self._declarations
+
+    def _marked(self, providers: list[Provider]) -> Iterator[Marked]:
+        """Each function as a :class:`Marked` record; its completion marks go to ``providers``."""
+        for fn in self._functions:
+            marks = marks_of(fn)
+            if not marks:
+                yield Marked(fn, (_UNMARKED,))
+                continue
+            if len(marks) == 1 and isinstance(marks[0], ElementMark):
+                yield Marked(fn, marks)  # type: ignore[arg-type]  # checked just above
+                continue
+            element_marks = tuple(m for m in marks if isinstance(m, ElementMark))
+            if len(element_marks) != len(marks):
+                providers.extend(
+                    Provider(provider=fn, mark=m, origin=callable_name(fn))
+                    for m in marks
+                    if isinstance(m, CompletionMark)
+                )
+            if element_marks:
+                yield Marked(fn, element_marks)

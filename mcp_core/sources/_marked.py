@@ -22,7 +22,8 @@ Each skip is a ``skipped`` :class:`~mcp_core.sources.SourceDiagnostic` naming th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, final
 
@@ -51,6 +52,8 @@ _COMPLETABLE: Final = frozenset({ElementKind.PROMPT, ElementKind.RESOURCE_TEMPLA
 # few milliseconds of work, so a request arriving during a large first load waits that long at
 # most (and is answered per name), instead of waiting for the whole catalogue.
 STRETCH: Final = 256
+
+_WHOLE: Final = 1 << 20  # declarations indexed in one go when nothing waits between stretches
 
 
 @final
@@ -138,22 +141,46 @@ class Declarations:
         "_kept",
         "_next",
         "_notes",
+        "_pending",
         "_providers",
         "_source",
     )
 
     def __init__(
-        self, marked: Sequence[Marked], providers: Sequence[Provider], *, source: str
+        self, marked: Iterable[Marked], providers: Sequence[Provider], *, source: str
     ) -> None:
+        # ``marked`` is read as it is indexed (:meth:`index`, in stretches while a source
+        # provides): a source may hand a generator that fills ``providers`` as it goes, which
+        # is complete once every declaration is indexed, before anything is derived.
         self._source = source
         self._providers = providers
-        notes: list[SourceDiagnostic] = []
+        self._pending: Iterator[Marked] | None = iter(marked)
+        self._notes: list[SourceDiagnostic] = []
         # Positions by kind, then by key, known from the mark without deriving: neither an
         # ElementRef nor a (kind, key) pair is built per declaration (100k of them showed in a
         # cold start and in the heap); a ref is built only for a message.
-        index: dict[ElementKind, dict[str, int]] = {}
-        kept: list[Marked] = []
-        for entry in marked:
+        self._index: dict[ElementKind, dict[str, int]] = {}
+        self._kept: list[Marked] = []
+        self._derived: list[Element | None] = []
+        self._failures: dict[int, list[SourceDiagnostic]] = {}
+        self._attached: dict[int, dict[str, Provider]] | None = None
+        self._attach_notes: list[SourceDiagnostic] = []
+        self._next = 0
+        self._count = 0
+        self._collection: tuple[ElementCollection, tuple[SourceDiagnostic, ...]] | None = None
+
+    def index(self, count: int) -> bool:
+        """Index up to ``count`` more declarations, in order; False once all are indexed.
+
+        Everything else indexes what is left first: this only lets a caller do it in stretches.
+        """
+        pending = self._pending
+        if pending is None:
+            return False
+        source, notes, index, kept = self._source, self._notes, self._index, self._kept
+        seen = 0
+        for entry in itertools.islice(pending, count):
+            seen += 1
             mark = entry.marks[0]
             key = mark.key(entry.function)
             keys = index.get(mark.kind)
@@ -185,32 +212,41 @@ class Declarations:
             else:
                 keys[key] = len(kept)
                 kept.append(entry)
-        self._notes = notes
-        self._index = index
-        self._kept = kept
-        self._derived: list[Element | None] = [_UNDERIVED] * len(kept)
-        self._failures: dict[int, list[SourceDiagnostic]] = {}
-        self._attached: dict[int, dict[str, Provider]] | None = None
-        self._attach_notes: list[SourceDiagnostic] = []
-        self._next = 0
+                self._derived.append(_UNDERIVED)
         self._count = len(kept)
-        self._collection: tuple[ElementCollection, tuple[SourceDiagnostic, ...]] | None = None
+        if seen == count:
+            return True  # perhaps more: the next stretch finds out
+        self._pending = None
+        return False
+
+    def _indexed(self) -> None:
+        """Index whatever is not indexed yet."""
+        while self.index(_WHOLE):
+            pass
 
     def __len__(self) -> int:
         """How many declarations are kept (each becomes an element unless its derivation fails)."""
+        self._indexed()
         return self._count
 
     def lookup(self, ref: ElementRef) -> Element | None:
         """The element declared at ``ref`` (derived now if it was not yet), or None."""
         if self._collection is not None:
             return self._collection[0].get(ref)
+        # Indexed only as far as the first declaration of ``ref`` (later ones are skipped, so
+        # the answer is the same): a first call does not wait for the whole catalogue's marks.
         position = self._index.get(ref.kind, {}).get(ref.key)
+        while position is None and self.index(STRETCH):
+            position = self._index.get(ref.kind, {}).get(ref.key)
+        if position is None:
+            position = self._index.get(ref.kind, {}).get(ref.key)
         return None if position is None else self._element(position)
 
     def derive(self, count: int) -> bool:
         """Derive up to ``count`` more declarations, in order; False once all are derived."""
         if self._collection is not None:
             return False
+        self._indexed()
         stop = min(self._next + count, len(self._kept))
         for position in range(self._next, stop):
             self._element(position)
@@ -220,6 +256,7 @@ class Declarations:
     def collection(self) -> tuple[ElementCollection, tuple[SourceDiagnostic, ...]]:
         """Every declared element (in order, completions attached) and a diagnostic per skip."""
         if self._collection is None:
+            self._indexed()
             self.derive(len(self._kept))
             if self._providers:
                 self._attachments()  # a dropped provider is reported even if nothing uses it
@@ -249,6 +286,7 @@ class Declarations:
 
     def _attachments(self) -> dict[int, dict[str, Provider]]:
         if self._attached is None:
+            self._indexed()  # a provider may be declared after its target
             self._attached = _attach(self._kept, self._providers, self._source, self._attach_notes)
         return self._attached
 
@@ -264,6 +302,8 @@ async def derive_all(
     """
     # Every element made here lives as long as the catalogue: see mcp_core._collector.
     with collector_paused():
+        while declarations.index(STRETCH):
+            await anyio.lowlevel.cancel_shielded_checkpoint()
         while declarations.derive(STRETCH):
             await anyio.lowlevel.cancel_shielded_checkpoint()
         return declarations.collection()

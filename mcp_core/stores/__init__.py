@@ -4,18 +4,31 @@ Every Redis call is bounded in time and goes through a circuit breaker (:class:`
 whose state each store reports as :class:`BackendHealth`.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from mcp_core.stores._breaker import BackendHealth, BackendState, CircuitBreaker
 from mcp_core.stores._bus import Change, ChangeBus, MemoryChangeBus
-from mcp_core.stores._memory import MemoryStore
 from mcp_core.stores._protocol import (
     BackendHealthReport,
     CacheStore,
     ListingStore,
     OperationTimeout,
 )
-from mcp_core.stores._redis import RedisStore
-from mcp_core.stores._redis_bus import RedisChangeBus
-from mcp_core.stores._sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from mcp_core.stores._memory import MemoryStore
+    from mcp_core.stores._redis import RedisStore
+    from mcp_core.stores._redis_bus import RedisChangeBus
+    from mcp_core.stores._sqlite import SqliteStore
+
+# Imported on first use: a server that uses no store (every stdio start) imports none of them.
+_LAZY: dict[str, str] = {
+    "MemoryStore": "mcp_core.stores._memory",
+    "RedisChangeBus": "mcp_core.stores._redis_bus",
+    "RedisStore": "mcp_core.stores._redis",
+    "SqliteStore": "mcp_core.stores._sqlite",
+}
 
 __all__ = [
     "BackendHealth",
@@ -33,3 +46,16 @@ __all__ = [
     "RedisStore",
     "SqliteStore",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_core.stores' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

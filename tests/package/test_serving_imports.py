@@ -1,4 +1,4 @@
-"""The serving path imports only what it uses (ADR 0057): heavy modules load with their feature.
+"""The serving path imports only what it uses (ADRs 0057, 0112): heavy modules load with their feature.
 
 Each test starts a fresh interpreter, since the test process itself has imported everything.
 A server script (``App`` + decorators + ``app.run()``) is served over stdio to the official
@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -23,7 +24,33 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
 )  # handshake-era client APIs
 
-WATCHED = ("jsonschema", "referencing", "sqlite3", "redis")
+WATCHED = (
+    "jsonschema",
+    "referencing",
+    "sqlite3",
+    "redis",
+    # Modules for HTTP, deployments, stores, search and the other sources (ADR 0112): every
+    # stdio start paid for them; each is imported where it is used.
+    "h11",
+    "uvicorn.protocols.http.h11_impl",
+    "prometheus_client",
+    "opentelemetry.sdk",
+    "mcp_core.server._deployment",
+    "mcp_core.server._hotpath",
+    "mcp_core.server._operator",
+    "mcp_core.server._sessions",
+    "mcp_core.stores._memory",
+    "mcp_core.stores._redis",
+    "mcp_core.stores._redis_bus",
+    "mcp_core.stores._sqlite",
+    "mcp_core.search",
+    "mcp_core.sources._cached",
+    "mcp_core.sources._discovery",
+    "mcp_core.sources._entry_points",
+    "mcp_core.sources._file",
+    "mcp_core.sources._shared",
+    "mcp_core.sources._wrappers",
+)
 """Modules a plain app never needs to serve, each imported by the feature that uses it."""
 
 SERVER = """
@@ -88,8 +115,15 @@ def server(folder: Path, *, rich: bool) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=[str(path)], env=dict(os.environ))
 
 
+@pytest.mark.parametrize("options", [{}, {"mode": "legacy"}], ids=["2026-07-28", "legacy"])
+async def test_a_first_call_finds_none_of_them(tmp_path: Path, options: dict[str, Any]) -> None:
+    """Up to its first call, a served app has imported none of them (both protocol eras)."""
+    async with Client(server(tmp_path, rich=False), **options) as client:
+        assert json.loads(ok_text(await client.call_tool("loaded", {}))) == []
+
+
 async def test_a_plain_app_serves_without_them(tmp_path: Path) -> None:
-    """Admitting, listing and calling scalar tools loads no jsonschema, sqlite3 or redis."""
+    """Admitting, listing and calling scalar tools loads none of them."""
     async with Client(server(tmp_path, rich=False)) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert names == {"add", "greet", "loaded"}
@@ -144,3 +178,25 @@ def test_sqlite3_loads_with_a_sqlite_store(tmp_path: Path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "b'v'", "True"]
+
+
+def test_what_a_start_leaves_out_resolves_when_used() -> None:
+    """The public names whose modules a stdio start leaves out import them on first use."""
+    probe = textwrap.dedent(
+        """
+        import sys
+        import mcp_core.app, mcp_core.server, mcp_core.sources, mcp_core.stores
+        assert "mcp_core.server._deployment" not in sys.modules
+        assert mcp_core.server.Deployment.__module__ == "mcp_core.server._deployment"
+        assert mcp_core.sources.CachedSource.__module__ == "mcp_core.sources._cached"
+        assert mcp_core.stores.RedisStore.__module__ == "mcp_core.stores._redis"
+        assert "Deployment" in dir(mcp_core.server) and "SqliteStore" in dir(mcp_core.stores)
+        from mcp_core.sources import DiscoverySource, NoSuchSource
+        """
+    )
+    out = subprocess.run(  # noqa: S603 -- our own interpreter with a fixed program
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    # Every lazily exported name resolves; an unknown one is still an ImportError naming it.
+    assert out.returncode == 1, out.stderr
+    assert "cannot import name 'NoSuchSource' from 'mcp_core.sources'" in out.stderr

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,3 +50,53 @@ def test_every_wrapper_component_certifies_only_its_own_class() -> None:
         for other in set(wrappers.values()) - {own}:
             assert f"{other}Source" in outside
         assert f"{own}Source" not in outside
+
+
+def _fake_mutants(count: int) -> list[object]:
+    return [
+        mutation.Mutant(
+            "memory-store", "mcp_core/stores/_memory.py", "core/AddNot", n, n, "f", f"x{n}", 0
+        )
+        for n in range(count)
+    ]
+
+
+def _interrupted_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, stop_after: int, sample: int | None
+) -> dict[str, object]:
+    """A run of 12 fake mutants of memory-store, cut off after ``stop_after`` of them."""
+    monkeypatch.setattr(mutation, "RESULTS", tmp_path)
+    monkeypatch.setattr(mutation, "mutants", lambda _component: _fake_mutants(12))
+    monkeypatch.setattr(mutation, "_certify", lambda *_args: (0, ""))
+    ran: list[object] = []
+
+    def run_free(_free: object, mutant: object) -> dict[str, object]:
+        if len(ran) == stop_after:
+            raise KeyboardInterrupt
+        ran.append(mutant)
+        row: dict[str, object] = mutation._row(mutant, "killed", "", "")
+        return row
+
+    monkeypatch.setattr(mutation, "_run_free", run_free)
+    with contextlib.suppress(KeyboardInterrupt):
+        mutation.run(["memory-store"], 1, sample=sample, sample_seed=5)
+    loaded: dict[str, object] = json.loads((tmp_path / "memory-store.json").read_text())
+    return loaded
+
+
+def test_an_interrupted_run_keeps_a_sample_of_what_it_certified(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Results are written after each mutant; a run cut short is a sample, and says so."""
+    results = _interrupted_run(monkeypatch, tmp_path, stop_after=4, sample=None)
+    assert results["sample"] == {"size": 4, "seed": 5, "in_scope": 12}
+    cut = [row["key"] for row in results["mutants"]]  # type: ignore[attr-defined]
+    assert len(cut) == 4
+    # The order is shuffled with the seed, and a sample is its prefix: `--sample 4` runs the
+    # same four mutants the interrupted run did.
+    sampled = _interrupted_run(monkeypatch, tmp_path, stop_after=99, sample=4)
+    assert [row["key"] for row in sampled["mutants"]] == cut  # type: ignore[attr-defined]
+    assert cut != [m.key for m in _fake_mutants(12)[:4]]  # type: ignore[attr-defined]
+    whole = _interrupted_run(monkeypatch, tmp_path, stop_after=99, sample=None)
+    assert whole["sample"] is None
+    assert len(whole["mutants"]) == 12  # type: ignore[arg-type]

@@ -182,8 +182,9 @@ class TestHealth:
         server = McpServer(inner)
         app = server.streamable_http_app(preload=True)
         with TestClient(app, base_url="http://127.0.0.1:8000") as http:
-            with anyio.from_thread.start_blocking_portal() as portal:
-                portal.call(inner.load)
+            # On the app's own loop: the preload it started holds the registry's lock there.
+            assert http.portal is not None
+            http.portal.call(inner.load)
             serving = [http.get(path) for path in ("/livez", "/readyz", "/healthz")]
             server.lifecycle.begin_drain()
             draining = [http.get(path) for path in ("/livez", "/readyz", "/healthz")]

@@ -14,6 +14,7 @@ from mcp_core.handlers._functions import shape_of
 from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.sources import ElementSource
 from mcp_core.sources._function import FunctionSource
+from mcp_core.sources._marked import STRETCH
 
 
 @tool
@@ -228,6 +229,40 @@ class TestFunctionSource:
         assert len(derived) == 10_000
         # Simple signatures take the pydantic-free path: no model is built per tool.
         assert shape_of(functions[0])._model is None
+
+    async def test_a_first_lookup_reads_the_marks_only_as_far_as_its_ref(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A call before the preload indexes a stretch of marks, not the catalogue (ADR 0112).
+
+        A later declaration of the same ref is still the skipped one, and a missing ref still
+        reads every mark: the answers are those of a full index.
+        """
+        read: list[str] = []
+        original = ElementMark.key
+
+        def counting(self: ElementMark, fn: Any) -> str:
+            read.append(fn.__name__)
+            return original(self, fn)
+
+        monkeypatch.setattr(ElementMark, "key", counting)
+        functions: list[Any] = []
+        for index in [*range(3 * STRETCH), 0]:  # the last one declares t0 again
+            namespace: dict[str, Any] = {"tool": tool}
+            code = f"@tool(name='t{index}')\ndef f{len(functions)}(x: int) -> int:\n    return x\n"
+            exec(code, namespace)  # noqa: S102 -- distinct functions
+            functions.append(namespace[f"f{len(functions)}"])
+        source = FunctionSource(*functions)
+        first = await source.lookup(ElementRef.tool("t1"))
+        assert first is not None
+        assert first.handler is functions[1]
+        assert len(read) <= STRETCH
+        assert await source.lookup(ElementRef.tool("missing")) is None
+        assert set(read) == {fn.__name__ for fn in functions}
+        collection = await source.provide()
+        assert collection.get(ElementRef.tool("t1")) is first
+        assert collection.get(ElementRef.tool("t0")).handler is functions[0]  # type: ignore[union-attr]
+        assert [d.ref for d in source.diagnostics()] == [ElementRef.tool("t0")]
 
     async def test_lookups_after_provide_answer_the_collections_own_elements(self) -> None:
         """Once provided, a lookup gives the very element the collection holds (or None)."""

@@ -25,6 +25,9 @@ from mcp_core.registry import (
     ResourceCandidates,
     SourceChangeNotifier,
 )
+from mcp_core.registry._protocols import CatalogSizes
+from mcp_core.server._events import InMemoryEventStore, RetainedBytes
+from mcp_core.server._lifecycle import Draining, Lifecycle
 from mcp_core.sources import (
     CachedSource,
     CacheInputs,
@@ -105,8 +108,9 @@ class TestStructuralConformance:
         source_changes: SourceChangeNotifier = registry
         prefetch: KindsPrefetch = registry
         diagnostics: DiagnosticsReport = registry
+        sizes: CatalogSizes = registry
         offered += [candidates, at_ref, whole, origin, health, background, configured]
-        offered += [source_changes, prefetch, diagnostics]
+        offered += [source_changes, prefetch, diagnostics, sizes]
         for capability in (
             ResourceCandidates,
             ElementAtRef,
@@ -118,9 +122,10 @@ class TestStructuralConformance:
             SourceChangeNotifier,
             KindsPrefetch,
             DiagnosticsReport,
+            CatalogSizes,
         ):
             assert isinstance(registry, capability), capability.__name__
-        assert len(offered) == 10
+        assert len(offered) == 11
 
     def test_sources_declare_their_capabilities(self) -> None:
         """The wrappers are WrappingSources; each source has the capabilities it implements."""
@@ -152,3 +157,16 @@ class TestStructuralConformance:
 
 def _protocol_bases(cls: type) -> tuple[type, ...]:
     return tuple(base for base in cls.__mro__ if getattr(base, "_is_protocol", False))
+
+
+class TestServerPlumbing:
+    """The server's own capability Protocols (ADR 0113), met by the reference classes."""
+
+    def test_event_store_and_lifecycle(self) -> None:
+        """InMemoryEventStore says its bytes; a Lifecycle says whether it drains."""
+        store: RetainedBytes = InMemoryEventStore()
+        draining: Draining = Lifecycle()
+        assert isinstance(store, RetainedBytes)
+        assert isinstance(draining, Draining)
+        assert store.retained_bytes == 0
+        assert not draining.draining
