@@ -7,6 +7,8 @@ first use, so ``import mcp_core.elements`` stays free of the server stack and th
 
 from __future__ import annotations
 
+from mcp_core._lazy import LazyNames  # imports nothing itself
+
 # Not typing.TYPE_CHECKING, and importlib only once a name is asked for: every import here costs
 # the console script (mcp_core.cli:main) time before it can handle Ctrl-C (mcp_core.cli._main);
 # type checkers read this name.
@@ -153,16 +155,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcp_core' has no attribute {name!r}")
-    import importlib  # noqa: PLC0415 -- see TYPE_CHECKING above
+_LAZY = LazyNames(__name__, _EXPORTS, globals())
 
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+
+def __getattr__(name: str) -> Any:
+    return _LAZY.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return _LAZY.listed()

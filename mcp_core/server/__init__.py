@@ -10,12 +10,12 @@ Importing this package also teaches handler derivation the official SDK's ``Cont
 ``MCPServer`` are served unchanged.
 """
 
-import importlib
 import warnings
 from typing import TYPE_CHECKING
 
 from mcp.server.request_state import RequestStateSecurity
 
+from mcp_core._lazy import LazyNames
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import Lifespan
 from mcp_core.server._deployed import WorkerStatus
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 # Imported on first use: a server that serves alone (every stdio start) needs no deployment, whose
 # module imports the Redis stores.
 _LAZY: dict[str, str] = {"Deployment": "mcp_core.server._deployment"}
+_NAMES = LazyNames(__name__, _LAZY, globals())
 
 __all__ = [
     "LOG_FORMAT",
@@ -79,9 +80,8 @@ def __getattr__(name: str) -> object:
             stacklevel=2,
         )
         return ErrorReply
-    module = _LAZY.get(name)
-    if module is not None:
-        value: object = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mcp_core.server' has no attribute {name!r}")
+    return _NAMES.get(name)
+
+
+def __dir__() -> list[str]:
+    return _NAMES.listed()

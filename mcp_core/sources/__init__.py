@@ -6,9 +6,9 @@ behaviour each and compose by nesting::
     CachedSource(PrefixedSource(DiscoverySource(["myapp.tools"]), "myapp"), SqliteStore("cache.db"))
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from mcp_core._lazy import LazyNames
 from mcp_core.errors import SourceUnavailableError
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic
 from mcp_core.sources._function import FunctionSource
@@ -97,14 +97,12 @@ __all__ = [
 ]
 
 
+_NAMES = LazyNames(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcp_core.sources' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _NAMES.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return _NAMES.listed()

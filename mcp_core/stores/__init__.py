@@ -4,9 +4,9 @@ Every Redis call is bounded in time and goes through a circuit breaker (:class:`
 whose state each store reports as :class:`BackendHealth`.
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from mcp_core._lazy import LazyNames
 from mcp_core.stores._breaker import BackendHealth, BackendState, CircuitBreaker
 from mcp_core.stores._bus import Change, ChangeBus, MemoryChangeBus
 from mcp_core.stores._protocol import (
@@ -48,14 +48,12 @@ __all__ = [
 ]
 
 
+_NAMES = LazyNames(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcp_core.stores' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _NAMES.get(name)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return _NAMES.listed()

@@ -18,7 +18,7 @@ PACKAGE: Final = Path(__file__).resolve().parents[2] / "mcp_core"
 
 # module → (number of getattr/hasattr calls, which of ADR 0113's kinds they are)
 KNOWN: Final[dict[str, tuple[int, str]]] = {
-    "__init__.py": (1, "delegation: the root package's lazy names"),
+    "_lazy.py": (1, "delegation: the packages' names imported on first use (PEP 562)"),
     "bridges/_mcpserver.py": (1, "foreign object: an adopted FastMCP's settings"),
     "bridges/_remote.py": (7, "the SDK's private internals: RemoteSource's tool listing"),
     "cli/_target.py": (13, "a name the user gave: pkg:attr; module introspection"),
@@ -34,15 +34,12 @@ KNOWN: Final[dict[str, tuple[int, str]]] = {
     "handlers/_sdk_values.py": (2, "foreign objects: the SDK's values"),
     "handlers/containers.py": (3, "foreign objects: dependency-injector containers"),
     "registry/_recovery.py": (1, "own dataclass fields walked by name"),
-    "server/__init__.py": (1, "delegation: the package's lazy names"),
     "server/_context.py": (2, "delegation: the SDK's Context"),
     "server/_events.py": (3, "the SDK's private internals, one guarded place"),
     "server/_gateway.py": (1, "the SDK's private internals: connection_of"),
-    "sources/__init__.py": (1, "delegation: the package's lazy names"),
     "sources/_diagnostics.py": (2, "Python introspection: __module__, __qualname__"),
     "sources/_discovery.py": (3, "foreign objects: importlib finders, module attributes"),
     "sources/_marked.py": (3, "Python introspection: marks on the user's functions"),
-    "stores/__init__.py": (1, "delegation: the package's lazy names"),
     "visibility/_combinators.py": (1, "a name the user gave: the handler method a rule names"),
 }
 
