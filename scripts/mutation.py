@@ -12,7 +12,7 @@ cannot be told apart from the original through any promise (an equivalent mutant
 Subcommands (components default to all of them; ``list`` names them):
 
 - ``list [COMPONENT...]``: every mutant, its scope, and whether it is listed as equivalent.
-- ``run [COMPONENT...] [--jobs N] [--survivors] [--sample N [--sample-seed S]]``: run every
+- ``run [COMPONENT...] [--jobs N] [--survivors | --resume] [--sample N [--sample-seed S]]``: run every
   mutant in scope (or only the last run's survivors not listed as equivalent, after a law was
   sharpened; or a random sample of N, for a component whose full run takes hours: the score
   says so), in an order shuffled with the seed; results go to ``.mutation/COMPONENT.json`` after
@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import compileall
 import difflib
 import hashlib
 import json
 import os
+import py_compile
 import queue
 import random
 import shutil
@@ -43,6 +45,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from collections import Counter
@@ -612,9 +615,38 @@ def _load_results(component: str) -> dict[str, Any] | None:
     return loaded
 
 
-def _certify(workdir: Path, kind: str, spec: str, timeout: float = 240.0) -> tuple[int, str]:
-    """Run the kit on one target with ``workdir``'s mcp_core first on the path."""
-    env = dict(os.environ, PYTHONPATH=str(workdir), PYTHONDONTWRITEBYTECODE="1")
+_ORDER_PLUGIN: Final = "mutation_law_order"
+_ORDER_VARIABLE: Final = "MCP_MUTATION_LAW_ORDER"
+_ORDER_SOURCE: Final = f'''"""Runs first the laws named in {_ORDER_VARIABLE} (scripts/mutation.py writes it)."""
+
+import os
+
+
+def pytest_collection_modifyitems(items):
+    order = os.environ.get("{_ORDER_VARIABLE}", "").split(",")
+    rank = {{name: place for place, name in enumerate(order) if name}}
+    items.sort(key=lambda item: rank.get(item.name, len(rank)))
+'''
+"""A pytest plugin each work directory holds: the kit stops at the first law that fails (``-x``),
+so the laws likeliest to kill a mutant run first. The order changes only how soon a mutant is
+killed, never whether: every law still runs on a survivor."""
+
+
+def _certify(
+    workdir: Path, kind: str, spec: str, timeout: float = 240.0, order: Sequence[str] = ()
+) -> tuple[int, str]:
+    """Run the kit on one target with ``workdir``'s mcp_core first on the path.
+
+    ``order``: law functions to run first, the likeliest killers first. Bytecode is not written
+    (the work directory's modules were compiled with checked hashes: a mutated module's stale
+    bytecode is recompiled on import, never used).
+    """
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(workdir),
+        PYTHONDONTWRITEBYTECODE="1",
+        **{_ORDER_VARIABLE: ",".join(order)},
+    )
     command = [
         sys.executable,
         "-m",
@@ -623,6 +655,8 @@ def _certify(workdir: Path, kind: str, spec: str, timeout: float = 240.0) -> tup
         "-x",
         "-p",
         "no:cacheprovider",
+        "-p",
+        _ORDER_PLUGIN,
         "--mcp-conformance",
         f"--mcp-{kind}={spec}",
         f"--mcp-conformance-seed={SEED}",
@@ -645,6 +679,40 @@ def _certify(workdir: Path, kind: str, spec: str, timeout: float = 240.0) -> tup
     return process.returncode, output
 
 
+def _killer(output: str) -> str | None:
+    """The law function that failed first, from pytest's short summary (``FAILED path::name``)."""
+    for line in output.splitlines():
+        if line.startswith("FAILED ") and "::" in line:
+            return line.split("::", 1)[1].split(" ", 1)[0]
+    return None
+
+
+class _Killers:
+    """Which laws killed mutants so far in a run: the order to try the next mutant's laws in.
+
+    First the laws that killed a mutant of the same definition (the likeliest to see a bug
+    there), then the others by how many mutants they killed in all.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._all: Counter[str] = Counter()
+        self._by_definition: dict[str, Counter[str]] = {}
+
+    def order(self, definition: str) -> list[str]:
+        with self._lock:
+            near = [
+                name for name, _ in self._by_definition.get(definition, Counter()).most_common()
+            ]
+            rest = [name for name, _ in self._all.most_common() if name not in near]
+        return near + rest
+
+    def record(self, definition: str, law: str) -> None:
+        with self._lock:
+            self._all[law] += 1
+            self._by_definition.setdefault(definition, Counter())[law] += 1
+
+
 def _verdict_line(output: str) -> str:
     """The line of the kit's report that says why a mutant was killed."""
     for line in output.splitlines():
@@ -654,7 +722,7 @@ def _verdict_line(output: str) -> str:
     return tail[-1] if tail else ""
 
 
-def _run_one(workdir: Path, mutant: Mutant) -> dict[str, object]:
+def _run_one(workdir: Path, mutant: Mutant, killers: _Killers) -> dict[str, object]:
     path = workdir / mutant.module
     original = (ROOT / mutant.module).read_text(encoding="utf-8")
     try:
@@ -678,10 +746,14 @@ def _run_one(workdir: Path, mutant: Mutant) -> dict[str, object]:
             return _row(mutant, "killed", f"does not compile: {error.msg}", diff)
         component = COMPONENTS[mutant.component]
         for kind, spec in component.targets:
-            status, output = _certify(workdir, kind, spec, component.timeout)
+            status, output = _certify(
+                workdir, kind, spec, component.timeout, killers.order(mutant.definition)
+            )
             if status != 0:
                 outcome = "killed"
                 why = f"--mcp-{kind}={spec}: exit {status}: {_verdict_line(output)}"
+                if (law := _killer(output)) is not None:
+                    killers.record(mutant.definition, law)
                 break
     finally:
         path.write_text(original, encoding="utf-8")
@@ -699,11 +771,13 @@ def _row(mutant: Mutant, outcome: str, why: str, diff: str) -> dict[str, object]
     }
 
 
-def _run_free(free: queue.SimpleQueue[Path], mutant: Mutant) -> dict[str, object]:
+def _run_free(
+    free: queue.SimpleQueue[Path], killers: _Killers, mutant: Mutant
+) -> dict[str, object]:
     """Run ``mutant`` in a work directory no other thread uses meanwhile."""
     workdir = free.get()
     try:
-        return _run_one(workdir, mutant)
+        return _run_one(workdir, mutant, killers)
     finally:
         free.put(workdir)
 
@@ -721,6 +795,14 @@ def _workdirs(count: int, scratch: Path) -> Iterator[Path]:
         shutil.copytree(
             ROOT / "conformance" / "mcp_conformance", workdir / "mcp_conformance", ignore=ignore
         )
+        (workdir / f"{_ORDER_PLUGIN}.py").write_text(_ORDER_SOURCE, encoding="utf-8")
+        # Compiled once with checked hashes: each certification imports instead of compiling,
+        # and a mutated module's bytecode no longer matches its source, so it is recompiled.
+        compileall.compile_dir(
+            workdir,
+            quiet=1,
+            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+        )
         yield workdir
 
 
@@ -729,6 +811,7 @@ def run(
     jobs: int,
     *,
     survivors: bool = False,
+    resume: bool = False,
     sample: int | None = None,
     sample_seed: int = 0,
 ) -> None:
@@ -741,6 +824,8 @@ def run(
     was sharpened), keeping the other results; the modules must not have changed since.
     ``sample``: run only that many mutants in scope (the first of the shuffled order), for a
     component whose full run takes hours; the score then says it is a sample's.
+    ``resume``: go on with a stopped run of the same code and seed, certifying only the mutants
+    it had not reached (a run of code that changed since starts over).
     """
     RESULTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mcp-mutation-") as scratch:
@@ -755,9 +840,30 @@ def run(
                 free,
                 workdirs[0],
                 survivors=survivors,
+                resume=resume,
                 sample=sample,
                 sample_seed=sample_seed,
             )
+
+
+def _resumed(
+    component: str, todo: Sequence[Mutant], sample_seed: int
+) -> tuple[list[dict[str, object]], list[Mutant]]:
+    """The stopped run's results to keep and what is left of ``todo`` (all of it: none to resume)."""
+    previous = _load_results(component)
+    if previous is None or previous["fingerprint"] != _fingerprint(component):
+        return [], list(todo)
+    drawn_with = (previous.get("sample") or {}).get("seed", sample_seed)
+    if drawn_with != sample_seed:
+        message = (
+            f"{component}: the run to resume drew its order with seed {drawn_with}; resume "
+            f"with --sample-seed {drawn_with}"
+        )
+        raise UsageError(message)
+    kept: list[dict[str, object]] = list(previous["mutants"])
+    done = {row["key"] for row in kept}
+    # The same seeded order, less what was certified: the run goes on where it stopped.
+    return kept, [mutant for mutant in todo if mutant.key not in done]
 
 
 def _run_component(
@@ -767,6 +873,7 @@ def _run_component(
     first: Path,
     *,
     survivors: bool,
+    resume: bool,
     sample: int | None,
     sample_seed: int,
 ) -> None:
@@ -797,6 +904,8 @@ def _run_component(
         }
         kept = [row for row in previous["mutants"] if row["key"] not in again]
         todo = [mutant for mutant in every if mutant.key in again and mutant.outside() is None]
+    elif resume:
+        kept, todo = _resumed(component, todo, sample_seed)
     started = time.monotonic()
     print(
         f"{component}: {len(todo)} mutants of {len(in_scope)} in scope ({len(every)} in all), "
@@ -805,7 +914,8 @@ def _run_component(
     )
     rows: list[dict[str, object]] = list(kept)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for number, row in enumerate(pool.map(partial(_run_free, free), todo), start=1):
+        killers = _Killers()
+        for number, row in enumerate(pool.map(partial(_run_free, free, killers), todo), start=1):
             rows.append(row)
             print(
                 f"  [{number}/{len(todo)}, {time.monotonic() - started:.0f} s] "
@@ -1030,6 +1140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name == "run":
             command.add_argument("--jobs", type=int, default=2)
             command.add_argument("--survivors", action="store_true")
+            command.add_argument("--resume", action="store_true")
             command.add_argument("--sample", type=int, default=None, metavar="N")
             command.add_argument("--sample-seed", type=int, default=0, metavar="SEED")
         if name == "score":
@@ -1049,6 +1160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 components,
                 max(1, arguments.jobs),
                 survivors=arguments.survivors,
+                resume=arguments.resume,
                 sample=arguments.sample,
                 sample_seed=arguments.sample_seed,
             )

@@ -62,7 +62,12 @@ def _fake_mutants(count: int) -> list[object]:
 
 
 def _interrupted_run(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *, stop_after: int, sample: int | None
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    *,
+    stop_after: int,
+    sample: int | None,
+    resume: bool = False,
 ) -> dict[str, object]:
     """A run of 12 fake mutants of memory-store, cut off after ``stop_after`` of them."""
     monkeypatch.setattr(mutation, "RESULTS", tmp_path)
@@ -70,7 +75,7 @@ def _interrupted_run(
     monkeypatch.setattr(mutation, "_certify", lambda *_args: (0, ""))
     ran: list[object] = []
 
-    def run_free(_free: object, mutant: object) -> dict[str, object]:
+    def run_free(_free: object, _killers: object, mutant: object) -> dict[str, object]:
         if len(ran) == stop_after:
             raise KeyboardInterrupt
         ran.append(mutant)
@@ -79,7 +84,7 @@ def _interrupted_run(
 
     monkeypatch.setattr(mutation, "_run_free", run_free)
     with contextlib.suppress(KeyboardInterrupt):
-        mutation.run(["memory-store"], 1, sample=sample, sample_seed=5)
+        mutation.run(["memory-store"], 1, sample=sample, sample_seed=5, resume=resume)
     loaded: dict[str, object] = json.loads((tmp_path / "memory-store.json").read_text())
     return loaded
 
@@ -100,3 +105,38 @@ def test_an_interrupted_run_keeps_a_sample_of_what_it_certified(
     whole = _interrupted_run(monkeypatch, tmp_path, stop_after=99, sample=None)
     assert whole["sample"] is None
     assert len(whole["mutants"]) == 12  # type: ignore[arg-type]
+
+
+def test_a_resumed_run_goes_on_where_the_stopped_one_ended(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--resume`` certifies only what the stopped run had not reached, in the same order."""
+    monkeypatch.setattr(mutation, "_fingerprint", lambda _component: "same code")
+    first = _interrupted_run(monkeypatch, tmp_path, stop_after=5, sample=None)
+    assert first["sample"] == {"size": 5, "seed": 5, "in_scope": 12}
+    resumed = _interrupted_run(monkeypatch, tmp_path, stop_after=4, sample=None, resume=True)
+    assert resumed["sample"] == {"size": 9, "seed": 5, "in_scope": 12}
+    whole = _interrupted_run(monkeypatch, tmp_path, stop_after=99, sample=None, resume=True)
+    assert whole["sample"] is None
+    keys = [row["key"] for row in whole["mutants"]]  # type: ignore[attr-defined]
+    assert len(keys) == len(set(keys)) == 12
+    straight = _interrupted_run(monkeypatch, tmp_path, stop_after=99, sample=None)
+    assert keys == [row["key"] for row in straight["mutants"]]  # type: ignore[attr-defined]
+    _interrupted_run(monkeypatch, tmp_path, stop_after=3, sample=None)
+    with pytest.raises(mutation.UsageError, match="--sample-seed 5"):
+        mutation.run(["memory-store"], 1, sample_seed=6, resume=True)
+
+
+def test_the_likeliest_killers_run_first() -> None:
+    """Laws that killed a mutant of the same definition first, then by kills in all."""
+    killers = mutation._Killers()
+    assert killers.order("f") == []
+    killers.record("g", "test_a")
+    killers.record("g", "test_a")
+    killers.record("f", "test_b")
+    assert killers.order("f") == ["test_b", "test_a"]
+    assert killers.order("g") == ["test_a", "test_b"]
+    assert killers.order("h") == ["test_a", "test_b"]
+    output = "x\nFAILED conformance/x.py::test_registry_model - AssertionError: no\n"
+    assert mutation._killer(output) == "test_registry_model"
+    assert mutation._killer("1 passed") is None
