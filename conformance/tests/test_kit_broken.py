@@ -135,6 +135,12 @@ CASES = (
     ),
     Broken(
         "registry",
+        "registry_lookup_isolation",
+        "registry.source-isolation",
+        ("registry.resolved-whole", "registry.resolver-agrees", "registry.first-read-complete"),
+    ),
+    Broken(
+        "registry",
         "registry_unavailable_keeps_last_good",
         "registry.unavailable-keeps-last-good",
         ("registry.source-isolation",),

@@ -12,6 +12,7 @@ import anyio.lowlevel
 from hypothesis import strategies as st
 
 from mcp_conformance._checks._needs import Needs, require
+from mcp_conformance._checks.registry_resolved_laws import check_per_name_isolation
 from mcp_conformance._contract import (
     KitBaseException,
     LawViolation,
@@ -151,8 +152,12 @@ def test_registry_undeclared_kinds(kit: Kit) -> None:
 
 @checks("registry.source-isolation")
 def test_registry_source_isolation(kit: Kit) -> None:
-    """Raising sources cost at most their own elements, and every read succeeds."""
+    """Raising sources cost at most their own elements, and every read succeeds.
+
+    Before the first load too: per-name reads that ask raising sources (check_per_name_isolation).
+    """
     _model_based(kit, "registry.source-isolation")
+    check_per_name_isolation(kit)
 
 
 @checks("registry.unavailable-keeps-last-good")

@@ -22,10 +22,10 @@ import anyio.lowlevel
 from hypothesis import strategies as st
 
 from mcp_conformance._checks._needs import Needs, require
-from mcp_conformance._contract import LawViolation, RegistryUnderTest, checked
+from mcp_conformance._contract import LawViolation, RegistryUnderTest, checked, uncontained
 from mcp_conformance._diff import diff_elements
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
-from mcp_conformance._machine import make_registry
+from mcp_conformance._machine import PLANS, make_registry
 from mcp_conformance._universe import (
     ALL_SLOTS,
     PRIORITIES,
@@ -52,7 +52,8 @@ Read: TypeAlias = tuple[str, Callable[[], Awaitable[Answer]]]
 class _LookingUp:
     """A kit source that also answers ``lookup(ref)`` (``ElementLookup``) from its content.
 
-    It takes as many turns of the event loop per lookup as its source takes per provide.
+    It takes as many turns of the event loop per lookup as its source takes per provide, and
+    raises what its source raises while that fails.
     """
 
     def __init__(self, source: MutableSource) -> None:
@@ -70,6 +71,8 @@ class _LookingUp:
     async def lookup(self, ref: ElementRef) -> Element | None:
         for _ in range(self.source.turns + 1):
             await anyio.lowlevel.checkpoint()
+        if self.source.fail_with is not None:
+            raise self.source.fail_with
         return self.source.content.get(ref)
 
 
@@ -239,4 +242,78 @@ def test_registry_resolved_whole(kit: Kit) -> None:
         ),
         body,
         name="registry_resolved_whole",
+    )
+
+
+def check_per_name_isolation(kit: Kit) -> None:
+    """``registry.source-isolation`` before the first load: per-name reads past raising sources.
+
+    A resolver that answers a name before the catalogue is loaded asks the sources it needs one
+    by one, by ``lookup(ref)`` where a source has it, else by providing it. Here some sources
+    raise from both, from the start (one of them always answers ``lookup(ref)``), whatever they
+    raise. Each read, as the first read of a fresh registry, must succeed and answer what the
+    same read answers once loaded over the same sources without the fault (a source that never
+    provided contributes nothing). Not applicable to a registry without the resolver role.
+    """
+    if not kit.session.roles["resolver"].present:
+        return
+
+    async def body(
+        example: tuple[
+            Vocabulary, list[SourceSpec], list[bool], list[bool], int, type[BaseException]
+        ],
+    ) -> None:
+        words, specs, lookups, failing, broken, error = example
+        broken %= len(specs)
+        raising = [index for index in range(len(specs)) if index == broken or failing[index]]
+        looking = [lookup or index == broken for index, lookup in enumerate(lookups)]
+        healthy = [
+            dataclasses.replace(spec, content=()) if index in raising else spec
+            for index, spec in enumerate(specs)
+        ]
+        expected = await _loaded_answers(
+            await make_registry(kit, _sources(words, healthy, looking)), words
+        )
+        faulty = [
+            dataclasses.replace(spec, failing=error) if index in raising else spec
+            for index, spec in enumerate(specs)
+        ]
+        for index in range(len(expected)):
+            registry = await make_registry(kit, _sources(words, faulty, looking))
+            label, read = _reads(registry, words)[index]
+            how = (
+                f"as the first read of a fresh registry whose sources {raising} raise "
+                f"{error.__name__} from provide() (and from lookup(ref), sources "
+                f"{[i for i in raising if looking[i]]})"
+            )
+            try:
+                answer = await read()
+            except LawViolation:
+                raise
+            except BaseException as exc:
+                if not isinstance(exc, Exception) and not uncontained(exc):
+                    raise
+                raise LawViolation(
+                    f"{label} raised {type(exc).__name__}: {exc} {how}; every read "
+                    "succeeds whatever a source raises"
+                ) from exc
+            if answer != expected[label]:
+                raise LawViolation(
+                    f"{label} answered {_describe(answer)} {how}, but "
+                    f"{_describe(expected[label])} once loaded over the same sources without "
+                    f"the fault{_differences(expected[label], answer)}: a raising source "
+                    "costs at most its own elements"
+                )
+
+    kit.given(
+        st.tuples(
+            vocabularies(),
+            _contested(),
+            st.lists(st.booleans(), min_size=4, max_size=4),
+            st.lists(st.booleans(), min_size=4, max_size=4),
+            st.integers(min_value=0, max_value=3),
+            st.sampled_from(PLANS["registry.source-isolation"].failures),
+        ),
+        body,
+        name="registry_source_isolation_per_name",
     )
