@@ -167,6 +167,12 @@ CASES = (
         "registry.resolved-whole",
         ("registry.resolver-agrees", "registry.first-read-complete", "registry.candidates"),
     ),
+    Broken(
+        "registry",
+        "registry_resolved_undeclared",
+        "registry.resolved-whole",
+        ("registry.resolver-agrees", "registry.templates", "registry.candidates"),
+    ),
     Broken("registry", "registry_honest_kinds", "registry.honest-kinds", ("registry.lazy",)),
     Broken("registry", "registry_kinds_read_once", "registry.honest-kinds", ("registry.lazy",)),
     Broken(

@@ -7,8 +7,10 @@ answers must then be what the same registry answers once loaded: not only the de
 handler, the completion providers and the tags — the providers especially, since a registry
 that lets the providers of a shadowed element follow the winner does so when it merges, and a
 per-name read that stops at the winner skips that merge. The kit's candidates at one key take the
-same arguments or variables and complete different ones of them, and half the sources answer
-``lookup(ref)`` (``ElementLookup``), so both ways a registry may ask a source per name are taken.
+same arguments or variables and complete different ones of them, half the sources answer
+``lookup(ref)`` (``ElementLookup``), so both ways a registry may ask a source per name are taken,
+and half of them declare narrower kinds than they hold (or have a ``kinds()`` that raises), so a
+per-name read must skip what the load skips.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `
 from mcp_conformance._machine import PLANS, make_registry
 from mcp_conformance._universe import (
     ALL_SLOTS,
+    KINDS_FAILURES,
     PRIORITIES,
     Completes,
     ContentItem,
@@ -38,6 +41,7 @@ from mcp_conformance._universe import (
     vocabularies,
 )
 from mcp_conformance.faults import MutableSource
+from mcp_conformance.strategies import element_kinds
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.registry import ElementAtRef
 
@@ -88,7 +92,8 @@ def _contested(draw: st.DrawFn) -> list[SourceSpec]:
 
     Every source holds each contested slot at times, the first two always, so a per-name read
     finds a winner and elements it shadows; each element completes none, the first, the other or
-    all of its arguments or variables.
+    all of its arguments or variables. Half the sources declare narrower kinds than they hold, or
+    have a ``kinds()`` that raises.
     """
     # At least one slot whose elements complete something: a prompt's or a template's.
     completing = draw(st.sampled_from([s for s in ALL_SLOTS if s[0] & _COMPLETING]))
@@ -102,11 +107,18 @@ def _contested(draw: st.DrawFn) -> list[SourceSpec]:
                 looks = draw(features(slot[0]))
                 completes = draw(st.sampled_from(_COMPLETES))
                 content.append((slot, False, dataclasses.replace(looks, completions=completes)))
+        # Half the sources declare every kind; the others narrower kinds, or a kinds() that
+        # raises (they declare nothing): their elements of other kinds are skipped, per name too.
+        declares = draw(st.sampled_from(("all", "all", "narrow", "raising")))
         specs.append(
             SourceSpec(
                 priority=draw(st.sampled_from(PRIORITIES)),
                 content=tuple(content),
                 turns=draw(st.integers(min_value=0, max_value=4)),
+                declared=draw(element_kinds()) if declares == "narrow" else ElementKind.ALL,
+                kinds_failing=(
+                    draw(st.sampled_from(KINDS_FAILURES)) if declares == "raising" else None
+                ),
             )
         )
     return specs
