@@ -179,7 +179,11 @@ COMPONENTS: Final[Mapping[str, Component]] = {
         targets=(("registry", "mcp_core.registry:Registry"),),
         outside={
             "Registry.__repr__": _REPR,
-            "DEFAULT_PROVIDE_TIMEOUT": _DEFAULTS,
+            "DEFAULT_PROVIDE_TIMEOUT": (
+                "the default bound on a provide(): the kit's sources finish within a few turns of "
+                "the event loop, far inside any such bound, and no law can wait out seconds in a "
+                "registry's 60 s; tests/registry hold Registry to its timeout"
+            ),
             "Priority": "named priorities, constants for callers; the kit passes its own numbers",
             "Registry.health": _OPERATORS,
             "Registry.diagnostics": _OPERATORS,
