@@ -392,7 +392,7 @@ def test_registry_first_read_complete(kit: Kit) -> None:
 
 @checks("registry.load-idempotent")
 def test_registry_load_idempotent(kit: Kit) -> None:
-    """A second and third load() provide nothing and change nothing; `loaded` says so."""
+    """A second and third load() provide nothing and change nothing; `loaded` says so (a reload too)."""
     _require(kit, "registry.load-idempotent")
 
     async def body(example: tuple[Vocabulary, list[SourceSpec], bool]) -> None:
@@ -417,6 +417,18 @@ def test_registry_load_idempotent(kit: Kit) -> None:
         if after != before:
             raise LawViolation(
                 f"a second load() changed the catalogue: {describe_change(before, after)}"
+            )
+        # A load has completed: `loaded` stays True through a reload(), and load() after it
+        # provides nothing more.
+        await registry.reload()
+        if not registry.loaded:
+            raise LawViolation("`loaded` is False after a reload() (a load has completed)")
+        counts = _provided(sources)
+        await registry.load()
+        if _provided(sources) != counts:
+            raise LawViolation(
+                f"load() after a reload() provided again: sources provided {counts} times "
+                f"before it, {_provided(sources)} after"
             )
 
     kit.given(
