@@ -50,6 +50,15 @@ WATCHED = (
     "mcp_core.sources._file",
     "mcp_core.sources._shared",
     "mcp_core.sources._wrappers",
+    # URI templates, HTTP sessions and their events, deployments' values, host authentication and
+    # metrics: a plain stdio app answers its first call without them.
+    "mcp_core.elements._uritemplate",
+    "mcp_core.server._deployed",
+    "mcp_core.server._events",
+    "mcp_core.server._host",
+    "mcp_core.server._http_app",
+    "mcp_core.server._metrics",
+    "mcp_core.server._responses",
 )
 """Modules a plain app never needs to serve, each imported by the feature that uses it."""
 
