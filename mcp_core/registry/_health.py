@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
 
-from mcp_core.stores import BackendHealth
+if TYPE_CHECKING:
+    # A deployment's backends; a registry serving alone reports none, so no store is imported.
+    from mcp_core.stores import BackendHealth
 
 __all__ = ["RegistryHealth", "RegistryStatus", "SourceHealth", "SourceState", "SourceStatus"]
 

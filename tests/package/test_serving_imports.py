@@ -59,6 +59,13 @@ WATCHED = (
     "mcp_core.server._http_app",
     "mcp_core.server._metrics",
     "mcp_core.server._responses",
+    # Visibility combinators (the default rule is ALWAYS), and the stores with the change
+    # propagation that follows a bus: a registry serving alone composes and follows nothing.
+    "mcp_core.visibility._combinators",
+    "mcp_core.registry._propagation",
+    "mcp_core.stores",
+    "mcp_core.stores._breaker",
+    "mcp_core.stores._bus",
 )
 """Modules a plain app never needs to serve, each imported by the feature that uses it."""
 
