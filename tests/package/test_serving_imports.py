@@ -207,6 +207,15 @@ def test_what_a_start_leaves_out_resolves_when_used() -> None:
         assert mcp_core.sources.CachedSource.__module__ == "mcp_core.sources._cached"
         assert mcp_core.stores.RedisStore.__module__ == "mcp_core.stores._redis"
         assert "Deployment" in dir(mcp_core.server) and "SqliteStore" in dir(mcp_core.stores)
+        import mcp_core.elements, mcp_core.registry, mcp_core.visibility
+        from mcp_core.elements import UriTemplate, ResourceTemplate
+        assert ResourceTemplate(uri_template="n://{id}", name="n").template == UriTemplate.parse("n://{id}")
+        assert mcp_core.visibility.all_of.__module__ == "mcp_core.visibility._combinators"
+        assert mcp_core.visibility.ALWAYS is mcp_core.visibility._combinators.ALWAYS
+        assert mcp_core.registry.ChangePropagation.__module__ == "mcp_core.registry._propagation"
+        assert mcp_core.server.InMemoryEventStore.__module__ == "mcp_core.server._events"
+        assert mcp_core.server.WorkerStatus.__module__ == "mcp_core.server._deployed"
+        assert "all_of" in dir(mcp_core.visibility) and "UriTemplate" in dir(mcp_core.elements)
         from mcp_core.sources import DiscoverySource, NoSuchSource
         """
     )
