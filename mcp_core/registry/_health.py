@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
+from typing import Any, Literal, TypeAlias, final
 
-if TYPE_CHECKING:
-    # A deployment's backends; a registry serving alone reports none, so no store is imported.
-    from mcp_core.stores import BackendHealth
+# Imported here, not only for the type checker: a report's fields resolve wherever it is described
+# (a tool returning a RegistryHealth has its output schema made from them). The stores package
+# imports only the breaker's values up front.
+from mcp_core.stores import BackendHealth
 
 __all__ = ["RegistryHealth", "RegistryStatus", "SourceHealth", "SourceState", "SourceStatus"]
 

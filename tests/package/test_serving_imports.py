@@ -59,13 +59,12 @@ WATCHED = (
     "mcp_core.server._http_app",
     "mcp_core.server._metrics",
     "mcp_core.server._responses",
-    # Visibility combinators (the default rule is ALWAYS), and the stores with the change
+    # Visibility combinators (the default rule is ALWAYS), the stores' protocols and the change
     # propagation that follows a bus: a registry serving alone composes and follows nothing.
     "mcp_core.visibility._combinators",
     "mcp_core.registry._propagation",
-    "mcp_core.stores",
-    "mcp_core.stores._breaker",
     "mcp_core.stores._bus",
+    "mcp_core.stores._protocol",
 )
 """Modules a plain app never needs to serve, each imported by the feature that uses it."""
 
@@ -216,6 +215,17 @@ def test_what_a_start_leaves_out_resolves_when_used() -> None:
         assert mcp_core.server.InMemoryEventStore.__module__ == "mcp_core.server._events"
         assert mcp_core.server.WorkerStatus.__module__ == "mcp_core.server._deployed"
         assert "all_of" in dir(mcp_core.visibility) and "UriTemplate" in dir(mcp_core.elements)
+        assert mcp_core.stores.ChangeBus.__module__ == "mcp_core.stores._bus"
+        # What a start leaves out still describes the values that name it: a tool returning a
+        # health report has its output schema, backends included.
+        from mcp_core.handlers import tool_from_function
+        from mcp_core.registry import RegistryHealth
+
+        def health() -> RegistryHealth:
+            return RegistryHealth(loaded=True, sources=(), at=0.0)
+
+        schema = tool_from_function(health).definition.output_schema
+        assert "backends" in schema["properties"], schema
         from mcp_core.sources import DiscoverySource, NoSuchSource
         """
     )
