@@ -294,6 +294,16 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "DEFAULT_EVENT_MAX_EVENTS": _DEFAULTS,
             "DEFAULT_EVENT_MAX_BYTES": _DEFAULTS,
             "DEFAULT_EVENT_MAX_AGE": _DEFAULTS,
+            "RetainedBytes": (
+                "what the server asks an event store for its metrics, a Protocol beside "
+                "SessionEventStore; tests/typing/test_protocol_conformance holds the in-memory "
+                "store to it"
+            ),
+            "SessionEventStore": (
+                "the Protocol itself: the laws drive a target through its methods, never "
+                "isinstance; that the server may ask isinstance of it (runtime-checkable) is held "
+                "by every tests/server test that serves with an InMemoryEventStore"
+            ),
             "_SessionEvents": _SERVER_SIDE,
             "_SessionTable": _SERVER_SIDE,
             "bind_sessions": _SERVER_SIDE,
