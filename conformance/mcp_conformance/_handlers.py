@@ -16,6 +16,7 @@ __all__ = [
     "COMPLETION_PATH",
     "HANDLER_PATHS",
     "complete",
+    "completed",
     "other_prompt",
     "other_resource",
     "other_resource_template",
@@ -70,11 +71,19 @@ class _Completion:
     async def complete(
         self,
         value: str,
-        context: Mapping[str, str],  # noqa: ARG002 -- the protocol's signature
+        context: Mapping[str, str],
         gateway: object,  # noqa: ARG002 -- the protocol's signature
     ) -> Sequence[str]:
-        """The partial value itself."""
-        return [value]
+        """The partial value itself, then ``name=value`` for each context argument, sorted.
+
+        So a completion's answer shows what the provider was given (``server.answers``).
+        """
+        return completed(value, context)
+
+
+def completed(value: str, context: Mapping[str, str]) -> list[str]:
+    """What the kit's completion provider answers for ``value`` in ``context``."""
+    return [value, *(f"{name}={given}" for name, given in sorted(context.items()))]
 
 
 tool = _Tool()

@@ -254,6 +254,7 @@ CASES = (
     Broken("server", "server_capabilities", "server.capabilities"),
     Broken("server", "server_pagination", "server.pagination"),
     Broken("server", "server_visibility", "server.visibility-agrees"),
+    Broken("server", "server_answers", "server.answers"),
     Broken("server", "server_errors", "server.errors"),
     Broken("server", "server_call_unresolved", "server.errors"),
     Broken("server", "server_list_changed", "server.list-changed"),
