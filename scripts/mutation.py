@@ -114,6 +114,10 @@ _TELEMETRY: Final = (
     "telemetry: the attributes and status of a span around a provide (tests/e2e/test_tracing "
     "holds them); what the provide came to is decided apart from them, by _fetch_once"
 )
+_HANDLER_SPANS: Final = (
+    "telemetry: the name, attributes and outcome of a request handler's spans (tests/e2e/"
+    "test_tracing holds them); what the request answers is decided apart from them"
+)
 _SOME_SOURCES: Final = (
     "reload(*sources), naming which sources to provide again: beyond DeferredRegistry's "
     "reload(), which the kit certifies; what a deployment asks when another worker says which "
@@ -281,6 +285,10 @@ COMPONENTS: Final[Mapping[str, Component]] = {
                 "where a cursor key comes from when none is configured: any fixed key serves "
                 "server.pagination alike"
             ),
+            "_resolving": _HANDLER_SPANS,
+            "_outcome": _HANDLER_SPANS,
+            "_handling": _HANDLER_SPANS,
+            "_json": _HANDLER_SPANS,
         },
         timeout=600.0,
     ),
