@@ -256,6 +256,7 @@ CASES = (
     Broken("server", "server_visibility", "server.visibility-agrees"),
     Broken("server", "server_answers", "server.answers"),
     Broken("server", "server_errors", "server.errors"),
+    Broken("server", "server_errors_unnamed", "server.errors"),
     Broken("server", "server_call_unresolved", "server.errors"),
     Broken("server", "server_list_changed", "server.list-changed"),
     Broken("server", "server_uri_visibility", "server.visibility-agrees"),
