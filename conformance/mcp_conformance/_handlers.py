@@ -7,6 +7,7 @@ handler fits its definition's kind) accepts every element the kit means to be va
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Final, final
 
@@ -24,6 +25,7 @@ __all__ = [
     "prompt",
     "resource",
     "resource_template",
+    "template_text",
     "tool",
 ]
 
@@ -51,8 +53,13 @@ class _ResourceTemplate:
     """A ResourceTemplateHandler."""
 
     async def read(self, uri: str, variables: Mapping[str, str], gateway: object) -> object:  # noqa: ARG002 -- the protocol's signature
-        """The URI as text."""
-        return uri
+        """The URI and the variables it was matched with, as text: which template answered shows."""
+        return template_text(uri, variables)
+
+
+def template_text(uri: str, variables: Mapping[str, str]) -> str:
+    """What the kit's template handlers answer for ``uri`` matched with ``variables``."""
+    return f"{uri} {json.dumps(dict(sorted(variables.items())), ensure_ascii=False)}"
 
 
 @final
