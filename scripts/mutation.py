@@ -159,9 +159,6 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             for name in ("composed", "all_of", "any_of", "not_")
         ),
         outside={
-            "_Constant": _OUTSIDE_VISIBILITY,
-            "ALWAYS": _OUTSIDE_VISIBILITY,
-            "NEVER": _OUTSIDE_VISIBILITY,
             "UriPredicate": "a type alias",
             "_Predicate": _OUTSIDE_VISIBILITY,
             "predicate": _OUTSIDE_VISIBILITY,
