@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -114,6 +114,10 @@ _TELEMETRY: Final = (
     "telemetry: the attributes and status of a span around a provide (tests/e2e/test_tracing "
     "holds them); what the provide came to is decided apart from them, by _fetch_once"
 )
+_HANDLER_SPANS: Final = (
+    "telemetry: the name, attributes and outcome of a request handler's spans (tests/e2e/"
+    "test_tracing holds them); what the request answers is decided apart from them"
+)
 _SOME_SOURCES: Final = (
     "reload(*sources), naming which sources to provide again: beyond DeferredRegistry's "
     "reload(), which the kit certifies; what a deployment asks when another worker says which "
@@ -155,9 +159,6 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             for name in ("composed", "all_of", "any_of", "not_")
         ),
         outside={
-            "_Constant": _OUTSIDE_VISIBILITY,
-            "ALWAYS": _OUTSIDE_VISIBILITY,
-            "NEVER": _OUTSIDE_VISIBILITY,
             "UriPredicate": "a type alias",
             "_Predicate": _OUTSIDE_VISIBILITY,
             "predicate": _OUTSIDE_VISIBILITY,
@@ -285,6 +286,10 @@ COMPONENTS: Final[Mapping[str, Component]] = {
                 "where a cursor key comes from when none is configured: any fixed key serves "
                 "server.pagination alike"
             ),
+            "_resolving": _HANDLER_SPANS,
+            "_outcome": _HANDLER_SPANS,
+            "_handling": _HANDLER_SPANS,
+            "_json": _HANDLER_SPANS,
         },
         timeout=600.0,
     ),
@@ -298,6 +303,16 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "DEFAULT_EVENT_MAX_EVENTS": _DEFAULTS,
             "DEFAULT_EVENT_MAX_BYTES": _DEFAULTS,
             "DEFAULT_EVENT_MAX_AGE": _DEFAULTS,
+            "RetainedBytes": (
+                "what the server asks an event store for its metrics, a Protocol beside "
+                "SessionEventStore; tests/typing/test_protocol_conformance holds the in-memory "
+                "store to it"
+            ),
+            "SessionEventStore": (
+                "the Protocol itself: the laws drive a target through its methods, never "
+                "isinstance; that the server may ask isinstance of it (runtime-checkable) is held "
+                "by every tests/server test that serves with an InMemoryEventStore"
+            ),
             "_SessionEvents": _SERVER_SIDE,
             "_SessionTable": _SERVER_SIDE,
             "bind_sessions": _SERVER_SIDE,
@@ -726,9 +741,19 @@ def _verdict_line(output: str) -> str:
     return tail[-1] if tail else ""
 
 
+@cache
+def _original(module: str) -> str:
+    """``module`` as the run found it at its first mutant, whatever happens to it meanwhile.
+
+    A module edited in the repository while a run goes on (a mutant tried by hand, say) must not
+    leak into the work directories, where each mutant is undone by writing this text back.
+    """
+    return (ROOT / module).read_text(encoding="utf-8")
+
+
 def _run_one(workdir: Path, mutant: Mutant, killers: _Killers) -> dict[str, object]:
     path = workdir / mutant.module
-    original = (ROOT / mutant.module).read_text(encoding="utf-8")
+    original = _original(mutant.module)
     try:
         _cosmic_ray("apply", str(path), mutant.operator, str(mutant.occurrence), cwd=workdir)
         mutated = path.read_text(encoding="utf-8")

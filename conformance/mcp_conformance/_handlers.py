@@ -7,6 +7,7 @@ handler fits its definition's kind) accepts every element the kit means to be va
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Final, final
 
@@ -16,6 +17,7 @@ __all__ = [
     "COMPLETION_PATH",
     "HANDLER_PATHS",
     "complete",
+    "completed",
     "other_prompt",
     "other_resource",
     "other_resource_template",
@@ -23,6 +25,7 @@ __all__ = [
     "prompt",
     "resource",
     "resource_template",
+    "template_text",
     "tool",
 ]
 
@@ -50,8 +53,13 @@ class _ResourceTemplate:
     """A ResourceTemplateHandler."""
 
     async def read(self, uri: str, variables: Mapping[str, str], gateway: object) -> object:  # noqa: ARG002 -- the protocol's signature
-        """The URI as text."""
-        return uri
+        """The URI and the variables it was matched with, as text: which template answered shows."""
+        return template_text(uri, variables)
+
+
+def template_text(uri: str, variables: Mapping[str, str]) -> str:
+    """What the kit's template handlers answer for ``uri`` matched with ``variables``."""
+    return f"{uri} {json.dumps(dict(sorted(variables.items())), ensure_ascii=False)}"
 
 
 @final
@@ -70,11 +78,19 @@ class _Completion:
     async def complete(
         self,
         value: str,
-        context: Mapping[str, str],  # noqa: ARG002 -- the protocol's signature
+        context: Mapping[str, str],
         gateway: object,  # noqa: ARG002 -- the protocol's signature
     ) -> Sequence[str]:
-        """The partial value itself."""
-        return [value]
+        """The partial value itself, then ``name=value`` for each context argument, sorted.
+
+        So a completion's answer shows what the provider was given (``server.answers``).
+        """
+        return completed(value, context)
+
+
+def completed(value: str, context: Mapping[str, str]) -> list[str]:
+    """What the kit's completion provider answers for ``value`` in ``context``."""
+    return [value, *(f"{name}={given}" for name, given in sorted(context.items()))]
 
 
 tool = _Tool()

@@ -222,10 +222,17 @@ LAWS: Final[tuple[Law, ...]] = (
         statement="a hidden element answers every method byte for byte like a missing one",
     ),
     Law(
+        id="server.answers",
+        about="server",
+        statement="a read, subscription, prompt or completion naming an element answers what its "
+        "handler makes of it: contents at the URI asked, messages, the provider's values for the "
+        "argument and context sent (none for a fixed resource), all of them",
+    ),
+    Law(
         id="server.errors",
         about="server",
-        statement="unknown tool or prompt and bad cursor: -32602; unknown resource: -32002; a "
-        "listed tool's call is a result, never a JSON-RPC error",
+        statement="unknown tool or prompt and bad cursor: -32602; unknown resource: -32002; the "
+        "error names what was asked for; a listed tool's call is a result, never a JSON-RPC error",
     ),
     Law(
         id="server.list-changed",

@@ -106,6 +106,7 @@ class TestLawTable:
         assert unwritten == {
             "server.capabilities",
             "server.pagination",
+            "server.answers",
             "server.errors",
             "server.list-changed",
             "wrapper.transparent",

@@ -12,12 +12,15 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, TypeVar, final
 
 from mcp_core._refs import ElementKind, ElementRef
 from mcp_core.elements._json import FrozenDict, freeze, shared_plain, thaw
-from mcp_core.elements._uritemplate import UriTemplate
 from mcp_core.errors import InvalidElementError
+
+if TYPE_CHECKING:
+    # Imported by the first template parsed: an app with no resource template never needs it.
+    from mcp_core.elements._uritemplate import UriTemplate
 
 __all__ = [
     "Annotations",
@@ -586,6 +589,8 @@ class ResourceTemplate:
             raise _fail(
                 "ResourceTemplate", "uri_template", f"must be a string, got {self.uri_template!r}"
             )
+        from mcp_core.elements._uritemplate import UriTemplate  # noqa: PLC0415 -- see the imports
+
         _set(self, "template", UriTemplate.parse(self.uri_template))
         if not _URI_SCHEME.match(self.uri_template):
             raise _fail(

@@ -5,9 +5,11 @@ sources in the background (:class:`Backoff`) and reports :class:`RegistryHealth`
 :class:`ChangePropagation` keeps the registries of several workers in step over a change bus.
 """
 
+from typing import TYPE_CHECKING
+
+from mcp_core._lazy import LazyNames
 from mcp_core.registry._collect import collect
 from mcp_core.registry._health import RegistryHealth, RegistryStatus, SourceHealth, SourceState
-from mcp_core.registry._propagation import ChangePropagation
 from mcp_core.registry._protocols import (
     BackgroundRecovery,
     CatalogCollection,
@@ -28,6 +30,14 @@ from mcp_core.registry._protocols import (
 )
 from mcp_core.registry._recovery import Backoff
 from mcp_core.registry._registry import Priority, Registry
+
+if TYPE_CHECKING:
+    from mcp_core.registry._propagation import ChangePropagation
+
+# Imported on first use (ADR 0112): only a deployment keeps registries in step over a change bus,
+# and that module imports the stores.
+_LAZY: dict[str, str] = {"ChangePropagation": "mcp_core.registry._propagation"}
+_NAMES = LazyNames(__name__, _LAZY, globals())
 
 __all__ = [
     "BackgroundRecovery",
@@ -56,3 +66,11 @@ __all__ = [
     "SourcesListener",
     "collect",
 ]
+
+
+def __getattr__(name: str) -> object:
+    return _NAMES.get(name)
+
+
+def __dir__() -> list[str]:
+    return _NAMES.listed()

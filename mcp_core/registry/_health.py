@@ -16,6 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, final
 
+# Imported here, not only for the type checker: a report's fields resolve wherever it is described
+# (a tool returning a RegistryHealth has its output schema made from them). The stores package
+# imports only the breaker's values up front.
 from mcp_core.stores import BackendHealth
 
 __all__ = ["RegistryHealth", "RegistryStatus", "SourceHealth", "SourceState", "SourceStatus"]

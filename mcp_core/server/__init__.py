@@ -18,12 +18,8 @@ from mcp.server.request_state import RequestStateSecurity
 from mcp_core._lazy import LazyNames
 from mcp_core.server._binding import McpServer, ServableRegistry
 from mcp_core.server._context import Lifespan
-from mcp_core.server._deployed import WorkerStatus
 from mcp_core.server._errors import ErrorReply
-from mcp_core.server._events import InMemoryEventStore, SessionEventStore
 from mcp_core.server._gateway import ServerGateway, SessionHook
-from mcp_core.server._host import HostAuthentication
-from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import (
     AuditLog,
     AuditRecord,
@@ -36,11 +32,23 @@ from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
 
 if TYPE_CHECKING:
+    from mcp_core.server._deployed import WorkerStatus
     from mcp_core.server._deployment import Deployment
+    from mcp_core.server._events import InMemoryEventStore, SessionEventStore
+    from mcp_core.server._host import HostAuthentication
+    from mcp_core.server._metrics import ServerMetrics
 
-# Imported on first use: a server that serves alone (every stdio start) needs no deployment, whose
-# module imports the Redis stores.
-_LAZY: dict[str, str] = {"Deployment": "mcp_core.server._deployment"}
+# Imported on first use (ADR 0112): a server that serves alone over stdio (every plain start) needs
+# no deployment (whose module imports the Redis stores), HTTP event store, host authentication or
+# metrics.
+_LAZY: dict[str, str] = {
+    "Deployment": "mcp_core.server._deployment",
+    "HostAuthentication": "mcp_core.server._host",
+    "InMemoryEventStore": "mcp_core.server._events",
+    "ServerMetrics": "mcp_core.server._metrics",
+    "SessionEventStore": "mcp_core.server._events",
+    "WorkerStatus": "mcp_core.server._deployed",
+}
 _NAMES = LazyNames(__name__, _LAZY, globals())
 
 __all__ = [

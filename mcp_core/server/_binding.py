@@ -48,7 +48,6 @@ from mcp_core.registry import (
     RegistryHealth,
 )
 from mcp_core.registry._protocols import CatalogSizes
-from mcp_core.server._deployed import Deployed, SessionKeeper, SharedSessions, WorkerListing
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -57,7 +56,6 @@ from mcp_core.server._edge import (
     HttpEdge,
     SessionSlots,
 )
-from mcp_core.server._events import RetainedBytes, SessionEventStore, bind_sessions
 from mcp_core.server._gateway import SessionHook
 from mcp_core.server._health import (
     DEFAULT_HEALTH_PATH,
@@ -66,11 +64,9 @@ from mcp_core.server._health import (
     health_route,
     transport_security_for,
 )
-from mcp_core.server._http_app import end_session, guard_endpoint, session_event_store
 from mcp_core.server._hub import Hub
 from mcp_core.server._lifecycle import DEFAULT_DRAIN_TIME, Lifecycle, check_drain_time
 from mcp_core.server._lowlevel import LowLevelServer, server_icons
-from mcp_core.server._metrics import ServerMetrics
 from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet
@@ -90,6 +86,11 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.types import ASGIApp
+
+    # Imported where used (ADR 0112): a stdio start serves alone, with no HTTP sessions to keep.
+    from mcp_core.server._deployed import Deployed, SessionKeeper
+    from mcp_core.server._events import SessionEventStore
+    from mcp_core.server._metrics import ServerMetrics
 
 
 __all__ = ["McpServer", "ServableRegistry"]
@@ -323,6 +324,8 @@ class McpServer:
         ``metrics().serve_on(port)`` (``mcp-core run --metrics-port``).
         """
         if self._metrics is None:
+            from mcp_core.server._metrics import ServerMetrics  # noqa: PLC0415 -- see the imports
+
             registry = self._registry
             self._metrics = ServerMetrics(
                 health=self.health,
@@ -340,6 +343,8 @@ class McpServer:
         return sum(len(hub.sessions) for hub in tuple(self._hubs))
 
     def _retained_event_bytes(self) -> int | None:
+        from mcp_core.server._events import RetainedBytes  # noqa: PLC0415 -- see the imports
+
         counted = [s.retained_bytes for s in self._event_stores if isinstance(s, RetainedBytes)]
         return sum(counted) if counted else None
 
@@ -590,7 +595,14 @@ class McpServer:
         is, the metrics are not, so a scraper needs no token).
         """
         # Modules only HTTP needs, imported when an endpoint is built: never on a stdio start.
+        from mcp_core.server._deployed import SharedSessions  # noqa: PLC0415
+        from mcp_core.server._events import bind_sessions  # noqa: PLC0415
         from mcp_core.server._hotpath import with_hot_path  # noqa: PLC0415
+        from mcp_core.server._http_app import (  # noqa: PLC0415
+            end_session,
+            guard_endpoint,
+            session_event_store,
+        )
         from mcp_core.server._operator import operator_routes  # noqa: PLC0415
 
         deployment = self._deployment
@@ -747,6 +759,8 @@ class McpServer:
         sock = listen(host, port)
         app = self.streamable_http_app(path=path, host=host, **options)
         url = url_of(sock, path)
+        from mcp_core.server._deployed import WorkerListing  # noqa: PLC0415 -- see the imports
+
         if isinstance(self._deployment, WorkerListing):
             self._deployment.advertise(url)  # the others' listing shows where it serves
         await serve_asgi(
@@ -790,6 +804,8 @@ def _worker_keys(
     request_state_security: RequestStateSecurity | None,
 ) -> tuple[bytes, RequestStateSecurity]:
     """The keys a worker of ``deployment`` uses; TypeError for settings that would contradict it."""
+    from mcp_core.server._deployed import Deployed  # noqa: PLC0415 -- see the imports
+
     if not isinstance(deployment, Deployed):
         raise TypeError(f"deployment must be a Deployment, got {type(deployment).__name__}")
     if cursor_secret is not None or request_state_security is not None:

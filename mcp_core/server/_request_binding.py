@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Final, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 import mcp_types as types
 from mcp.server.connection import Connection
@@ -27,7 +27,6 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_core.errors import clip_input
 from mcp_core.handlers import escapes
 from mcp_core.handlers._containment import from_user_frame
-from mcp_core.server._deployed import SessionKeeper
 from mcp_core.server._errors import INVALID_PARAMS, RESOURCE_NOT_FOUND, clip_json, wire_error
 from mcp_core.server._gateway import (
     Ctx,
@@ -44,6 +43,9 @@ from mcp_core.server._param_headers import param_header_check
 from mcp_core.server._requests import RequestHandlers
 from mcp_core.server._rounds import InputRounds, RoundLedger, owner_of
 from mcp_core.visibility import SessionInfo
+
+if TYPE_CHECKING:
+    from mcp_core.server._deployed import SessionKeeper
 
 __all__ = ["RequestBinding"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, final
 
 from mcp_core.elements import Element, ElementKind, ElementRef
-from mcp_core.visibility._protocol import ElementVisibility, SessionInfo, visible_at
+from mcp_core.visibility._protocol import ALWAYS, NEVER, ElementVisibility, SessionInfo, visible_at
 
 __all__ = [
     "ALWAYS",
@@ -43,22 +43,6 @@ class TagLookup(Protocol):
     async def get(self, ref: ElementRef) -> Element | None:
         """The element at ``ref``, or None."""
         ...
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class _Constant:
-    visible: bool
-
-    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:  # noqa: ARG002 -- the protocol's signature
-        return self.visible
-
-
-ALWAYS: ElementVisibility = _Constant(visible=True)
-"""Everything is visible (the server's default)."""
-
-NEVER: ElementVisibility = _Constant(visible=False)
-"""Nothing is visible."""
 
 
 @final

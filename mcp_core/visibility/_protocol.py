@@ -9,7 +9,7 @@ from typing import Any, Protocol, final, runtime_checkable
 
 from mcp_core.elements import ElementRef
 
-__all__ = ["ElementVisibility", "SessionInfo", "UriVisibility", "visible_at"]
+__all__ = ["ALWAYS", "NEVER", "ElementVisibility", "SessionInfo", "UriVisibility", "visible_at"]
 
 
 @final
@@ -63,6 +63,24 @@ class ElementVisibility(Protocol):
     async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:
         """Whether ``session`` may see the element at ``ref``."""
         ...
+
+
+# The constant rules live beside the protocol: the server's default is ALWAYS, and a start that
+# composes no rule imports no combinator (ADR 0112).
+@final
+@dataclass(frozen=True, slots=True)
+class _Constant:
+    visible: bool
+
+    async def is_visible(self, ref: ElementRef, session: SessionInfo) -> bool:  # noqa: ARG002 -- the protocol's signature
+        return self.visible
+
+
+ALWAYS: ElementVisibility = _Constant(visible=True)
+"""Everything is visible (the server's default)."""
+
+NEVER: ElementVisibility = _Constant(visible=False)
+"""Nothing is visible."""
 
 
 @runtime_checkable

@@ -177,3 +177,56 @@ async def test_registry_reload_and_failed_source(spans: InMemorySpanExporter) ->
     assert parent_of(provide) == reload.context.span_id
     assert (provide.attributes or {})["mcp_core.outcome"] == "failed"
     assert provide.status.status_code is trace.StatusCode.ERROR
+
+
+async def test_an_error_result_marks_the_tool_span(spans: InMemorySpanExporter) -> None:
+    """A call answered with ``isError`` ends its ``execute_tool`` span in ERROR; a good one not."""
+    app = make_app()
+    with serve(app.streamable_http_app()) as url:
+        async with Client(url, mode="legacy") as client:
+            good = await client.call_tool("add", {"a": 1, "b": 2})
+            failed = await client.call_tool("add", {"a": "one", "b": 2})
+    assert not good.is_error
+    assert failed.is_error
+    handlers = [s for s in spans.get_finished_spans() if s.name == "execute_tool add"]
+    assert [s.status.status_code for s in handlers] == [
+        trace.StatusCode.UNSET,
+        trace.StatusCode.ERROR,
+    ]
+    assert [(s.attributes or {}).get("error.type") for s in handlers] == [None, "tool_error"]
+
+
+@pytest.mark.parametrize("asked", [False, True])
+async def test_reads_and_prompts_record_arguments_only_when_asked(
+    spans: InMemorySpanExporter, *, asked: bool
+) -> None:
+    """Read variables, prompt arguments and their results are on spans only if asked."""
+    app = App("traced", preload=False, trace_arguments=asked)
+
+    @app.resource_template("notes://{topic}")
+    def note(topic: str) -> str:
+        """A note about a topic."""
+        return f"about {topic}"
+
+    @app.prompt
+    def greet(who: str) -> str:
+        """Greet someone."""
+        return f"hello {who}"
+
+    with serve(app.streamable_http_app()) as url:
+        async with Client(url, mode="legacy") as client:
+            await client.read_resource("notes://tea")
+            await client.get_prompt("greet", {"who": "ann"})
+    finished = spans.get_finished_spans()
+    for name, arguments, result in (
+        ("mcp_core.handler.read", "'tea'", "about tea"),
+        ("mcp_core.handler.get", '{"who": "ann"}', "hello ann"),
+    ):
+        attributes = one(finished, name).attributes or {}
+        if asked:
+            # A read's variables are a read-only mapping, recorded (for now) as its repr.
+            assert arguments in str(attributes["mcp_core.arguments"])
+            assert result in str(attributes["mcp_core.result"])
+        else:
+            assert "mcp_core.arguments" not in attributes
+            assert "mcp_core.result" not in attributes

@@ -50,6 +50,21 @@ WATCHED = (
     "mcp_core.sources._file",
     "mcp_core.sources._shared",
     "mcp_core.sources._wrappers",
+    # URI templates, HTTP sessions and their events, deployments' values, host authentication and
+    # metrics: a plain stdio app answers its first call without them.
+    "mcp_core.elements._uritemplate",
+    "mcp_core.server._deployed",
+    "mcp_core.server._events",
+    "mcp_core.server._host",
+    "mcp_core.server._http_app",
+    "mcp_core.server._metrics",
+    "mcp_core.server._responses",
+    # Visibility combinators (the default rule is ALWAYS), the stores' protocols and the change
+    # propagation that follows a bus: a registry serving alone composes and follows nothing.
+    "mcp_core.visibility._combinators",
+    "mcp_core.registry._propagation",
+    "mcp_core.stores._bus",
+    "mcp_core.stores._protocol",
 )
 """Modules a plain app never needs to serve, each imported by the feature that uses it."""
 
@@ -191,6 +206,26 @@ def test_what_a_start_leaves_out_resolves_when_used() -> None:
         assert mcp_core.sources.CachedSource.__module__ == "mcp_core.sources._cached"
         assert mcp_core.stores.RedisStore.__module__ == "mcp_core.stores._redis"
         assert "Deployment" in dir(mcp_core.server) and "SqliteStore" in dir(mcp_core.stores)
+        import mcp_core.elements, mcp_core.registry, mcp_core.visibility
+        from mcp_core.elements import UriTemplate, ResourceTemplate
+        assert ResourceTemplate(uri_template="n://{id}", name="n").template == UriTemplate.parse("n://{id}")
+        assert mcp_core.visibility.all_of.__module__ == "mcp_core.visibility._combinators"
+        assert mcp_core.visibility.ALWAYS is mcp_core.visibility._combinators.ALWAYS
+        assert mcp_core.registry.ChangePropagation.__module__ == "mcp_core.registry._propagation"
+        assert mcp_core.server.InMemoryEventStore.__module__ == "mcp_core.server._events"
+        assert mcp_core.server.WorkerStatus.__module__ == "mcp_core.server._deployed"
+        assert "all_of" in dir(mcp_core.visibility) and "UriTemplate" in dir(mcp_core.elements)
+        assert mcp_core.stores.ChangeBus.__module__ == "mcp_core.stores._bus"
+        # What a start leaves out still describes the values that name it: a tool returning a
+        # health report has its output schema, backends included.
+        from mcp_core.handlers import tool_from_function
+        from mcp_core.registry import RegistryHealth
+
+        def health() -> RegistryHealth:
+            return RegistryHealth(loaded=True, sources=(), at=0.0)
+
+        schema = tool_from_function(health).definition.output_schema
+        assert "backends" in schema["properties"], schema
         from mcp_core.sources import DiscoverySource, NoSuchSource
         """
     )

@@ -246,11 +246,23 @@ class TestElementRequests:
         assert wire_error(caught.value).code == INVALID_PARAMS
         assert caught.value.ref == ElementRef(ElementKind.RESOURCE_TEMPLATE, "nope://x/{y}")
 
-    def test_page_size_must_be_positive(self) -> None:
-        """A page size of zero is refused at construction."""
+    @pytest.mark.parametrize("size", [0, -1, True, False, 1.5, "2"])
+    def test_page_size_must_be_positive(self, size: object) -> None:
+        """A page size that is not a positive int (a bool is none) is refused, naming it."""
         registry = Registry()
-        with pytest.raises(ValueError, match="page_size"):
-            RequestHandlers(registry, registry, invoker=Invoker(), page_size=0)
+        with pytest.raises(ValueError, match=f"page_size .* got {size!r}"):
+            RequestHandlers(registry, registry, invoker=Invoker(), page_size=size)  # type: ignore[arg-type]  # the mistake under test
+
+    async def test_malformed_completion_argument(self, handlers: RequestHandlers) -> None:
+        """A completion argument without a string name and value is refused, a missing ref first."""
+        ref = {"type": "ref/prompt", "name": "greet"}
+        for argument in ({"name": 1, "value": "a"}, {"name": "who", "value": 1}, {"value": 1}):
+            with pytest.raises(ArgumentValidationError, match="name: string, value: string"):
+                await handlers.complete(ref, argument, None, USER)
+        with pytest.raises(ElementNotFoundError):
+            await handlers.complete(
+                {"type": "ref/prompt", "name": "nope"}, {"value": 1}, None, USER
+            )
 
 
 class WinnerOnly:

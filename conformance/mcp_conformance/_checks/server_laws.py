@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Final, final
+from typing import Any, Final, TypeAlias, final
 
 import anyio
 import anyio.lowlevel
@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from mcp_conformance._contract import LawViolation
+from mcp_conformance._handlers import completed, template_text
 from mcp_conformance._kit import Kit, checks, kit_fixture  # noqa: F401 -- the `kit` fixture
 from mcp_conformance._universe import (
     ALL_SLOTS,
@@ -34,7 +35,15 @@ from mcp_conformance._universe import (
 )
 from mcp_conformance._wire import ERAS, LISTS, Answer, Era, Served, ask, connect, walk
 from mcp_conformance.strategies import element_kinds
-from mcp_core.elements import SINGLE_KINDS, ElementCollection, ElementKind, UriTemplate
+from mcp_core.elements import (
+    SINGLE_KINDS,
+    Element,
+    ElementCollection,
+    ElementKind,
+    ElementRef,
+    UriTemplate,
+    most_specific_first,
+)
 
 # -- what the kit serves -----------------------------------------------------------------------
 
@@ -386,6 +395,210 @@ def _candidates_hint(served: Served) -> str:
     )
 
 
+# -- server.answers ------------------------------------------------------------------------------
+
+_Check: TypeAlias = Callable[[dict[str, Any]], str]
+"""What an answer must be: a check returning what is wrong with it ("" when nothing is)."""
+
+
+@checks("server.answers")
+def test_server_answers(kit: Kit) -> None:
+    """Each request naming an element answers what the element's handler makes of it.
+
+    Nothing is hidden: a read answers the resource's contents at the URI asked (a template's at
+    the URI it matched), a subscription ``{}``, a prompt its messages, a completion its
+    provider's values for the argument and context sent (none without a provider, none for a
+    fixed resource), all of them, with no more to come.
+    """
+
+    async def body(case: ServerCase) -> None:
+        served = _serve(kit, case)
+        for era in ERAS:
+            async with connect(served, era) as client:
+                for what, request, check in _answers(served.collection, case.words, era):
+                    answer = json.loads(await ask(client, request, what))
+                    problem = check(answer)
+                    if problem:
+                        raise LawViolation(
+                            f"in {era}, {what} answered {json.dumps(answer, ensure_ascii=False)[:300]}"
+                            f"; {problem}"
+                        )
+
+    _given(kit, body, name="server_answers")
+
+
+def _answers(
+    content: ElementCollection, words: Vocabulary, era: Era
+) -> list[tuple[str, Any, _Check]]:
+    """Every request naming an element of ``content`` (none hidden), with what it must answer."""
+    asked: list[tuple[str, Any, _Check]] = []
+    for prompt in content:
+        if prompt.kind is not ElementKind.PROMPT:
+            continue
+        name = prompt.ref.key
+        arguments = _argument_names(prompt)
+        given = {argument: f"a{number}" for number, argument in enumerate(arguments)}
+        get = types.GetPromptRequest(
+            params=types.GetPromptRequestParams(name=name, arguments=given)
+        )
+        asked.append((f"prompts/get {name!r} {given}", get, _messages_of(str(given))))
+        named: Any = types.PromptReference(type="ref/prompt", name=name)
+        asked.extend(_completions(f"prompt {name!r}", named, prompt, arguments))
+    templates = [element for element in content if element.kind is ElementKind.RESOURCE_TEMPLATE]
+    for template in templates:
+        # A completion may name a template by its own text.
+        ref = types.ResourceTemplateReference(type="ref/resource", uri=template.ref.key)
+        variables = tuple(UriTemplate.parse(template.ref.key).variables)
+        asked.extend(_completions(f"resource {template.ref.key!r}", ref, template, variables))
+    for uri in words.probe_uris():
+        answering = _answering(content, templates, uri)
+        if not answering:
+            continue
+        read = types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri))
+        texts = [_read_text(element, uri) for element in answering]
+        asked.append((f"resources/read {uri!r}", read, _contents_of(uri, texts)))
+        if era == "2025-11-25":
+            subscribe = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+            asked.append((f"resources/subscribe {uri!r}", subscribe, _result_is({})))
+        ref = types.ResourceTemplateReference(type="ref/resource", uri=uri)
+        first = answering[0]
+        variables = (
+            tuple(UriTemplate.parse(first.ref.key).variables)
+            if first.kind is ElementKind.RESOURCE_TEMPLATE
+            else ("x",)
+        )
+        for variable in variables[:1] or ("x",):
+            context = {other: "c" for other in variables if other != variable}
+            expected = [_completion_of(element, variable, context) for element in answering]
+            asked.append(
+                (
+                    f"completion/complete resource {uri!r} {variable!r} (context {context})",
+                    _completion_request(ref, variable, context),
+                    _completion_in(expected),
+                )
+            )
+    return asked
+
+
+def _argument_names(prompt: Element) -> tuple[str, ...]:
+    return tuple(str(a.name) for a in getattr(prompt.definition, "arguments", None) or ())
+
+
+def _answering(content: ElementCollection, templates: list[Element], uri: str) -> list[Element]:
+    """What may answer ``uri``: its resource, else the most specific templates matching it."""
+    exact = content.get(ElementRef(ElementKind.RESOURCE, uri))
+    if exact is not None:
+        return [exact]
+    by_text = {template.ref.key: template for template in templates}
+    matching = [
+        parsed
+        for parsed in most_specific_first(UriTemplate.parse(text) for text in by_text)
+        if parsed.match(uri) is not None
+    ]
+    return [
+        by_text[parsed.text] for parsed in matching if parsed.specificity == matching[0].specificity
+    ]
+
+
+def _completions(
+    what: str, ref: Any, element: Element, arguments: tuple[str, ...]
+) -> list[tuple[str, Any, _Check]]:
+    """A completion of each argument, the others sent as its context."""
+    found = []
+    for argument in arguments:
+        context = {other: "c" for other in arguments if other != argument}
+        found.append(
+            (
+                f"completion/complete {what} {argument!r} (context {context})",
+                _completion_request(ref, argument, context),
+                _completion_in([_completion_of(element, argument, context)]),
+            )
+        )
+    return found
+
+
+_VALUE: Final = "v"
+"""The partial value every completion sends."""
+
+
+def _completion_request(ref: Any, argument: str, context: dict[str, str]) -> Any:
+    params = types.CompleteRequestParams(
+        ref=ref,
+        argument=types.CompletionArgument(name=argument, value=_VALUE),
+        context=types.CompletionContext(arguments=context) if context else None,
+    )
+    return types.CompleteRequest(params=params)
+
+
+def _completion_of(element: Element, argument: str, context: dict[str, str]) -> list[str]:
+    """The values a completion of ``argument`` must answer: the kit's provider's, if it has one."""
+    if element.kind is ElementKind.RESOURCE or argument not in (element.completions or {}):
+        return []
+    return completed(_VALUE, context)
+
+
+def _completion_in(expected: list[list[str]]) -> _Check:
+    def check(answer: dict[str, Any]) -> str:
+        completion = answer.get("result", {}).get("completion")
+        if not isinstance(completion, dict):
+            return f"expected a completion with values {expected[0]}"
+        values = completion.get("values")
+        if values not in expected:
+            return f"expected the values {' or '.join(map(str, expected))}"
+        if completion.get("hasMore"):
+            return "hasMore is true, but every value was answered"
+        total = completion.get("total")
+        if total is not None and total != len(values):
+            return f"total is {total}, but all {len(values)} values were answered"
+        return ""
+
+    return check
+
+
+def _read_text(element: Element, uri: str) -> str:
+    """What the kit's handler of ``element`` reads at ``uri`` (a template's, its variables too)."""
+    if element.kind is ElementKind.RESOURCE:
+        return uri
+    return template_text(uri, UriTemplate.parse(element.ref.key).match(uri) or {})
+
+
+def _contents_of(uri: str, texts: list[str]) -> _Check:
+    def check(answer: dict[str, Any]) -> str:
+        contents = answer.get("result", {}).get("contents")
+        if (
+            not isinstance(contents, list)
+            or len(contents) != 1
+            or contents[0].get("uri") != uri
+            or contents[0].get("text") not in texts
+        ):
+            return f"expected its handler's contents: one text {' or '.join(map(repr, texts))} at {uri!r}"
+        return ""
+
+    return check
+
+
+def _messages_of(text: str) -> _Check:
+    def check(answer: dict[str, Any]) -> str:
+        messages = answer.get("result", {}).get("messages")
+        if not isinstance(messages, list) or [
+            message.get("content", {}).get("text") for message in messages
+        ] != [text]:
+            return f"expected its handler's one message {text!r}"
+        return ""
+
+    return check
+
+
+def _result_is(expected: dict[str, Any]) -> _Check:
+    def check(answer: dict[str, Any]) -> str:
+        got = answer.get("result")
+        if got != expected:
+            return f"expected the result {expected}"
+        return ""
+
+    return check
+
+
 # -- server.errors -------------------------------------------------------------------------------
 
 _NOT_FOUND: Final[dict[Era, int]] = {"2025-11-25": -32002, "2026-07-28": -32602}
@@ -413,16 +626,19 @@ def test_server_errors(kit: Kit) -> None:
                             params=types.CallToolRequestParams(name=_UNKNOWN, arguments={})
                         ),
                         -32602,
+                        _UNKNOWN,
                     ),
                     (
                         f"prompts/get of unknown prompt {_UNKNOWN!r}",
                         types.GetPromptRequest(params=types.GetPromptRequestParams(name=_UNKNOWN)),
                         -32602,
+                        _UNKNOWN,
                     ),
                     (
                         f"resources/read of unknown resource {uri!r}",
                         types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=uri)),
                         _NOT_FOUND[era],
+                        uri,
                     ),
                     *(
                         (
@@ -431,11 +647,12 @@ def test_server_errors(kit: Kit) -> None:
                                 params=types.PaginatedRequestParams(cursor="not-a-cursor")
                             ),
                             -32602,
+                            None,
                         )
                         for entry in LISTS
                     ),
                 ]
-                for what, request, code in expected:
+                for what, request, code, named in expected:
                     answer = json.loads(await ask(client, request, what))
                     got = answer.get("error", {}).get("code")
                     if got != code:
@@ -443,6 +660,12 @@ def test_server_errors(kit: Kit) -> None:
                         raise LawViolation(
                             f"in {era}, {what} answered {shown} ({json.dumps(answer)[:200]}); "
                             f"expected error {code}"
+                        )
+                    # The error names what the client asked for (in its message or its data).
+                    if named is not None and named not in json.dumps(answer["error"]):
+                        raise LawViolation(
+                            f"in {era}, {what} answered {json.dumps(answer)[:200]}, which does "
+                            f"not name {named!r}: an error names what the client asked for"
                         )
                 # And a listed tool is found: its call is a result (its arguments may fail its
                 # schema, an error result then), never a JSON-RPC error.
