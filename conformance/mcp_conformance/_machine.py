@@ -257,6 +257,8 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.universe = Universe()
             self.vocabulary: Vocabulary | None = None
             self.sources: list[MutableSource] = []
+            self.items: list[list[ContentItem]] = []
+            """What each source's content was made of: its slots, flags and looks."""
             self.registries: list[RegistryUnderTest] = []
             self.events: list[object] = []
             self.serial = 0
@@ -315,6 +317,7 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.sources = [
                 spec.source(vocabulary, f"source {i} v0") for i, spec in enumerate(specs)
             ]
+            self.items = [list(spec.content) for spec in specs]
             self.universe = Universe.over(specs)
             priorities = [spec.priority for spec in specs]
             self.registries.append(
@@ -412,6 +415,22 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
             self.sources[index].content = collection(
                 self.words, content, self.origin(f"source {index}")
             )
+            self.items[index] = content
+
+        if plan.events:
+            # Only where events are checked: a rule added to every plan would change the
+            # derandomized draws of the laws that do not need it.
+
+            @precondition(lambda self: self.universe.loaded and self.sources)
+            @rule()
+            def rewrite_every_source(self) -> None:
+                # An outside change to every source at once: the same slots, looks and flags in a
+                # new version (each element records it), so the next reload serves as many
+                # elements under the same refs, none of them the same object or equal to it.
+                for index, items in enumerate(self.items):
+                    self.sources[index].content = collection(
+                        self.words, items, self.origin(f"source {index}")
+                    )
 
         @precondition(lambda self: bool(plan.failures) and self.universe.loaded and self.sources)
         @rule(

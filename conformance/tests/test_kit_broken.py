@@ -211,11 +211,14 @@ CASES = (
         "registry.reload-atomic",
         ("registry.model", "registry.load-idempotent"),
     ),
+    # Not registry.source-isolation as a neighbour: it compares reads past a failing source with
+    # a registry over the same sources without the fault, and the fault changes the order the
+    # sources finish in, which this registry's precedence wrongly depends on (a true FAIL too).
     Broken(
         "registry",
         "registry_precedence_completion",
         "registry.precedence",
-        ("registry.model", "registry.source-isolation"),
+        ("registry.model",),
     ),
     Broken(
         "registry",
