@@ -290,6 +290,7 @@ COMPONENTS: Final[Mapping[str, Component]] = {
             "_outcome": _HANDLER_SPANS,
             "_handling": _HANDLER_SPANS,
             "_json": _HANDLER_SPANS,
+            "_json_default": _HANDLER_SPANS,
         },
         timeout=600.0,
     ),

@@ -540,8 +540,15 @@ def _handling(name: str, element: Element) -> Any:
 
 
 def _json(value: object) -> str:
-    """``value`` as a span attribute (JSON; what JSON cannot hold as its repr)."""
-    return json.dumps(value, default=repr, ensure_ascii=False)
+    """``value`` as a span attribute (JSON; what JSON cannot hold as its repr).
+
+    A read-only mapping (a read's template variables) is a JSON object, as a dict is.
+    """
+    return json.dumps(value, default=_json_default, ensure_ascii=False)
+
+
+def _json_default(value: object) -> object:
+    return dict(value) if isinstance(value, Mapping) else repr(value)
 
 
 def _found(ref: ElementRef, element: Element | None) -> Element:

@@ -219,13 +219,13 @@ async def test_reads_and_prompts_record_arguments_only_when_asked(
             await client.get_prompt("greet", {"who": "ann"})
     finished = spans.get_finished_spans()
     for name, arguments, result in (
-        ("mcp_core.handler.read", "'tea'", "about tea"),
+        ("mcp_core.handler.read", '{"topic": "tea"}', "about tea"),
         ("mcp_core.handler.get", '{"who": "ann"}', "hello ann"),
     ):
         attributes = one(finished, name).attributes or {}
         if asked:
-            # A read's variables are a read-only mapping, recorded (for now) as its repr.
-            assert arguments in str(attributes["mcp_core.arguments"])
+            # JSON, a read's read-only mapping of variables included.
+            assert attributes["mcp_core.arguments"] == arguments
             assert result in str(attributes["mcp_core.result"])
         else:
             assert "mcp_core.arguments" not in attributes
