@@ -1,0 +1,781 @@
+"""The stdio prelude: what it answers before the SDK is imported is what the SDK would have answered.
+
+``App.run()`` over stdio, in a process that has not imported the ``mcp`` SDK, answers the first
+messages of a conversation itself and hands the rest over to the SDK's server.
+``MCP_CORE_STDIO_PRELUDE=0`` turns it off. Every test here spawns the same app
+(``tests/fixtures/prelude_app.py``, run as ``python prelude_app.py``) over real pipes with the
+prelude on and off and compares what comes back on stdout, byte for byte: generated conversations
+(ordinary and malformed), hostile lines, a ``tools/list`` walk across the hand-over and the
+official client in both eras. Others check that the prelude does engage: the first
+``tools/call`` runs before the SDK is imported, a later one after.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final
+
+import anyio
+import mcp_types as types
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client, StdioServerParameters
+
+from mcp_core.server._paging import CursorCodec
+from mcp_core.server._requests import default_cursor_secret
+from tests.clients import pages
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+APP: Final = ROOT / "tests" / "fixtures" / "prelude_app.py"
+SWITCH: Final = "MCP_CORE_STDIO_PRELUDE"
+WAIT: Final = 60.0  # seconds for any one answer: a bound for a loaded machine, never a timing
+TOOLS: Final = [
+    "add",
+    "constant",
+    "echo",
+    "fails",
+    "logs",
+    "point",
+    "roots",
+    "sdk_loaded",
+    "tags",
+    "wait",
+]
+"""The fixture app's tools, in the order they are listed (pages of three)."""
+
+_CODEC: Final = CursorCodec(default_cursor_secret("prelude"))
+CURSORS: Final = [_CODEC.encode("tools", after) for after in ("echo", "point", "tags", "wait")]
+"""Cursors the app itself issues (after each page), and one past the end."""
+
+ROOTS_ANSWER: Final = {"roots": [{"uri": "file:///client/root", "name": "r"}]}
+
+
+# -- driving a conversation over real pipes ------------------------------------------------------
+
+
+@dataclass
+class Transcript:
+    """What the server wrote on stdout, line by line, and how it ended."""
+
+    steps: list[list[bytes]] = field(default_factory=list)
+    """For each line sent, the lines read before the next one was sent."""
+    tail: list[bytes] = field(default_factory=list)
+    """The lines read after stdin was closed."""
+    code: int | None = None
+    """The exit code (None: it did not exit in time and was killed)."""
+    stalled: str | None = None
+    """What never came (then the conversation stopped there)."""
+    stderr: bytes = b""
+
+    def lines(self) -> list[bytes]:
+        """Every line written, in order."""
+        return [line for step in self.steps for line in step] + self.tail
+
+    def json(self) -> list[Any]:
+        """Every line written, decoded."""
+        return [json.loads(line) for line in self.lines()]
+
+
+def _awaited(sent: bytes) -> tuple[list[types.RequestId], bytes]:
+    r"""The ids of the responses ``sent`` must get now, and what is not read yet.
+
+    The SDK splits what it reads into lines at ``\n``, ``\r\n`` or ``\r``, but reads them only
+    once a ``\n`` follows (a ``\r`` may be the start of ``\r\n``): what follows the last ``\n`` is
+    read with what comes next, or at the end of input. Requests are as the SDK reads them.
+    """
+    end = sent.rfind(b"\n") + 1
+    ids: list[types.RequestId] = []
+    for line in sent[:end].splitlines():
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(
+                line.decode("utf-8", "replace"), by_name=False
+            )
+        except ValueError:
+            continue  # the SDK drops what it cannot read: nothing to wait for
+        if isinstance(message, types.JSONRPCRequest):
+            ids.append(message.id)
+    return ids, sent[end:]
+
+
+def _same_id(found: object, wanted: types.RequestId) -> bool:
+    return type(found) is type(wanted) and found == wanted
+
+
+def _answer(request: dict[str, Any]) -> bytes:
+    """The test client's answer to a server-to-client request: roots, or method not found."""
+    if request["method"] == "roots/list":
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"], "result": ROOTS_ANSWER}
+    else:
+        error = {"code": -32601, "message": "not supported by this test client"}
+        reply = {"jsonrpc": "2.0", "id": request["id"], "error": error}
+    return json.dumps(reply).encode() + b"\n"
+
+
+def _environment(prelude: bool) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key != SWITCH}
+    if not prelude:
+        env[SWITCH] = "0"
+    return env
+
+
+class _Spawned:
+    """The app as a subprocess over pipes, its stdout read line by line on a thread."""
+
+    def __init__(self, *, prelude: bool) -> None:
+        self.process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
+            [sys.executable, str(APP)],
+            cwd=ROOT,
+            env=_environment(prelude),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self._read: queue.Queue[bytes] = queue.Queue()
+        self._errors: list[bytes] = []
+        self._threads = [
+            threading.Thread(target=self._pump, daemon=True),
+            threading.Thread(target=self._drain_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    @property
+    def _stdin(self) -> IO[bytes]:
+        assert self.process.stdin is not None
+        return self.process.stdin
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for read in iter(self.process.stdout.readline, b""):
+            self._read.put(read)
+        self._read.put(b"")  # end of output
+
+    def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        self._errors.append(self.process.stderr.read())
+
+    def send(self, data: bytes) -> bool:
+        """Write ``data`` to stdin; False if the server closed it."""
+        try:
+            self._stdin.write(data)
+            self._stdin.flush()
+        except BrokenPipeError:
+            return False
+        return True
+
+    def close_stdin(self) -> None:
+        """End the input."""
+        with contextlib.suppress(BrokenPipeError):
+            self._stdin.close()
+
+    def until(self, wanted: Sequence[types.RequestId] | None, into: list[bytes]) -> bool:
+        """Read into ``into`` until the responses to ``wanted`` (None: end of output), in time.
+
+        A server-to-client request read meanwhile is answered (:func:`_answer`).
+        """
+        missing = list(wanted or ())
+        deadline = time.monotonic() + WAIT
+        while wanted is None or missing:
+            try:
+                read = self._read.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                return False
+            if not read:
+                return wanted is None
+            into.append(read)
+            message = json.loads(read)
+            if not isinstance(message, dict):
+                continue
+            if "method" in message and "id" in message:
+                self.send(_answer(message))
+            elif "method" not in message:
+                missing = [one for one in missing if not _same_id(message.get("id"), one)]
+        return True
+
+    def end(self) -> tuple[int | None, bytes]:
+        """The exit code (None if it did not exit in time: killed) and everything on stderr."""
+        try:
+            code: int | None = self.process.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            code = None
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for thread in self._threads:
+            thread.join(timeout=WAIT)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
+        return code, b"".join(self._errors)
+
+
+def converse(lines: Sequence[bytes], *, prelude: bool) -> Transcript:
+    """Send ``lines`` one at a time to a fresh app; after a request, read until its response.
+
+    After the last line stdin is closed and stdout read to its end. Every wait is bounded by
+    :data:`WAIT`: a server that does not answer stalls the transcript (and is killed), it never
+    hangs the test.
+    """
+    transcript = Transcript()
+    server = _Spawned(prelude=prelude)
+    unread = b""
+    try:
+        for sent in lines:
+            step: list[bytes] = []
+            transcript.steps.append(step)
+            if not server.send(sent):
+                transcript.stalled = f"stdin closed before {_short(sent)}"
+                break
+            awaited, unread = _awaited(unread + sent)
+            if not server.until(awaited, step):
+                transcript.stalled = f"no response to {_short(sent)} within {WAIT} s"
+                break
+        else:
+            server.close_stdin()
+            if not server.until(None, transcript.tail):
+                transcript.stalled = f"stdout still open {WAIT} s after stdin was closed"
+    finally:
+        server.close_stdin()
+        if transcript.stalled is not None:
+            server.process.kill()
+        transcript.code, transcript.stderr = server.end()
+    return transcript
+
+
+def both(lines: Sequence[bytes]) -> tuple[Transcript, Transcript]:
+    """The same conversation with the prelude off (the SDK's answers) and on, run side by side."""
+    with ThreadPoolExecutor(2) as pool:
+        sdk = pool.submit(converse, lines, prelude=False)
+        prelude = pool.submit(converse, lines, prelude=True)
+        return sdk.result(), prelude.result()
+
+
+def _short(line: bytes, limit: int = 300) -> str:
+    shown = repr(line[:limit])
+    return shown if len(line) <= limit else f"{shown}... ({len(line)} bytes)"
+
+
+def assert_same(lines: Sequence[bytes]) -> tuple[Transcript, Transcript]:
+    """Run ``lines`` both ways: the prelude's stdout must be the SDK's, byte for byte."""
+    sdk, prelude = both(lines)
+    assert sdk.stalled is None, f"the SDK itself stalled: {sdk.stalled}\n{sdk.stderr.decode()}"
+    if (sdk.steps, sdk.tail, sdk.code, sdk.stalled) != (
+        prelude.steps,
+        prelude.tail,
+        prelude.code,
+        prelude.stalled,
+    ):
+        report = ["the prelude's stdout differs from the SDK's; the conversation:"]
+        for index, line in enumerate(lines):
+            sdk_step = sdk.steps[index] if index < len(sdk.steps) else None
+            prelude_step = prelude.steps[index] if index < len(prelude.steps) else None
+            mark = "  " if sdk_step == prelude_step else "!!"
+            report.append(f"{mark} > {_short(line)}")
+            if sdk_step != prelude_step:
+                report.extend(f"     sdk     < {_short(out)}" for out in sdk_step or [])
+                report.extend(f"     prelude < {_short(out)}" for out in prelude_step or [])
+        if sdk.tail != prelude.tail:
+            report.append("!! after stdin was closed:")
+            report.extend(f"     sdk     < {_short(out)}" for out in sdk.tail)
+            report.extend(f"     prelude < {_short(out)}" for out in prelude.tail)
+        report.append(f"exit codes: sdk {sdk.code}, prelude {prelude.code}")
+        report.append(f"prelude stalled: {prelude.stalled}")
+        report.append(f"prelude's stderr:\n{prelude.stderr.decode(errors='replace')[-3000:]}")
+        pytest.fail("\n".join(report))
+    return sdk, prelude
+
+
+def line(message: object, *, end: bytes = b"\n") -> bytes:
+    """``message`` as one compact JSON line."""
+    return json.dumps(message, separators=(",", ":")).encode() + end
+
+
+def request(request_id: types.RequestId, method: str, params: object = None) -> dict[str, Any]:
+    """A JSON-RPC request (``params`` left out when None)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def hello(version: str = "2025-11-25", **capabilities: Any) -> dict[str, Any]:
+    """A well-formed ``initialize`` request, id 0."""
+    client = {"name": "prelude-tests", "version": "1.0"}
+    params = {"protocolVersion": version, "capabilities": capabilities, "clientInfo": client}
+    return request(0, "initialize", params)
+
+
+INITIALIZED: Final = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def call(request_id: types.RequestId, name: str, arguments: object = None) -> dict[str, Any]:
+    """A ``tools/call`` request (no ``arguments`` key when None)."""
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return request(request_id, "tools/call", params)
+
+
+def response(transcript: Transcript, request_id: types.RequestId) -> dict[str, Any]:
+    """The one response to ``request_id`` in the transcript."""
+    found = [
+        message
+        for message in transcript.json()
+        if "method" not in message and _same_id(message.get("id"), request_id)
+    ]
+    assert len(found) == 1, (request_id, transcript.lines(), transcript.stderr.decode())
+    message: dict[str, Any] = found[0]
+    return message
+
+
+# -- generated conversations ---------------------------------------------------------------------
+
+_VERSIONS = st.sampled_from(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"])
+_IDS = (
+    st.integers(0, 6)  # small: they collide with earlier ones
+    | st.sampled_from(["a", "", "\u00e9", "1", " 1"])
+    | st.integers(-(2**63), 2**63)
+)
+_META = st.sampled_from([{"_meta": {"x": 1}}, {"_meta": {"progressToken": "p"}}, {"_meta": {}}])
+_MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "prelude-tests", "version": "1.0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+@st.composite
+def _capabilities(draw: st.DrawFn) -> dict[str, Any]:
+    offered = {
+        "roots": {"listChanged": True},
+        "sampling": {},
+        "elicitation": {"form": {}},
+        "experimental": {"x": {}},
+    }
+    chosen = draw(st.lists(st.sampled_from(sorted(offered)), unique=True, max_size=3))
+    return {name: offered[name] for name in chosen}
+
+
+@st.composite
+def _client_info(draw: st.DrawFn) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "name": draw(st.sampled_from(["c", "client \u00e9\U0001f600", ""])),
+        "version": draw(st.sampled_from(["1.0", "0"])),
+    }
+    if draw(st.booleans()):
+        info["title"] = "A client"
+    return info
+
+
+def _without(key: str) -> Callable[[dict[str, Any]], object]:
+    return lambda params: {name: value for name, value in params.items() if name != key}
+
+
+def _with(key: str, value: object) -> Callable[[dict[str, Any]], object]:
+    return lambda params: {**params, key: value}
+
+
+_FLAWS: Final[dict[str, Callable[[dict[str, Any]], object]]] = {
+    "no clientInfo": _without("clientInfo"),
+    "no capabilities": _without("capabilities"),
+    "version a number": _with("protocolVersion", 20251125),
+    "capabilities a list": _with("capabilities", []),
+    "name a number": lambda params: {**params, "clientInfo": {**params["clientInfo"], "name": 7}},
+    "extra key": _with("extra", {"a": 1}),
+    "_meta": _with("_meta", {"x": 1}),
+    "params a string": lambda params: "initialize",
+    "params a list": lambda params: [params],
+    "no params": lambda params: None,
+}
+"""Ways an ``initialize`` request's params go wrong."""
+
+
+@st.composite
+def initialize(draw: st.DrawFn, request_id: types.RequestId) -> dict[str, Any]:
+    """An ``initialize`` request: mostly proper, sometimes malformed."""
+    params: Any = {
+        "protocolVersion": draw(_VERSIONS),
+        "capabilities": draw(_capabilities()),
+        "clientInfo": draw(_client_info()),
+    }
+    flaw = draw(st.sampled_from([None] * 6 + sorted(_FLAWS)))
+    if flaw is not None:
+        params = _FLAWS[flaw](params)
+    return request(request_id, "initialize", params)
+
+
+def _arguments(name: str) -> st.SearchStrategy[object]:
+    good: dict[str, st.SearchStrategy[object]] = {
+        "add": st.fixed_dictionaries({"a": st.integers(-5, 5), "b": st.integers(-5, 5)}),
+        "echo": st.fixed_dictionaries(
+            {"text": st.text(max_size=8)}, optional={"times": st.integers(0, 3)}
+        ),
+        "tags": st.fixed_dictionaries(
+            {"names": st.lists(st.text(max_size=4), max_size=3)}, optional={"loud": st.booleans()}
+        ),
+    }
+    bad = st.sampled_from(
+        [
+            {"a": "x", "b": 1},  # a wrong type
+            {"a": 1},  # a missing argument
+            {"zzz": 1},  # an unknown one
+            [1, 2],  # not an object
+            "args",
+            7,
+        ]
+    )
+    return good.get(name, st.just({})) | bad | st.none()
+
+
+@st.composite
+def tool_call(draw: st.DrawFn, request_id: types.RequestId) -> dict[str, Any]:
+    """A ``tools/call`` of any tool but sdk_loaded (whose answer tells the runs apart)."""
+    name = draw(st.sampled_from([t for t in TOOLS if t != "sdk_loaded"] + ["nope", ""]))
+    message = call(request_id, name, draw(_arguments(name)))
+    match draw(st.sampled_from(["plain"] * 5 + ["_meta", "name a number", "no name", "params"])):
+        case "_meta":
+            message["params"].update(draw(_META))
+        case "name a number":
+            message["params"]["name"] = 3
+        case "no name":
+            del message["params"]["name"]
+        case "params":
+            message["params"] = draw(st.sampled_from(["x", [name], None]))
+        case _:
+            pass
+    if message.get("params", 0) is None:
+        del message["params"]
+    return message
+
+
+@st.composite
+def tools_list(draw: st.DrawFn, request_id: types.RequestId) -> dict[str, Any]:
+    """A ``tools/list``: with or without a cursor (ours, bogus, not a string), extra params."""
+    params = draw(
+        st.sampled_from(
+            [None, {}, {"cursor": "bogus"}, {"cursor": 5}, {"cursor": None}, {"extra": 1}, []]
+        )
+        | st.sampled_from(CURSORS).map(lambda cursor: {"cursor": cursor})
+        | _META
+    )
+    return request(request_id, "tools/list", params)
+
+
+def _notification(method: str, params: object = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+_OTHERS: Final[dict[str, Callable[[types.RequestId], st.SearchStrategy[object]]]] = {
+    "ping": lambda rid: st.just(request(rid, "ping")),
+    "ping with params": lambda rid: st.sampled_from([{}, {"x": 1}, [1]]).map(
+        lambda params: request(rid, "ping", params)
+    ),
+    "resources/list": lambda rid: st.just(request(rid, "resources/list")),
+    "prompts/list": lambda rid: st.just(request(rid, "prompts/list")),
+    "resources/read": lambda rid: st.just(request(rid, "resources/read", {"uri": "app://note"})),
+    "prompts/get": lambda rid: st.just(
+        request(rid, "prompts/get", {"name": "greet", "arguments": {"name": "n"}})
+    ),
+    "logging/setLevel": lambda rid: st.sampled_from(["debug", "error", "loud"]).map(
+        lambda level: request(rid, "logging/setLevel", {"level": level})
+    ),
+    "unknown method": lambda rid: st.just(request(rid, "tools/frobnicate", {})),
+    "unknown notification": lambda rid: st.just(_notification("notifications/whatever")),
+    "cancelled": lambda rid: st.just(
+        _notification("notifications/cancelled", {"requestId": rid, "reason": "r"})
+    ),
+    "initialized": lambda rid: st.just(INITIALIZED),
+    "initialize again": initialize,
+    "server/discover": lambda rid: st.just(
+        request(rid, "server/discover", {"_meta": _MODERN_META})
+    ),
+    "2026-07-28 tools/list": lambda rid: st.just(
+        request(rid, "tools/list", {"_meta": _MODERN_META})
+    ),
+    "2026-07-28 tools/call": lambda rid: st.just(
+        request(rid, "tools/call", {"name": "constant", "_meta": _MODERN_META})
+    ),
+    "garbage": lambda rid: st.just(b"this is not JSON"),
+    "empty line": lambda rid: st.just(b""),
+    "array": lambda rid: st.just([request(rid, "ping")]),
+    "no jsonrpc": lambda rid: st.just({"id": rid, "method": "ping"}),
+    "jsonrpc 1.0": lambda rid: st.just({"jsonrpc": "1.0", "id": rid, "method": "ping"}),
+    "a response": lambda rid: st.just({"jsonrpc": "2.0", "id": rid, "result": {}}),
+}
+"""Anything else a client (or a broken one) may send, by the id it may use."""
+
+
+@st.composite
+def other(draw: st.DrawFn, request_id: types.RequestId) -> object:
+    """One of :data:`_OTHERS`."""
+    return draw(_OTHERS[draw(st.sampled_from(sorted(_OTHERS)))](request_id))
+
+
+@st.composite
+def encoded(draw: st.DrawFn, message: object) -> bytes:
+    """``message`` as one line, in one of the ways a client may write JSON."""
+    if isinstance(message, bytes):
+        body = message
+    else:
+        if isinstance(message, dict) and draw(st.booleans()):
+            message = dict(reversed(message.items()))  # "jsonrpc" last
+        separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+        ascii_only = draw(st.booleans())
+        body = json.dumps(message, separators=separators, ensure_ascii=ascii_only).encode()
+        if draw(st.integers(0, 9)) == 0:
+            body = b" " + body + b"\t"
+    return body + draw(st.sampled_from([b"\n"] * 4 + [b"\r\n"]))
+
+
+@st.composite
+def conversations(draw: st.DrawFn) -> list[bytes]:
+    """An opening (initialize and notifications/initialized, or not) and a mix of messages."""
+    ids = iter(draw(st.lists(_IDS, min_size=12, max_size=12)))
+    messages: list[object] = []
+    opening = draw(st.sampled_from(["proper"] * 6 + ["malformed", "none"]))
+    if opening == "proper":
+        params = {
+            "protocolVersion": draw(_VERSIONS),
+            "capabilities": draw(_capabilities()),
+            "clientInfo": draw(_client_info()),
+        }
+        messages.append(request(next(ids), "initialize", params))
+    elif opening == "malformed":
+        messages.append(draw(initialize(next(ids))))
+    messages.extend([INITIALIZED] * draw(st.sampled_from([1, 1, 1, 0, 2])))
+    kinds = st.sampled_from(["call", "call", "list", "list", "other", "other"])
+    for kind in draw(st.lists(kinds, min_size=1, max_size=6)):
+        request_id = next(ids)
+        if kind == "call":
+            messages.append(draw(tool_call(request_id)))
+        elif kind == "list":
+            messages.append(draw(tools_list(request_id)))
+        else:
+            messages.append(draw(other(request_id)))
+    return [draw(encoded(message)) for message in messages]
+
+
+CONVERSATIONS = settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@CONVERSATIONS
+@given(lines=conversations())
+def test_a_generated_conversation_gets_the_sdks_bytes(lines: list[bytes]) -> None:
+    """Whatever a client sends first, the prelude on and off write the same stdout and exit alike."""
+    assert_same(lines)
+
+
+# -- the prelude engages, and hands over ---------------------------------------------------------
+
+
+def _loaded(transcript: Transcript, request_id: int) -> bool:
+    result = response(transcript, request_id)["result"]
+    loaded = result["structuredContent"]["result"]
+    assert isinstance(loaded, bool), result
+    return loaded
+
+
+def test_the_first_call_runs_before_the_sdk_is_imported_and_a_later_one_after() -> None:
+    """Listing and pinging leave ``mcp`` unimported; the first call hands over once answered."""
+    lines = [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "ping")),
+        line(request(2, "tools/list")),
+        line(request(3, "tools/list", {"cursor": CURSORS[0]})),
+        line(call(4, "sdk_loaded", {})),
+        line(call(5, "sdk_loaded", {})),
+    ]
+    sdk, prelude = both(lines)
+    assert (_loaded(sdk, 4), _loaded(sdk, 5)) == (True, True)  # the SDK's path imports it first
+    assert (_loaded(prelude, 4), _loaded(prelude, 5)) == (False, True)
+    for request_id in (0, 1, 2, 3):  # and the rest is the SDK's, byte for byte
+        assert response(prelude, request_id) == response(sdk, request_id)
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        pytest.param(request(1, "resources/list"), id="a method it does not serve"),
+        pytest.param(call(1, "logs", {}), id="a tool taking the gateway"),
+        pytest.param(request(1, "logging/setLevel", {"level": "info"}), id="logging/setLevel"),
+        pytest.param(request(1, "tools/list", {"_meta": _MODERN_META}), id="a 2026-07-28 request"),
+    ],
+)
+def test_what_the_prelude_does_not_serve_is_handed_over(first: dict[str, Any]) -> None:
+    """The SDK answers from the first message the prelude does not serve on, imported by then."""
+    lines = [line(hello()), line(INITIALIZED), line(first), line(call(2, "sdk_loaded", {}))]
+    _, prelude = assert_same([*lines[:3], line(request(2, "ping"))])
+    assert response(prelude, 1)  # answered, as the SDK answered it
+    assert _loaded(converse(lines, prelude=True), 2) is True
+
+
+def test_the_switch_turns_the_prelude_off() -> None:
+    """With ``MCP_CORE_STDIO_PRELUDE=0`` the SDK is imported before the first message is read."""
+    lines = [line(hello()), line(INITIALIZED), line(call(1, "sdk_loaded", {}))]
+    assert _loaded(converse(lines, prelude=False), 1) is True
+
+
+@pytest.mark.parametrize("middle", ["constant", "logs"])
+def test_a_tools_list_walk_survives_the_hand_over(middle: str) -> None:
+    """Page one from the prelude, a call, then page one's cursor: every tool once, as the SDK lists.
+
+    The cursors sent are those the app issues (computed here: they are deterministic); each page's
+    ``nextCursor`` must be the one sent next. ``constant`` is served by the prelude and hands over
+    once answered; ``logs`` (it takes the gateway) is handed over unanswered.
+    """
+    lines = [line(hello()), line(INITIALIZED), line(request(1, "tools/list"))]
+    lines.append(line(call(100, middle, {})))
+    lines.extend(
+        line(request(index + 2, "tools/list", {"cursor": cursor}))
+        for index, cursor in enumerate(CURSORS[:3])
+    )
+    _, prelude = assert_same(lines)
+    names: list[str] = []
+    for index in range(4):
+        page = response(prelude, index + 1)["result"]
+        names.extend(tool["name"] for tool in page["tools"])
+        assert page.get("nextCursor") == (CURSORS[index] if index < 3 else None), page
+    assert names == TOOLS
+    assert "isError" not in response(prelude, 100)["result"]
+
+
+# -- hostile lines -------------------------------------------------------------------------------
+
+_HELLO_LINE: Final = line(hello())
+_HOSTILE: Final[dict[str, list[bytes]]] = {
+    "a 2 MB call first": [
+        _HELLO_LINE,
+        line(INITIALIZED),
+        line(call(1, "echo", {"text": "\u00e9" * 1_000_000})),
+        line(request(2, "ping")),
+    ],
+    "a 2 MB garbage line first": [b"x" * 2_000_000 + b"\n", _HELLO_LINE, line(request(1, "ping"))],
+    "a 2 MB initialize": [
+        line(
+            request(
+                0,
+                "initialize",
+                {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"experimental": {"big": {"x": "y" * 2_000_000}}},
+                    "clientInfo": {"name": "c", "version": "1"},
+                },
+            )
+        ),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+    ],
+    "invalid UTF-8 in a call's argument": [
+        _HELLO_LINE,
+        line(INITIALIZED),
+        line(call(1, "echo", {"text": "a\udcffb"})).replace(b"\\udcff", b"\xff"),
+        line(call(2, "echo", {"text": "ok"})),
+    ],
+    "invalid UTF-8 in a method name": [
+        _HELLO_LINE,
+        line(INITIALIZED),
+        line(request(1, "tools/li\udcfest")).replace(b"\\udcfe", b"\xfe"),
+        line(request(2, "tools/list")),
+    ],
+    "a line of invalid UTF-8 first": [b"\xff\xfe\xfd\x80\n", _HELLO_LINE, line(request(1, "ping"))],
+    "CRLF throughout": [
+        line(hello(), end=b"\r\n"),
+        line(INITIALIZED, end=b"\r\n"),
+        line(request(1, "tools/list"), end=b"\r\n"),
+        line(call(2, "add", {"a": 1, "b": 2}), end=b"\r\n"),
+        line(call(3, "add", {"a": 3, "b": 4}), end=b"\r\n"),
+    ],
+    "CR alone ends a line too": [
+        line(hello(), end=b"\r") + line(INITIALIZED, end=b"\r"),
+        line(request(1, "ping"), end=b"\r\n"),
+        line(call(2, "constant"), end=b"\r") + line(request(3, "ping")),
+    ],
+    "two messages in one write": [
+        _HELLO_LINE + line(INITIALIZED) + line(call(1, "constant")),
+        line(call(2, "constant")),
+    ],
+    "a numeric protocolVersion": [
+        line(request(0, "initialize", {**hello()["params"], "protocolVersion": 20251125})),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+        line(request(2, "tools/list")),
+    ],
+    "a float id and duplicated keys": [
+        b'{"jsonrpc":"2.0","id":0.0,"method":"initialize","params":'
+        + json.dumps(hello()["params"]).encode()
+        + b"}\n",
+        line(INITIALIZED),
+        b'{"jsonrpc":"2.0","id":1,"id":2,"method":"ping","method":"tools/list"}\n',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fails","name":"constant"}}\n',
+    ],
+    "no final newline": [_HELLO_LINE, line(INITIALIZED), line(call(1, "constant"))[:-1]],
+    "a request before initialize": [line(call(1, "constant")), _HELLO_LINE, line(call(2, "add"))],
+}
+"""Conversations that a prelude reading lines itself could get wrong."""
+
+
+@pytest.mark.parametrize("lines", list(_HOSTILE.values()), ids=list(_HOSTILE))
+def test_hostile_lines_get_the_sdks_bytes(lines: list[bytes]) -> None:
+    """Long lines, bad UTF-8, CR/CRLF endings, odd JSON: the prelude writes what the SDK writes."""
+    sdk, _ = assert_same(lines)
+    assert sdk.lines(), "the SDK answered nothing: the case tests nothing"
+
+
+# -- the official client -------------------------------------------------------------------------
+
+
+async def _client_session(mode: str, *, prelude: bool, captured: Path) -> list[Any]:
+    """Every result of listing all tools and calling two, with stdout captured on the way."""
+    server = StdioServerParameters(
+        command="sh",
+        args=["-c", '"$0" "$1" | tee "$2"', sys.executable, str(APP), str(captured)],
+        cwd=ROOT,
+        env=_environment(prelude),
+    )
+    async with Client(server, mode=mode) as client:
+        listed = await pages(
+            lambda cursor: client.list_tools(cursor=cursor, cache_mode="bypass"), "tools"
+        )
+        first = await client.call_tool("constant", {})
+        second = await client.call_tool("add", {"a": 2, "b": 3})
+    return [
+        [tool.model_dump(mode="json") for tool in listed],
+        first.model_dump(mode="json"),
+        second.model_dump(mode="json"),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_official_client_gets_the_same_answers(mode: str, tmp_path: Path) -> None:
+    """``mcp.Client`` in both eras: the same results and the same stdout, prelude on or off."""
+    sdk_out, prelude_out = tmp_path / "sdk.out", tmp_path / "prelude.out"
+    with anyio.fail_after(2 * WAIT):
+        sdk = await _client_session(mode, prelude=False, captured=sdk_out)
+        prelude = await _client_session(mode, prelude=True, captured=prelude_out)
+    assert [tool["name"] for tool in sdk[0]] == TOOLS
+    assert sdk[1]["content"][0]["text"] == "c\u00e9 \U0001f600"
+    assert sdk[2]["structured_content"] == {"result": 5}
+    assert prelude == sdk
+    assert prelude_out.read_bytes().splitlines() == sdk_out.read_bytes().splitlines()
