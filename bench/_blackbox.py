@@ -107,6 +107,9 @@ async def first_call(server: Server, connection: Connection, *, size: int) -> di
     name = _catalogue.call_targets(size)[0]
     _, data = await connection.request("tools/call", _call_params(name))
     figures["spawn_first_call_s"] = time.perf_counter() - server.spawned
+    cpu = server.cpu_s()
+    if cpu is not None:
+        figures["first_call_cpu_s"] = cpu
     _check_call(data, name)
     return figures
 

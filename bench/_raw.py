@@ -132,6 +132,16 @@ class Server:
         found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
         return int(found.group(1)) / 1024 if found else None
 
+    def cpu_s(self) -> float | None:
+        """The CPU time (user and system, every thread) the process has used so far; None if unreadable."""
+        try:
+            stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+        except OSError:
+            return None
+        # Fields after the command name, which may hold spaces: state is the first, utime the 12th.
+        fields = stat.rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stderr_tail(self, limit: int = 2000) -> str:
         """The last ``limit`` characters the server wrote to stderr."""
         self.errors.flush()

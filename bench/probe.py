@@ -6,8 +6,9 @@ Started by ``bench/run.py``, one process per measurement; it can be run by hand:
     python bench/probe.py load --lib mcpserver --size 100 --cache /tmp/mcp-core-bench
 
 Modes: ``stdio`` and ``http`` (spawn → first call, tools/list walks, call and ping medians, peak
-RSS), ``load`` (concurrent HTTP sessions: requests/s, p50/p99), ``warm`` (mcp-core serving a
-dumped collection over stdio) and ``import`` (a fresh interpreter importing the library). It
+RSS), ``load`` (concurrent HTTP sessions: requests/s, p50/p99), ``start`` (spawn → first call
+over stdio only, with the server's CPU time up to it), ``warm`` (the same for mcp-core serving a
+dumped collection) and ``import`` (a fresh interpreter importing the library). It
 prints one JSON line, ``{"event": "result", "figures": {...}, "versions": {...}}``; on failure
 it says why on stderr and exits 1.
 """
@@ -31,7 +32,7 @@ if str(_ROOT) not in sys.path:
 from bench import _blackbox, serve  # noqa: E402 -- after the path is set
 from bench._raw import HttpConnection, Server, http_client, spawn_http, spawn_stdio  # noqa: E402
 
-MODES: Final = ("stdio", "http", "load", "warm", "import")
+MODES: Final = ("stdio", "http", "load", "warm", "start", "import")
 IMPORTS: Final = {
     "mcp-core": "mcp_core.app",
     "mcpserver": "mcp.server.mcpserver",
@@ -74,10 +75,10 @@ async def _finish(server: Server, figures: dict[str, float]) -> dict[str, float]
 async def _measure(args: argparse.Namespace) -> dict[str, float]:
     budget = _blackbox.Budget(repeats=args.repeats, seconds=args.seconds, calls=args.calls)
     command = serve.command(args)
-    if args.mode in ("stdio", "warm"):
+    if args.mode in ("stdio", "warm", "start"):
         async with spawn_stdio(command) as (server, connection):
             try:
-                if args.mode == "warm":
+                if args.mode in ("warm", "start"):
                     figures = await _blackbox.first_call(server, connection, size=args.size)
                 else:
                     figures = await _blackbox.serve_figures(

@@ -6,14 +6,15 @@ import dataclasses
 import functools
 import inspect
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeVar, cast, final, overload
 
 from mcp_core import handlers
-from mcp_core._collector import settle_declared, settle_imports
+from mcp_core._collector import settle_declared, settle_heap, settle_imports
 from mcp_core.elements import Definition, Element, ElementCollection, ElementKind, ElementRef, Icon
 from mcp_core.elements._definitions import WireModel
 from mcp_core.handlers import ElementLimits, HandlerTimeout
@@ -22,10 +23,16 @@ from mcp_core.handlers._decorators import CallSite, marks_of
 from mcp_core.registry import Backoff, Priority, Registry
 from mcp_core.registry._recovery import DEFAULT_BACKOFF
 from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
-from mcp_core.server import McpServer, Middleware, RequestStateSecurity, SessionHook
-from mcp_core.server._middleware import checked
+from mcp_core.server import _prelude as prelude
+from mcp_core.server._middleware import Middleware, checked
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
-from mcp_core.server._session_link import SessionLink
+from mcp_core.server._requests import RequestHandlers, default_cursor_secret
+from mcp_core.server._serving import (
+    built_noting_signals,
+    log_to_stderr,
+    run_stdio_server,
+    say,
+)
 from mcp_core.sources import (
     ElementSource,
     FunctionSource,
@@ -39,12 +46,13 @@ from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
 if TYPE_CHECKING:
+    from mcp.server.request_state import RequestStateSecurity
     from starlette.applications import Starlette
 
     from mcp_core.handlers import Container
     from mcp_core.search import Disclosure
     from mcp_core.search._disclosure import ToolDisclosure
-    from mcp_core.server import Deployment
+    from mcp_core.server import Deployment, McpServer, SessionHook
 
 __all__ = ["App"]
 
@@ -346,6 +354,7 @@ class App:
             # Imported by an app that discloses its tools: search is not on everyone's start.
             from mcp_core.search import Disclosure  # noqa: PLC0415
             from mcp_core.search._disclosure import ToolDisclosure  # noqa: PLC0415
+            from mcp_core.server._session_link import SessionLink  # noqa: PLC0415
 
             if not isinstance(disclosure, Disclosure):
                 raise TypeError(
@@ -536,6 +545,8 @@ class App:
     def server(self) -> McpServer:
         """The server serving this app (built on first use)."""
         if self._server is None:
+            from mcp_core.server._binding import McpServer  # noqa: PLC0415 -- imports the SDK (ADR 0115)
+
             self._server = McpServer(
                 self.registry,
                 invoker=self.invoker,
@@ -580,4 +591,90 @@ class App:
         line on stderr, and ``run`` returns. ``options`` go to
         :meth:`McpServer.streamable_http_app` (HTTP only); see :meth:`McpServer.run`.
         """
-        self.server.run(transport, host=host, port=port, path=path, **options)
+        if transport == "stdio" and self._prelude_serves():
+            # The first answers before the SDK is imported (ADR 0115).
+            settle_heap()
+            run_stdio_server(self._stdio_start())
+            return
+        server = built_noting_signals(lambda: self.server)  # imports the SDK (ADR 0115)
+        if isinstance(server, signal.Signals):
+            log_to_stderr()
+            say(f"stopped serving {self.name} ({server.name})")
+            return
+        server.run(transport, host=host, port=port, path=path, **options)
+
+    def _prelude_serves(self) -> bool:
+        """Whether a stdio run starts with the prelude (ADR 0115): nothing it leaves out is used.
+
+        Not when the SDK is imported already (nothing to save), the server was built (it may
+        have been configured), the environment turns it off, or the app uses what only the
+        server's path does: a deployment, a session hook, middleware, disclosure, a
+        ``requestState`` key, or an OpenTelemetry tracer (the SDK's request spans).
+        """
+        options = self._server_options
+        return (
+            self._server is None
+            and "mcp" not in sys.modules
+            and os.environ.get(prelude.ENVIRONMENT, "").strip() != "0"
+            and options["deployment"] is None
+            and options["session_hook"] is None
+            and options["request_state_security"] is None
+            and not options["middleware"]
+            and self._disclosure is None
+            and not _tracing_configured()
+        )
+
+    def _stdio_start(self) -> prelude.StdioStart:
+        options = self._server_options
+        name: str = options["name"]
+        secret = options["cursor_secret"]
+        handlers = RequestHandlers(
+            self.registry,
+            self.registry,
+            invoker=self.invoker,
+            visibility=self._served_visibility(),
+            page_size=options["page_size"],
+            cursor_secret=secret if secret is not None else default_cursor_secret(name),
+            middleware=options["middleware"],
+            trace_arguments=options["trace_arguments"],
+        )
+
+        def server(state: object) -> prelude.Continuing:
+            from mcp_core.server._binding import McpServer  # noqa: PLC0415 -- imports the SDK
+
+            self._server = McpServer(
+                self.registry,
+                invoker=self.invoker,
+                visibility=self._served_visibility(),
+                lifespan=self._run if state is None else lambda: nullcontext(state),
+                _handlers=handlers,
+                **options,
+            )
+            return self._server
+
+        info = prelude.ServerInfo(
+            name,
+            version=options["version"],
+            title=options["title"],
+            description=options["description"],
+            instructions=options["instructions"],
+            website_url=options["website_url"],
+            icons=options["icons"],
+        )
+        return prelude.StdioStart(
+            self.registry,
+            handlers,
+            self.invoker,
+            info,
+            name=name,
+            lifespan=self._run,
+            server=server,
+            preload=options["preload"],
+        )
+
+
+def _tracing_configured() -> bool:
+    """Whether an OpenTelemetry tracer provider was set (the SDK's request spans then count)."""
+    from opentelemetry import trace  # noqa: PLC0415 -- imported by the request handlers anyway
+
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)

@@ -23,7 +23,14 @@ from typing import Annotated, Any, Final, TypeAlias, final, get_args, get_origin
 
 from mcp_core.handlers._protocols import ClientGateway
 
-__all__ = ["Injection", "Injector", "injection_generation", "injector_for", "register_injection"]
+__all__ = [
+    "Injection",
+    "Injector",
+    "injection_generation",
+    "injector_for",
+    "register_injection",
+    "register_injection_loader",
+]
 
 
 @final
@@ -51,6 +58,9 @@ Injector: TypeAlias = Callable[[Injection], Any]
 """Returns the parameter's value, or an awaitable of it."""
 
 _RULES: Final[dict[type, Injector]] = {}
+# Top-level package name -> what registers the rules for that package's types, run (once) when
+# a parameter first meets a type of that package.
+_LOADERS: Final[dict[str, Callable[[], object]]] = {}
 # Bumped on every change of the rules: analyses made under other rules are not reused.
 _GENERATION: list[int] = [0]
 
@@ -85,8 +95,47 @@ def register_injection(match: type, injector: Injector) -> Callable[[], None]:
     return unregister
 
 
+def register_injection_loader(package: str, load: Callable[[], object]) -> None:
+    """Have ``load`` register the rules for ``package``'s types when one is first met.
+
+    A layer that knows a framework registers its rules without importing that framework up
+    front (the server layer does so for the official SDK, whose import a stdio start defers,
+    ADR 0115): the first parameter annotated with a class of ``package`` (a top-level package
+    name, e.g. ``"mcp"``), or carrying an instance of one as ``Annotated`` metadata, runs ``load``
+    once, before any rule is consulted for it.
+    """
+    _LOADERS[package] = load
+
+
+def _load_rules_for(annotation: object) -> None:
+    """Run the loader of every package ``annotation`` names a type of (each once)."""
+    module = getattr(annotation, "__module__", None)
+    if isinstance(module, str):
+        load = _LOADERS.pop(module.partition(".")[0], None)
+        if load is not None:
+            load()
+    origin = get_origin(annotation)
+    if origin is None:
+        return
+    _load_rules_for(origin)
+    args = get_args(annotation)
+    if origin is Annotated:
+        _load_rules_for(args[0])
+        for meta in args[1:]:
+            _load_rules_for(type(meta))
+        return
+    for arg in args:
+        _load_rules_for(arg)
+
+
 def injector_for(annotation: object) -> Injector | None:
     """The injector of the first rule matching ``annotation``, or None."""
+    if _LOADERS:
+        _load_rules_for(annotation)
+    return _matching(annotation)
+
+
+def _matching(annotation: object) -> Injector | None:
     if not _RULES:
         return None
     origin = get_origin(annotation)
@@ -96,10 +145,10 @@ def injector_for(annotation: object) -> Injector | None:
             for match, injector in _RULES.items():
                 if isinstance(meta, match):
                     return injector
-        return injector_for(args[0])
+        return _matching(args[0])
     if origin is typing.Union or origin is UnionType:
         members = [arg for arg in get_args(annotation) if arg is not NoneType]
-        return injector_for(members[0]) if len(members) == 1 else None
+        return _matching(members[0]) if len(members) == 1 else None
     # A generic alias (``Context[Any, Any]``) is matched by its origin class.
     candidate = origin if isinstance(origin, type) else annotation
     if isinstance(candidate, type):

@@ -179,6 +179,16 @@ class Invoker:
             return generic
         return _tool_result(plan, definition, value)
 
+    def takes_gateway(self, element: Element) -> bool:
+        """Whether calling ``element`` hands the request's gateway to its handler.
+
+        True for a handler object (its methods take the gateway), and for a function with a
+        gateway parameter or any injected one (an injector is given the gateway). Builds the
+        element's plan as a call does, so a handler that cannot be resolved raises here.
+        """
+        shape = self._plan(element).shape
+        return shape is None or shape.gateway is not None or bool(shape.injected)
+
     async def read_resource(
         self, element: Element, uri: str, variables: Mapping[str, str], gateway: ClientGateway
     ) -> dict[str, Any]:

@@ -5,21 +5,20 @@ streamable HTTP (or in memory, via ``mcp.Client(server.lowlevel)``). :class:`Req
 the transport-free core it binds: pure functions from a registry role and request params to MCP
 wire dicts, usable and testable without the SDK.
 
-Importing this package also teaches handler derivation the official SDK's ``Context`` and its
-``Resolve(...)`` markers (see :mod:`mcp_core.server._context`), so functions written for the SDK's
-``MCPServer`` are served unchanged.
+Handler derivation learns the official SDK's ``Context`` and its ``Resolve(...)`` markers (see
+:mod:`mcp_core.server._context`) when it first meets one of the SDK's types, so functions written
+for the SDK's ``MCPServer`` are served unchanged. Importing this package imports no SDK: the names
+bound to it are exported lazily, so a stdio start answers its first requests before the SDK is
+imported (ADR 0115).
 """
 
+import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from mcp.server.request_state import RequestStateSecurity
-
 from mcp_core._lazy import LazyNames
-from mcp_core.server._binding import McpServer, ServableRegistry
-from mcp_core.server._context import Lifespan
+from mcp_core.handlers._injection import register_injection_loader
 from mcp_core.server._errors import ErrorReply
-from mcp_core.server._gateway import ServerGateway, SessionHook
 from mcp_core.server._middleware import (
     AuditLog,
     AuditRecord,
@@ -32,9 +31,14 @@ from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._serving import LOG_FORMAT, log_to_stderr
 
 if TYPE_CHECKING:
+    from mcp.server.request_state import RequestStateSecurity
+
+    from mcp_core.server._binding import McpServer, ServableRegistry
+    from mcp_core.server._context import Lifespan
     from mcp_core.server._deployed import WorkerStatus
     from mcp_core.server._deployment import Deployment
     from mcp_core.server._events import InMemoryEventStore, SessionEventStore
+    from mcp_core.server._gateway import ServerGateway, SessionHook
     from mcp_core.server._host import HostAuthentication
     from mcp_core.server._metrics import ServerMetrics
 
@@ -43,6 +47,12 @@ if TYPE_CHECKING:
 # metrics.
 _LAZY: dict[str, str] = {
     "Deployment": "mcp_core.server._deployment",
+    "Lifespan": "mcp_core.server._context",
+    "McpServer": "mcp_core.server._binding",
+    "RequestStateSecurity": "mcp.server.request_state",
+    "ServableRegistry": "mcp_core.server._binding",
+    "ServerGateway": "mcp_core.server._gateway",
+    "SessionHook": "mcp_core.server._gateway",
     "HostAuthentication": "mcp_core.server._host",
     "InMemoryEventStore": "mcp_core.server._events",
     "ServerMetrics": "mcp_core.server._metrics",
@@ -50,6 +60,16 @@ _LAZY: dict[str, str] = {
     "WorkerStatus": "mcp_core.server._deployed",
 }
 _NAMES = LazyNames(__name__, _LAZY, globals())
+
+
+def _sdk_rules() -> None:
+    from mcp_core.server import _context  # noqa: F401, PLC0415 -- registers the rules
+
+
+if "mcp" in sys.modules:  # the SDK is here already: its rules cost nothing more
+    _sdk_rules()
+else:
+    register_injection_loader("mcp", _sdk_rules)
 
 __all__ = [
     "LOG_FORMAT",

@@ -37,7 +37,7 @@ from mcp_core._version import VERSION
 from mcp_core.elements import ElementKind, Icon
 from mcp_core.elements._definitions import WireModel
 from mcp_core.errors import ElementNotFoundError
-from mcp_core.handlers import Invoker, escapes
+from mcp_core.handlers import Invoker
 from mcp_core.registry import (
     BackgroundRecovery,
     ChangeNotifier,
@@ -48,6 +48,7 @@ from mcp_core.registry import (
     RegistryHealth,
 )
 from mcp_core.registry._protocols import CatalogSizes
+from mcp_core.server import _context  # noqa: F401 -- the SDK's injection rules, with the SDK
 from mcp_core.server._edge import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_HEADER_TIMEOUT,
@@ -70,13 +71,15 @@ from mcp_core.server._lowlevel import LowLevelServer, server_icons
 from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet
+from mcp_core.server._pipes import StdioPipes
+from mcp_core.server._prelude import HandOver, prefetch_kinds, preload
 from mcp_core.server._request_binding import RequestBinding
 from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, RoundLedger
-from mcp_core.server._serving import listen, run_server, serve_asgi, url_of
+from mcp_core.server._serving import run_server
 from mcp_core.server._stdio import stdio_streams
 from mcp_core.server._tracing import trace_context_from_headers
-from mcp_core.sources import KindsPrefetch
+from mcp_core.server._uvicorn import listen, serve_asgi, url_of
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
 if TYPE_CHECKING:
@@ -202,7 +205,9 @@ class McpServer:
         max_input_rounds: int | None = DEFAULT_MAX_INPUT_ROUNDS,
         middleware: Sequence[Middleware] = (),
         trace_arguments: bool = False,
+        _handlers: RequestHandlers | None = None,
     ) -> None:
+        # _handlers: the stdio prelude's, which this server goes on with (ADR 0115).
         if max_input_rounds is not None and (
             isinstance(max_input_rounds, bool) or max_input_rounds < 1
         ):
@@ -233,7 +238,7 @@ class McpServer:
         if deployment is not None:
             self._lifecycle.on_drain(deployment.drain)
         self._session_managers: list[StreamableHTTPSessionManager] = []
-        self.handlers: Final = RequestHandlers(
+        self.handlers: Final = _handlers or RequestHandlers(
             registry,
             registry,
             invoker=self._invoker,
@@ -403,16 +408,7 @@ class McpServer:
 
     async def _load_in_background(self) -> None:
         try:
-            await self._registry.load()
-            # The first walk then finds its pages laid out and encoded (ADR 0054).
-            await self.handlers.prepare_lists()
-        except BaseException as exc:
-            if escapes(exc):
-                raise
-            _log.exception("loading the registry (or preparing its lists) failed")
-        else:
-            if self._settle:
-                settle_heap()  # the catalogue now lives as long as the process
+            await preload(self._registry, self.handlers, settle=self._settle)
         finally:
             self._loading = False
 
@@ -444,13 +440,7 @@ class McpServer:
         with ``prefetch_kinds()`` (the reference one) lets, e.g., a warm ``CachedSource`` answer
         from its cache entry there instead of scanning the packages it caches.
         """
-        if isinstance(self._registry, KindsPrefetch):
-            try:
-                await self._registry.prefetch_kinds()
-            except Exception:  # noqa: BLE001 -- capabilities then come the slow way, never not at all
-                _log.warning(
-                    "registry.prefetch_kinds() raised; kinds() answers unaided", exc_info=True
-                )
+        await prefetch_kinds(self._registry)
 
     def _on_registry_change(self, kinds: ElementKind) -> None:
         self.notify_list_changed(kinds)
@@ -723,6 +713,24 @@ class McpServer:
         await self.prefetch_kinds()  # the initialization options below advertise the kinds
         self._preload = self._preload or (self._preload_when_run if preload is None else preload)
         async with stdio_streams() as (read_stream, write_stream):
+            await self.lowlevel.run(
+                read_stream, write_stream, self.lowlevel.create_initialization_options()
+            )
+
+    async def continue_stdio(self, pipes: StdioPipes, handover: HandOver) -> None:
+        """Serve the rest of the stdio session the prelude began (ADR 0115).
+
+        The server reads the handshake the prelude took in (its answer to the ``initialize`` is
+        not written again), then the message the prelude handed over, then the rest of the
+        input; the session keeps the id the prelude answered under.
+        """
+        self._binding.resumed_session_id = handover.session_id
+        async with stdio_streams(
+            pipes,
+            replay=handover.replay,
+            unanswered=handover.initialize_id,
+            watch=handover.watch,
+        ) as (read_stream, write_stream):
             await self.lowlevel.run(
                 read_stream, write_stream, self.lowlevel.create_initialization_options()
             )

@@ -25,10 +25,9 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, Protocol, final
 
-from mcp.shared.exceptions import MCPError
-
 from mcp_core.elements import Element, ElementKind
 from mcp_core.errors import McpCoreError
+from mcp_core.handlers._sdk_values import is_protocol_error
 from mcp_core.server._errors import wire_error
 from mcp_core.visibility import SessionInfo
 
@@ -396,4 +395,5 @@ def outcome_of_error(exc: BaseException) -> tuple[int | None, Outcome]:
     if isinstance(exc, McpCoreError):
         error = wire_error(exc)
         return error.code, "refused" if error.expected and not error.retryable else "failed"
-    return (exc.error.code if isinstance(exc, MCPError) else None), "failed"
+    # The SDK's MCPError, known by name: a stdio start has not imported the SDK (ADR 0115).
+    return (exc.error.code if is_protocol_error(exc) else None), "failed"  # type: ignore[attr-defined]

@@ -295,3 +295,28 @@ def wire_json(value: object) -> bytes:
     the SDK's ``model_dump_json`` writes ``null`` for them.
     """
     return pydantic_core.to_json(value, inf_nan_mode="null")
+
+
+_RESPONSE_HEAD: Final = b'{"jsonrpc":"2.0","id":'
+
+
+def encode_response(request_id: str | int, result: dict[str, Any]) -> bytes:
+    """The JSON of the response ``result`` to ``request_id``, as its SDK model writes it."""
+    return b"".join(
+        (_RESPONSE_HEAD, wire_json(request_id), b',"result":', _encode_result(result), b"}")
+    )
+
+
+def _encode_result(result: dict[str, Any]) -> bytes:
+    for value in result.values():
+        if type(value) is EncodedItems:
+            break
+    else:
+        return wire_json(result)
+    parts = [
+        wire_json(key)
+        + b":"
+        + (value.encoded() if type(value) is EncodedItems else wire_json(value))
+        for key, value in result.items()
+    ]
+    return b"{" + b",".join(parts) + b"}"

@@ -160,7 +160,15 @@ _LISTS: Final[
 class RequestBinding:
     """The SDK request handlers of one :class:`~mcp_core.server.McpServer`, bound to ``server``."""
 
-    __slots__ = ("_hook", "_ledger", "_max_rounds", "handlers", "keeper", "lowlevel")
+    __slots__ = (
+        "_hook",
+        "_ledger",
+        "_max_rounds",
+        "handlers",
+        "keeper",
+        "lowlevel",
+        "resumed_session_id",
+    )
 
     def __init__(
         self,
@@ -178,6 +186,8 @@ class RequestBinding:
         self._max_rounds = max_rounds
         # Handshake-era sessions recorded for every worker (ADR 0109); set by the HTTP app.
         self.keeper: SessionKeeper | None = None
+        # The id of the stdio session the prelude began (ADR 0115): its first state takes it.
+        self.resumed_session_id: str | None = None
         self._bind(server)
 
     def _bind(self, server: Server[Hub]) -> None:
@@ -412,6 +422,8 @@ class RequestBinding:
         state = connection.state.get(_STATE_KEY)
         if not isinstance(state, SessionState):
             state = connection.state[_STATE_KEY] = SessionState(connection=connection)
+            if self.resumed_session_id is not None:
+                state.local_id, self.resumed_session_id = self.resumed_session_id, None
             if self.keeper is not None:
                 self.keeper.restore(state)  # a session resumed from its record (ADR 0109)
             if isinstance(hub, Hub):

@@ -24,13 +24,8 @@ is used as it is.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import os
-import stat
-import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -43,16 +38,14 @@ from mcp.shared._context_streams import (
 )
 from mcp.shared.message import SessionMessage
 
-from mcp_core.server._paging import EncodedItems, wire_json
+from mcp_core.server._paging import encode_response
+from mcp_core.server._pipes import StdioPipes, open_pipes, servable
 
 __all__ = ["encode_message", "encode_response", "stdio_streams"]
 
 _log = logging.getLogger("mcp_core.server")
 
-# Bytes read from the pipe per line search; longer lines are read in several pieces.
-_CHUNK: Final = 64 * 1024
 _NEWLINE: Final = b"\n"
-_RESPONSE_HEAD: Final = b'{"jsonrpc":"2.0","id":'
 
 
 def encode_message(message: types.JSONRPCMessage) -> bytes:
@@ -67,172 +60,98 @@ def encode_message(message: types.JSONRPCMessage) -> bytes:
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode() + _NEWLINE
 
 
-def encode_response(request_id: types.RequestId, result: dict[str, Any]) -> bytes:
-    """The JSON of the response ``result`` to ``request_id``, as its SDK model writes it."""
-    return b"".join(
-        (_RESPONSE_HEAD, wire_json(request_id), b',"result":', _encode_result(result), b"}")
-    )
-
-
-def _encode_result(result: dict[str, Any]) -> bytes:
-    for value in result.values():
-        if type(value) is EncodedItems:
-            break
-    else:
-        return wire_json(result)
-    parts = [
-        wire_json(key)
-        + b":"
-        + (value.encoded() if type(value) is EncodedItems else wire_json(value))
-        for key, value in result.items()
-    ]
-    return b"{" + b",".join(parts) + b"}"
-
-
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams(
+    pipes: StdioPipes | None = None,
+    *,
+    replay: Sequence[str] = (),
+    unanswered: types.RequestId | None = None,
+    watch: Callable[[str], None] | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK server's read and write streams over this process's stdin and stdout.
 
     See the module docstring; falls back to the SDK's ``stdio_server`` where the pipes cannot
-    be served from the event loop.
+    be served from the event loop. The stdio prelude (ADR 0115) hands over ``pipes`` it has
+    opened and read from: the server first reads the ``replay`` lines (what the prelude took in
+    that the server must see too), and the answer to the replayed request ``unanswered`` (the
+    ``initialize`` the prelude answered already) is not written; ``watch`` sees each line read
+    from the pipes before the server does (the prelude's call still running heeds its
+    cancellation).
     """
-    loop = _asyncio_loop()
-    if loop is None or not _pipe_like(0) or not _pipe_like(1):
+    if pipes is not None:
+        async with _served(pipes, replay, unanswered, watch) as streams:
+            yield streams
+        return
+    if not servable():
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 -- only the fallback needs it
 
         async with stdio_server() as streams:
             yield streams
         return
-    with _claimed(0, _null_input) as stdin_fd, _claimed(1, _stderr_output) as stdout_fd:
-        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, write_reader = create_context_streams[SessionMessage](0)
-        reader = asyncio.StreamReader(limit=_CHUNK, loop=loop)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
-            os.fdopen(os.dup(stdin_fd), "rb", buffering=0),
-        )
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(stdout_fd), "wb", buffering=0)
-        )
-        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_read, reader, read_writer)
-                # A client that closes its end of stdout has left: stop reading as well.
-                tasks.start_soon(_write, write_reader, writer, read_transport.close)
-                yield read_stream, write_stream
-        finally:
-            read_transport.close()
-            write_transport.close()
+    async with open_pipes() as opened, _served(opened, (), None, None) as streams:
+        yield streams
 
 
-def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
-    if sys.platform == "win32":  # pragma: no cover -- the proactor loop serves pipes differently
-        return None
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:  # another event loop (trio): the SDK's transport serves it
-        return None
-
-
-def _pipe_like(fd: int) -> bool:
-    """Whether the loop can serve ``fd``: a pipe, a socket or a terminal (not a regular file)."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
-
-
-def _null_input() -> int:
-    return os.open(os.devnull, os.O_RDONLY)
-
-
-def _stderr_output() -> int:
-    try:
-        return os.dup(2)
-    except OSError:
-        return os.open(os.devnull, os.O_WRONLY)
-
-
-@contextlib.contextmanager
-def _claimed(fd: int, diversion: Callable[[], int]) -> Iterator[int]:
-    """A private descriptor of the wire ``fd`` was, with ``fd`` itself diverted meanwhile.
-
-    Anything else in the process that reads fd 0 or writes fd 1 (a handler's ``print``) gets the
-    diversion instead of the protocol's pipe. Afterwards ``fd`` is the wire again, in blocking
-    mode as it was.
-    """
-    wire = os.dup(fd)
-    os.set_inheritable(wire, False)  # noqa: FBT003 -- the os API's own positional flag
-    diverted = False
-    try:
-        replacement = diversion()
-        try:
-            os.dup2(replacement, fd)
-            diverted = True
-        finally:
-            os.close(replacement)
-        yield wire
-    finally:
-        with contextlib.suppress(OSError):
-            os.set_blocking(wire, True)
-        if diverted:
-            os.dup2(wire, fd)
-        os.close(wire)
+@asynccontextmanager
+async def _served(
+    pipes: StdioPipes,
+    replay: Sequence[str],
+    unanswered: types.RequestId | None,
+    watch: Callable[[str], None] | None,
+) -> AsyncIterator[tuple[Any, Any]]:
+    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+    write_stream, write_reader = create_context_streams[SessionMessage](0)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_read, pipes, replay, watch, read_writer)
+        tasks.start_soon(_write, write_reader, pipes, unanswered)
+        yield read_stream, write_stream
 
 
 async def _read(
-    reader: asyncio.StreamReader, out: ContextSendStream[SessionMessage | Exception]
+    pipes: StdioPipes,
+    replay: Sequence[str],
+    watch: Callable[[str], None] | None,
+    out: ContextSendStream[SessionMessage | Exception],
 ) -> None:
     """Each input line, parsed by the SDK's message adapter, to the server (until end of input)."""
     async with out:
-        pending: list[bytes] = []
-        while True:
-            try:
-                chunk = await reader.readuntil(_NEWLINE)
-            except asyncio.LimitOverrunError as exc:
-                pending.append(await reader.readexactly(exc.consumed))
-                continue
-            except asyncio.IncompleteReadError as exc:
-                chunk = exc.partial
-                if pending:
-                    chunk = b"".join(pending) + chunk
-                if chunk:
-                    await _forward(chunk, out)
-                return
-            except (ConnectionError, OSError):
-                return  # the client is gone: as at end of input
-            if pending:
-                chunk = b"".join(pending) + chunk
-                pending.clear()
-            await _forward(chunk, out)
+        for replayed in replay:
+            await _forward(replayed, out)
+        while (line := await pipes.line()) is not None:
+            if watch is not None:
+                watch(line)
+            await _forward(line, out)
 
 
-async def _forward(chunk: bytes, out: ContextSendStream[SessionMessage | Exception]) -> None:
-    # As the SDK's text wrapper reads: universal newlines, undecodable bytes replaced.
-    for line in chunk.splitlines():
-        text = line.decode("utf-8", "replace")
-        try:
-            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        except Exception as exc:  # noqa: BLE001 -- the SDK hands the server what it could not parse
-            await out.send(exc)
-            continue
-        await out.send(SessionMessage(message))
+async def _forward(text: str, out: ContextSendStream[SessionMessage | Exception]) -> None:
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except Exception as exc:  # noqa: BLE001 -- the SDK hands the server what it could not parse
+        await out.send(exc)
+        return
+    await out.send(SessionMessage(message))
 
 
 async def _write(
     messages: ContextReceiveStream[SessionMessage],
-    writer: asyncio.StreamWriter,
-    stop_reading: Callable[[], None],
+    pipes: StdioPipes,
+    unanswered: types.RequestId | None,
 ) -> None:
     """Each message the server sends, as one line; waits whenever the pipe is full."""
     async with messages:
         async for session_message in messages:
-            try:
-                writer.write(encode_message(session_message.message))
-                await writer.drain()
-            except (ConnectionError, OSError):
-                _log.info("the client closed stdout; ending the session")
-                stop_reading()
+            message = session_message.message
+            if (
+                unanswered is not None
+                and isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+                and message.id == unanswered
+            ):
+                unanswered = None  # the replayed initialize: the client has its answer already
+                if isinstance(message, types.JSONRPCError):
+                    _log.error(
+                        "the server refused the initialize the stdio prelude accepted: %s",
+                        message.error.message,
+                    )
+                continue
+            if not await pipes.write(encode_message(message)):
                 return

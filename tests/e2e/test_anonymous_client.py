@@ -29,7 +29,7 @@ from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from mcp_core.app import App
-from mcp_core.server._serving import listen, serve_asgi
+from mcp_core.server._uvicorn import listen, serve_asgi
 from tests.clients import Inbox
 from tests.e2e._http import INITIALIZE, ForwardedSession, RawSession
 from tests.server.test_rounds import PAID, YES, asked, call, paying_server, text_of

@@ -28,6 +28,7 @@ KNOWN: Final[dict[str, tuple[int, str]]] = {
     "handlers/_completion.py": (1, "Python introspection"),
     "handlers/_derive.py": (2, "Python introspection"),
     "handlers/_functions.py": (14, "Python introspection: signatures, __wrapped__, __globals__"),
+    "handlers/_injection.py": (1, "Python introspection: an annotation's __module__"),
     "handlers/_plan.py": (2, "Python introspection: __call__, __func__"),
     "handlers/_references.py": (6, "Python introspection; a name the user gave"),
     "handlers/_resolve.py": (1, "foreign object: dependency-injector providers"),

@@ -15,7 +15,7 @@ from mcp_core.app import App
 from mcp_core.errors import ListenError, McpCoreError
 from mcp_core.registry import Registry
 from mcp_core.server import McpServer
-from mcp_core.server._serving import listen
+from mcp_core.server._uvicorn import listen
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::mcp.shared.exceptions.MCPDeprecationWarning"
