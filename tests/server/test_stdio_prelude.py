@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, TypeGuard
 
 import anyio
 import mcp_types as types
@@ -40,19 +40,25 @@ from tests.clients import pages
 ROOT: Final = Path(__file__).resolve().parents[2]
 APP: Final = ROOT / "tests" / "fixtures" / "prelude_app.py"
 SWITCH: Final = "MCP_CORE_STDIO_PRELUDE"
+VARIANT: Final = "PRELUDE_APP"  # names another app of the fixture's (see its VARIANTS)
 WAIT: Final = 60.0  # seconds for any one answer: a bound for a loaded machine, never a timing
 TOOLS: Final = [
     "add",
     "constant",
     "echo",
+    "exits",
     "fails",
     "logs",
     "nan",
     "point",
+    "prints",
+    "reads",
     "record",
+    "refuses",
     "rich",
     "roots",
     "sdk_loaded",
+    "slow",
     "tags",
     "wait",
 ]
@@ -81,7 +87,9 @@ class Transcript:
     code: int | None = None
     """The exit code (None: it did not exit in time and was killed)."""
     stalled: str | None = None
-    """What never came (then the conversation stopped there)."""
+    """What did not come in time (the conversation stopped there and the server was killed)."""
+    ended: str | None = None
+    """What did not come before the server closed stdout (the conversation stopped there)."""
     stderr: bytes = b""
     pipelined: set[int] = field(default_factory=set)
     """The steps that sent several requests at once (the server may answer them in any order)."""
@@ -120,7 +128,21 @@ def _awaited(sent: bytes) -> tuple[list[types.RequestId], bytes]:
             continue  # the SDK drops what it cannot read: nothing to wait for
         if isinstance(message, types.JSONRPCRequest):
             ids.append(message.id)
+        elif _is_cancel(message):
+            # A request cancelled in the same write is never answered (the tests cancel only
+            # calls that are still running then).
+            cancelled = (message.params or {}).get("requestId")
+            ids = [one for one in ids if not _same_id(cancelled, one)]
     return ids, sent[end:]
+
+
+def _is_cancel(message: object) -> TypeGuard[types.JSONRPCNotification]:
+    return (
+        isinstance(message, types.JSONRPCNotification)
+        and message.method == "notifications/cancelled"
+        and isinstance(message.params, dict)
+        and "requestId" in message.params
+    )
 
 
 def _same_id(found: object, wanted: types.RequestId) -> bool:
@@ -137,21 +159,24 @@ def _answer(request: dict[str, Any]) -> bytes:
     return json.dumps(reply).encode() + b"\n"
 
 
-def _environment(prelude: bool) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key != SWITCH}
+def _environment(prelude: bool, app: str | None = None) -> dict[str, str]:
+    """This process's environment, with the prelude on or off, serving ``app`` (or the default)."""
+    env = {key: value for key, value in os.environ.items() if key not in {SWITCH, VARIANT}}
     if not prelude:
         env[SWITCH] = "0"
+    if app is not None:
+        env[VARIANT] = app
     return env
 
 
 class _Spawned:
     """The app as a subprocess over pipes, its stdout read line by line on a thread."""
 
-    def __init__(self, *, prelude: bool) -> None:
+    def __init__(self, *, prelude: bool, app: str | None) -> None:
         self.process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
             [sys.executable, str(APP)],
             cwd=ROOT,
-            env=_environment(prelude),
+            env=_environment(prelude, app),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -194,10 +219,12 @@ class _Spawned:
         with contextlib.suppress(BrokenPipeError):
             self._stdin.close()
 
-    def until(self, wanted: Sequence[types.RequestId] | None, into: list[bytes]) -> bool:
-        """Read into ``into`` until the responses to ``wanted`` (None: end of output), in time.
+    def until(self, wanted: Sequence[types.RequestId] | None, into: list[bytes]) -> str | None:
+        """Read into ``into`` until the responses to ``wanted`` (None: end of output).
 
-        A server-to-client request read meanwhile is answered (:func:`_answer`).
+        Returns None once they came, else why not: ``"ended"`` (stdout ended first) or
+        ``"timeout"`` (:data:`WAIT` passed). A server-to-client request read meanwhile is
+        answered (:func:`_answer`).
         """
         missing = list(wanted or ())
         deadline = time.monotonic() + WAIT
@@ -205,9 +232,9 @@ class _Spawned:
             try:
                 read = self._read.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                return False
+                return "timeout"
             if not read:
-                return wanted is None
+                return None if wanted is None else "ended"
             into.append(read)
             message = json.loads(read)
             if not isinstance(message, dict):
@@ -218,7 +245,7 @@ class _Spawned:
                 answered = [_same_id(message.get("id"), one) for one in missing]
                 if any(answered):  # one response answers one request, even of a repeated id
                     del missing[answered.index(True)]
-        return True
+        return None
 
     def end(self) -> tuple[int | None, bytes]:
         """The exit code (None if it did not exit in time: killed) and everything on stderr."""
@@ -238,7 +265,7 @@ class _Spawned:
         return code, b"".join(self._errors)
 
 
-def converse(lines: Sequence[bytes], *, prelude: bool) -> Transcript:
+def converse(lines: Sequence[bytes], *, prelude: bool, app: str | None = None) -> Transcript:
     """Send ``lines`` one at a time to a fresh app; after a request, read until its response.
 
     After the last line stdin is closed and stdout read to its end. Every wait is bounded by
@@ -246,24 +273,28 @@ def converse(lines: Sequence[bytes], *, prelude: bool) -> Transcript:
     hangs the test.
     """
     transcript = Transcript()
-    server = _Spawned(prelude=prelude)
+    server = _Spawned(prelude=prelude, app=app)
     unread = b""
     try:
         for sent in lines:
             step: list[bytes] = []
             transcript.steps.append(step)
             if not server.send(sent):
-                transcript.stalled = f"stdin closed before {_short(sent)}"
+                transcript.ended = f"stdin closed before {_short(sent)} was written"
                 break
             awaited, unread = _awaited(unread + sent)
             if len(awaited) > 1:
                 transcript.pipelined.add(len(transcript.steps) - 1)
-            if not server.until(awaited, step):
+            stopped = server.until(awaited, step)
+            if stopped == "ended":
+                transcript.ended = f"stdout ended before the response to {_short(sent)}"
+                break
+            if stopped == "timeout":
                 transcript.stalled = f"no response to {_short(sent)} within {WAIT} s"
                 break
         else:
             server.close_stdin()
-            if not server.until(None, transcript.tail):
+            if server.until(None, transcript.tail) is not None:
                 transcript.stalled = f"stdout still open {WAIT} s after stdin was closed"
     finally:
         server.close_stdin()
@@ -273,11 +304,11 @@ def converse(lines: Sequence[bytes], *, prelude: bool) -> Transcript:
     return transcript
 
 
-def both(lines: Sequence[bytes]) -> tuple[Transcript, Transcript]:
+def both(lines: Sequence[bytes], app: str | None = None) -> tuple[Transcript, Transcript]:
     """The same conversation with the prelude off (the SDK's answers) and on, run side by side."""
     with ThreadPoolExecutor(2) as pool:
-        sdk = pool.submit(converse, lines, prelude=False)
-        prelude = pool.submit(converse, lines, prelude=True)
+        sdk = pool.submit(converse, lines, prelude=False, app=app)
+        prelude = pool.submit(converse, lines, prelude=True, app=app)
         return sdk.result(), prelude.result()
 
 
@@ -286,20 +317,26 @@ def _short(line: bytes, limit: int = 300) -> str:
     return shown if len(line) <= limit else f"{shown}... ({len(line)} bytes)"
 
 
-def assert_same(lines: Sequence[bytes]) -> tuple[Transcript, Transcript]:
+def _outcome(transcript: Transcript) -> tuple[object, ...]:
+    """What two runs of a conversation must agree on."""
+    return (
+        transcript.compared(),
+        transcript.tail,
+        transcript.code,
+        transcript.stalled,
+        transcript.ended,
+    )
+
+
+def assert_same(lines: Sequence[bytes], app: str | None = None) -> tuple[Transcript, Transcript]:
     """Run ``lines`` both ways: the prelude's stdout must be the SDK's, byte for byte.
 
     Line for line too, but for the answers to requests sent in one write (pipelined): the SDK
     serves requests concurrently and may answer them in any order, so those are compared as sets.
     """
-    sdk, prelude = both(lines)
+    sdk, prelude = both(lines, app)
     assert sdk.stalled is None, f"the SDK itself stalled: {sdk.stalled}\n{sdk.stderr.decode()}"
-    if (sdk.compared(), sdk.tail, sdk.code, sdk.stalled) != (
-        prelude.compared(),
-        prelude.tail,
-        prelude.code,
-        prelude.stalled,
-    ):
+    if _outcome(sdk) != _outcome(prelude):
         report = ["the prelude's stdout differs from the SDK's; the conversation:"]
         for index, line in enumerate(lines):
             sdk_step = sdk.compared()[index] if index < len(sdk.steps) else None
@@ -314,7 +351,7 @@ def assert_same(lines: Sequence[bytes]) -> tuple[Transcript, Transcript]:
             report.extend(f"     sdk     < {_short(out)}" for out in sdk.tail)
             report.extend(f"     prelude < {_short(out)}" for out in prelude.tail)
         report.append(f"exit codes: sdk {sdk.code}, prelude {prelude.code}")
-        report.append(f"prelude stalled: {prelude.stalled}")
+        report.append(f"stopped early: sdk {sdk.ended}, prelude {prelude.ended or prelude.stalled}")
         report.append(f"prelude's stderr:\n{prelude.stderr.decode(errors='replace')[-3000:]}")
         pytest.fail("\n".join(report))
     return sdk, prelude
@@ -521,8 +558,8 @@ _OTHERS: Final[dict[str, Callable[[types.RequestId], st.SearchStrategy[object]]]
     ),
     "unknown method": lambda rid: st.just(request(rid, "tools/frobnicate", {})),
     "unknown notification": lambda rid: st.just(_notification("notifications/whatever")),
-    "cancelled": lambda rid: st.just(
-        _notification("notifications/cancelled", {"requestId": rid, "reason": "r"})
+    "cancelled": lambda rid: st.just(  # of no request in flight: which one is, is a race
+        _notification("notifications/cancelled", {"requestId": "not in flight", "reason": "r"})
     ),
     "initialized": lambda rid: st.just(INITIALIZED),
     "initialize again": initialize,
@@ -698,6 +735,95 @@ def test_a_tools_list_walk_survives_the_hand_over(middle: str) -> None:
         assert page.get("nextCursor") == (issued[index] if index < len(issued) else None), page
     assert names == TOOLS
     assert "isError" not in response(prelude, 100)["result"]
+
+
+# -- other apps ----------------------------------------------------------------------------------
+
+
+def _opening(first: str, version: str = "2025-11-25") -> list[bytes]:
+    """A handshake, a list, a first call of ``first``, more calls, and the lists left to the SDK."""
+    return [
+        line(hello(version, roots={"listChanged": True})),
+        line(INITIALIZED),
+        line(request(1, "ping")),
+        line(request(2, "tools/list")),
+        line(call(3, first, {})),
+        line(call(4, "constant", {})),
+        line(call(5, "add", {"a": 1, "b": 2})),
+        line(request(6, "tools/list")),
+        line(request(7, "resources/templates/list")),
+        line(request(8, "prompts/list")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("app", "first"),
+    [
+        ("plain", "constant"),
+        ("plain", "add"),  # arguments missing
+        ("dressed", "constant"),
+        ("empty", "constant"),  # no such tool
+        ("hidden", "secret"),  # as missing as a missing one
+        ("hidden", "constant"),
+        ("slow start", "constant"),
+        ("failed start", "constant"),
+        ("timeout", "sleeps"),  # the server's own JSON-RPC error
+        (None, "exits"),
+        (None, "prints"),  # stdout is not the wire
+        (None, "reads"),  # nor is stdin
+        (None, "refuses"),
+        (None, "fails"),
+        (None, "nan"),
+        (None, "rich"),
+        (None, "roots"),  # asks the client: handed over
+    ],
+)
+def test_other_apps_get_the_sdks_bytes(app: str | None, first: str) -> None:
+    """Server info, element kinds, visibility, lifespans, timeouts and failing tools: as the SDK."""
+    sdk, _ = assert_same(_opening(first), app)
+    if app == "failed start":  # a lifespan that fails ends the process before any answer
+        assert sdk.code != 0
+        assert not sdk.lines()
+    else:
+        assert sdk.lines(), "the SDK answered nothing: the case tests nothing"
+
+
+@pytest.mark.parametrize("app", ["plain", "dressed", "empty", None])
+@pytest.mark.parametrize("version", ["2025-06-18", "1999-01-01"])
+def test_another_version_is_handed_over_at_once(app: str | None, version: str) -> None:
+    """An ``initialize`` of another version than the prelude's: the SDK serves it all."""
+    assert_same(_opening("constant", version), app)
+
+
+def test_a_running_first_call_cancelled_is_never_answered() -> None:
+    """The first call, cancelled while it runs: no answer, and the session goes on."""
+    cancel = {"requestId": 3, "reason": "changed my mind"}
+    lines = [
+        line(hello()),
+        line(INITIALIZED),
+        line(call(3, "slow", {})) + line(_notification("notifications/cancelled", cancel)),
+        line(request(4, "ping")),
+        line(call(5, "slow", {})) + line(request(6, "tools/list")),  # answers in either order
+        line(call(7, "constant", {})),
+    ]
+    _, prelude = assert_same(lines)
+    answered = [message.get("id") for message in prelude.json()]
+    assert answered in ([0, 4, 5, 6, 7], [0, 4, 6, 5, 7]), prelude.lines()
+
+
+def test_messages_written_while_the_first_call_runs_are_handed_over() -> None:
+    """The first call still running when the next lines come: they go to the SDK meanwhile."""
+    lines = [
+        line(hello()),
+        line(INITIALIZED),
+        line(call(1, "slow", {}))
+        + line(request(2, "ping"))
+        + line(request(3, "tools/list"))
+        + line(call(4, "sdk_loaded", {})),
+        line(call(5, "constant", {})),
+    ]
+    assert_same([*lines[:2], lines[2].replace(b"sdk_loaded", b"wait"), lines[3]])
+    assert _loaded(converse(lines, prelude=True), 4) is True
 
 
 # -- hostile lines -------------------------------------------------------------------------------
