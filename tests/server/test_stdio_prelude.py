@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -896,6 +897,80 @@ _HOSTILE: Final[dict[str, list[bytes]]] = {
         b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fails","name":"constant"}}\n',
     ],
     "a request before initialize": [line(call(1, "constant")), _HELLO_LINE, line(call(2, "add"))],
+    "a lone surrogate in a call's argument": [
+        _HELLO_LINE,
+        line(INITIALIZED),
+        (
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",'
+            b'"arguments":{"text":"a\\ud800b"}}}\n'
+        ),
+        line(request(2, "ping")),
+    ],
+    "a lone surrogate in a client's name": [
+        _HELLO_LINE.replace(b'"prelude-tests"', b'"\\udfff"'),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+    ],
+    "NUL and controls in strings": [
+        _HELLO_LINE,
+        line(INITIALIZED),
+        line(call(1, "echo", {"text": "\x00\x1f\x7f\u2028\ufeff"})),
+        line(request("\x00", "ping")),
+    ],
+    "a byte order mark first": [b"\xef\xbb\xbf" + _HELLO_LINE, line(call(1, "constant"))],
+    "ids at the edges": [
+        line(request(2**64, "initialize", hello()["params"])),
+        line(INITIALIZED),
+        line(request(-(2**63), "tools/list")),
+        line(call("\U0001f600", "constant")),
+        b'{"jsonrpc":"2.0","id":true,"method":"ping"}\n',
+        b'{"jsonrpc":"2.0","id":null,"method":"ping"}\n',
+    ],
+    "initialized with params, then before initialize": [
+        line(_notification("notifications/initialized", {})),
+        _HELLO_LINE,
+        line(_notification("notifications/initialized", {"_meta": {}})),
+        line(call(1, "constant")),
+    ],
+    "capabilities at the edge of what the prelude takes": [
+        line(
+            hello(
+                roots={"listChanged": False},
+                sampling={"context": {}, "tools": {}},
+                elicitation={"form": {"x": 1}, "url": {}},
+                experimental={"a": {"b": [1]}},
+            )
+        ),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+        line(call(2, "roots")),
+    ],
+    "capabilities just past it": [
+        line(hello(roots={"listChanged": "yes"}, sampling={"other": {}})),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+        line(call(2, "roots")),
+    ],
+    "client info with every field": [
+        line(
+            request(
+                0,
+                "initialize",
+                {
+                    **hello()["params"],
+                    "clientInfo": {
+                        "name": "c",
+                        "version": "1",
+                        "title": "T",
+                        "description": "d",
+                        "websiteUrl": "https://example.org",
+                    },
+                },
+            )
+        ),
+        line(INITIALIZED),
+        line(call(1, "constant")),
+    ],
 }
 """Conversations that a prelude reading lines itself could get wrong."""
 
@@ -921,6 +996,103 @@ def test_hostile_lines_get_the_sdks_bytes(lines: list[bytes]) -> None:
 def test_a_request_the_end_of_input_cuts_short(last: dict[str, Any]) -> None:
     """The last request, with no newline: read at the end of input, it gets what the SDK gives."""
     assert_same([_HELLO_LINE, line(INITIALIZED), line(last)[:-1]])
+
+
+# -- ends -----------------------------------------------------------------------------------------
+
+
+def _signalled(signum: signal.Signals, opening: Sequence[bytes], *, prelude: bool) -> Transcript:
+    """``opening`` (each request answered), then ``signum``: what was written and the exit code."""
+    transcript = Transcript()
+    server = _Spawned(prelude=prelude, app=None)
+    try:
+        for sent in opening:
+            step: list[bytes] = []
+            transcript.steps.append(step)
+            server.send(sent)
+            assert server.until(_awaited(sent)[0], step) is None, step
+        server.process.send_signal(signum)
+        if server.until(None, transcript.tail) is not None:
+            transcript.stalled = f"stdout still open {WAIT} s after {signum.name}"
+    finally:
+        if transcript.stalled is not None:
+            server.process.kill()
+        transcript.code, transcript.stderr = server.end()
+    return transcript
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
+@pytest.mark.parametrize("served", [1, 3, 4], ids=["initialize", "a list", "a call"])
+def test_a_signal_ends_the_process_as_it_ends_the_sdks(signum: signal.Signals, served: int) -> None:
+    """SIGTERM or SIGINT while the prelude serves, or after it handed over: the same end."""
+    opening = [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "tools/list")),
+        line(call(2, "constant", {})),
+    ][:served]
+    with ThreadPoolExecutor(2) as pool:
+        sdk = pool.submit(_signalled, signum, opening, prelude=False)
+        prelude = pool.submit(_signalled, signum, opening, prelude=True)
+    sdk_end, prelude_end = sdk.result(), prelude.result()
+    assert sdk_end.stalled is None, sdk_end.stderr.decode()
+    assert _outcome(prelude_end) == _outcome(sdk_end), (
+        prelude_end,
+        sdk_end,
+        prelude_end.stderr.decode()[-2000:],
+    )
+    last = prelude_end.stderr.decode().strip().splitlines()[-1:]
+    assert last == sdk_end.stderr.decode().strip().splitlines()[-1:]  # "stopped serving ..."
+
+
+def _client_gone(*, prelude: bool, first: Sequence[bytes]) -> int | None:
+    """The exit code once the client closed its end of stdout after ``first`` was answered."""
+    process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
+        [sys.executable, str(APP)],
+        cwd=ROOT,
+        env=_environment(prelude),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    timer = threading.Timer(WAIT, process.kill)  # a hung server fails the test, never hangs it
+    timer.start()
+    try:
+        for sent in first:
+            process.stdin.write(sent)
+            process.stdin.flush()
+            if _awaited(sent)[0]:
+                assert process.stdout.readline()
+        process.stdout.close()  # the client is gone
+        with contextlib.suppress(BrokenPipeError):
+            for request_id in range(10, 20):  # answers that cannot be written any more
+                process.stdin.write(line(request(request_id, "ping")))
+                process.stdin.flush()
+        return process.wait(timeout=WAIT)
+    finally:
+        timer.cancel()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.close()
+
+
+@pytest.mark.parametrize("served", [1, 4], ids=["initialize", "a call"])
+def test_a_client_that_closes_stdout_ends_the_process_as_the_sdks(served: int) -> None:
+    """The client closes its end of stdout: the server ends without waiting for stdin."""
+    first = [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "tools/list")),
+        line(call(2, "constant", {})),
+    ][:served]
+    with ThreadPoolExecutor(2) as pool:
+        sdk = pool.submit(_client_gone, prelude=False, first=first)
+        prelude = pool.submit(_client_gone, prelude=True, first=first)
+    assert prelude.result() == sdk.result()
 
 
 # -- the official client -------------------------------------------------------------------------
