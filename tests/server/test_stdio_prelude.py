@@ -403,7 +403,10 @@ def response(transcript: Transcript, request_id: types.RequestId) -> dict[str, A
 
 # -- generated conversations ---------------------------------------------------------------------
 
-_VERSIONS = st.sampled_from(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"])
+# Mostly the version the prelude answers in (it hands any other over at once).
+_VERSIONS = st.sampled_from(
+    ["2025-11-25"] * 4 + ["2025-06-18", "2025-03-26", "2024-11-05", "1999-01-01"]
+)
 _IDS = (
     st.integers(0, 6)  # small: they collide with earlier ones
     | st.sampled_from(["a", "", "\u00e9", "1", " 1"])
@@ -769,6 +772,9 @@ def _opening(first: str, version: str = "2025-11-25") -> list[bytes]:
         ("slow start", "constant"),
         ("failed start", "constant"),
         ("timeout", "sleeps"),  # the server's own JSON-RPC error
+        ("slow source", "late"),  # listed and called once provided
+        ("slow source", "constant"),
+        ("source down", "late"),  # a backend that is down: an unknown tool
         (None, "exits"),
         (None, "prints"),  # stdout is not the wire
         (None, "reads"),  # nor is stdin
