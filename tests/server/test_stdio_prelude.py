@@ -36,7 +36,7 @@ from mcp import Client, StdioServerParameters
 
 from mcp_core.server._paging import CursorCodec
 from mcp_core.server._requests import default_cursor_secret
-from tests.clients import pages
+from tests.clients import pages, send_call
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 APP: Final = ROOT / "tests" / "fixtures" / "prelude_app.py"
@@ -659,10 +659,16 @@ CONVERSATIONS = settings(
 
 
 @CONVERSATIONS
-@given(lines=conversations())
-def test_a_generated_conversation_gets_the_sdks_bytes(lines: list[bytes]) -> None:
-    """Whatever a client sends first, the prelude on and off write the same stdout and exit alike."""
-    assert_same(lines)
+@given(
+    lines=conversations(),
+    app=st.sampled_from([None] * 5 + ["plain", "dressed", "empty", "hidden", "slow source"]),
+)
+def test_a_generated_conversation_gets_the_sdks_bytes(lines: list[bytes], app: str | None) -> None:
+    """Whatever a client sends first, the prelude on and off write the same stdout and exit alike.
+
+    Mostly to the default app (its tools are the ones called), sometimes to another.
+    """
+    assert_same(lines, app)
 
 
 # -- the prelude engages, and hands over ---------------------------------------------------------
@@ -1139,3 +1145,20 @@ async def test_the_official_client_gets_the_same_answers(mode: str, tmp_path: Pa
     assert sdk[3]["structured_content"]["z"] == [None, {"b": 1, "a": 0}]
     assert prelude == sdk
     assert prelude_out.read_bytes().splitlines() == sdk_out.read_bytes().splitlines()
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+@pytest.mark.parametrize(("mode", "first"), [("legacy", False), ("auto", True)])
+async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era(
+    mode: str, first: bool
+) -> None:
+    """Legacy mode's first call runs before the SDK is imported; 2026-07-28 is handed over."""
+    server = StdioServerParameters(
+        command=sys.executable, args=[str(APP)], cwd=ROOT, env=_environment(prelude=True)
+    )
+    with anyio.fail_after(WAIT):
+        async with Client(server, mode=mode) as client:
+            loaded = [
+                (await send_call(client, "sdk_loaded", {})).structured_content for _ in range(2)
+            ]
+    assert loaded == [{"result": first}, {"result": True}]
