@@ -318,6 +318,23 @@ def _short(line: bytes, limit: int = 300) -> str:
     return shown if len(line) <= limit else f"{shown}... ({len(line)} bytes)"
 
 
+def _first_difference(sdk: list[bytes], prelude: list[bytes]) -> list[str]:
+    """Where the first pair of differing lines differs, shown around that byte."""
+    for ours, theirs in zip(sdk, prelude, strict=False):
+        if ours != theirs:
+            at = next(
+                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                min(len(ours), len(theirs)),
+            )
+            start = max(0, at - 60)
+            return [
+                f"     first difference at byte {at}:",
+                f"       sdk     ...{ours[start : at + 100]!r}",
+                f"       prelude ...{theirs[start : at + 100]!r}",
+            ]
+    return []
+
+
 def _outcome(transcript: Transcript) -> tuple[object, ...]:
     """What two runs of a conversation must agree on."""
     return (
@@ -347,6 +364,7 @@ def assert_same(lines: Sequence[bytes], app: str | None = None) -> tuple[Transcr
             if sdk_step != prelude_step:
                 report.extend(f"     sdk     < {_short(out)}" for out in sdk_step or [])
                 report.extend(f"     prelude < {_short(out)}" for out in prelude_step or [])
+                report.extend(_first_difference(sdk_step or [], prelude_step or []))
         if sdk.tail != prelude.tail:
             report.append("!! after stdin was closed:")
             report.extend(f"     sdk     < {_short(out)}" for out in sdk.tail)
