@@ -592,9 +592,7 @@ class App:
         :meth:`McpServer.streamable_http_app` (HTTP only); see :meth:`McpServer.run`.
         """
         if transport == "stdio" and self._prelude_serves():
-            # The first answers before the SDK is imported (ADR 0115).
-            settle_heap()
-            run_stdio_server(self._stdio_start())
+            self._serve_stdio()
             return
         server = built_noting_signals(lambda: self.server)  # imports the SDK (ADR 0115)
         if isinstance(server, signal.Signals):
@@ -602,6 +600,14 @@ class App:
             say(f"stopped serving {self.name} ({server.name})")
             return
         server.run(transport, host=host, port=port, path=path, **options)
+
+    def _serve_stdio(self) -> signal.Signals | None:
+        """Serve over stdio, the first answers before the SDK is imported (ADR 0115).
+
+        Check :meth:`_prelude_serves` first. Returns the signal that stopped it, or None.
+        """
+        settle_heap()  # see McpServer.run: serving as the process
+        return run_stdio_server(self._stdio_start())
 
     def _prelude_serves(self) -> bool:
         """Whether a stdio run starts with the prelude (ADR 0115): nothing it leaves out is used.

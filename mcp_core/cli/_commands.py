@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import anyio
 
@@ -27,9 +27,13 @@ from mcp_core.errors import (
 )
 from mcp_core.handlers._references import by_reference
 from mcp_core.registry import ConfiguredSources, ElementOrigin, collect
-from mcp_core.server import Deployment, McpServer, log_to_stderr
-from mcp_core.server._deployment import ENVIRONMENT
+from mcp_core.server import log_to_stderr
+from mcp_core.server._environment import ENVIRONMENT, describes_deployment
 from mcp_core.sources import DiagnosticsReport, ElementChecker, SourceDiagnostic
+
+if TYPE_CHECKING:
+    from mcp_core.app import App
+    from mcp_core.server import Deployment, McpServer
 
 __all__ = ["run_command"]
 
@@ -232,12 +236,8 @@ def run_command(argv: Sequence[str] | None) -> int:
             f"{args.command} takes a TARGET or --collection FILE: "
             f"mcp-core {args.command} server.py, or mcp-core {args.command} --collection catalog.json"
         )
-    deployment: Deployment | None = None
     try:
-        if args.command == "run":
-            _export_worker_settings(args)
-            # Checked before the target is imported: its code may read the same settings.
-            deployment = Deployment.from_environment()
+        deployment = _deployment(args)
     except DeploymentError as exc:
         _say(sys.stderr, f"mcp-core: {exc}")
         return 2
@@ -283,7 +283,23 @@ def _collection_target(path: str, deployment: Deployment | None) -> Target:
     sys.path.insert(0, str(file.resolve().parent))
     app = App(file.stem, deployment=deployment)
     app.add_source(CollectionFileSource(file))
-    return Target(f"--collection {path}", app, app.server, app.invoker)
+    return Target(f"--collection {path}", app, lambda: app.server, app.invoker)
+
+
+def _deployment(args: argparse.Namespace) -> Deployment | None:
+    """The deployment ``mcp-core run`` serves in (flags, then the environment), or None.
+
+    Read before the target is imported: its code may read the same settings. A plain start
+    imports no deployment (nor the SDK, ADR 0115).
+    """
+    if args.command != "run":
+        return None
+    _export_worker_settings(args)
+    if not describes_deployment():
+        return None
+    from mcp_core.server import Deployment  # noqa: PLC0415
+
+    return Deployment.from_environment()
 
 
 def _export_worker_settings(args: argparse.Namespace) -> None:
@@ -301,6 +317,14 @@ def _export_worker_settings(args: argparse.Namespace) -> None:
 def _run(target: Target, args: argparse.Namespace) -> int:
     # Logs go to stderr: on stdio, stdout is the protocol.
     log_to_stderr(args.log_level)
+    app = _prelude_app(target, args)
+    if app is not None:
+        stopped = app._serve_stdio()  # noqa: SLF001 -- the App's own start (ADR 0115)
+        return 0 if stopped is None else 128 + stopped
+    return _run_server(target, args)
+
+
+def _run_server(target: Target, args: argparse.Namespace) -> int:
     server = target.server
     if args.page_size is not None:
         server.handlers.page_size = args.page_size
@@ -333,6 +357,23 @@ def _run(target: Target, args: argparse.Namespace) -> int:
     # time cut requests short.
     drained = args.transport == "http" and server.lifecycle.draining and not server.lifecycle.cut
     return 0 if drained else 128 + stopped
+
+
+def _prelude_app(target: Target, args: argparse.Namespace) -> App | None:
+    """The App to serve over stdio with its prelude (ADR 0115), when nothing asks for its server."""
+    from mcp_core.app import App  # noqa: PLC0415 -- the serving stack, once the arguments are read
+
+    app = target.obj
+    if (
+        args.transport == "stdio"
+        and isinstance(app, App)
+        and args.page_size is None
+        and args.metrics_port is None
+        and _http_options(args) is not None
+        and app._prelude_serves()  # noqa: SLF001 -- the App's own start
+    ):
+        return app
+    return None
 
 
 def _http_options(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -21,17 +21,17 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, cast, final
 
 import anyio
-from mcp.server.lowlevel.server import Server as LowLevelServer
-from mcp.server.mcpserver import MCPServer
 
 from mcp_core.app import App
-from mcp_core.bridges import FastMCPSource, MCPServerSource, RemoteSource
 from mcp_core.errors import TargetError
 from mcp_core.handlers import Invoker
-from mcp_core.server import Deployment, ElementInvoker, McpServer, ServableRegistry
+from mcp_core.server import ElementInvoker
+
+if TYPE_CHECKING:
+    from mcp_core.server import Deployment, McpServer, ServableRegistry
 
 __all__ = ["Target", "TargetError", "load_target"]
 
@@ -51,14 +51,20 @@ class Target:
 
     ``invoker`` is the one that serves the target (an App's or McpServer's own, with its
     container); ``own_invoker`` is False for a bare registry, which the CLI serves with a plain
-    ``Invoker()`` that knows no container.
+    ``Invoker()`` that knows no container. ``served`` gives the server (an App's is built, and
+    the SDK imported, when first asked for: ADR 0115).
     """
 
     spec: str
     obj: object
-    server: McpServer
+    served: Callable[[], McpServer]
     invoker: ElementInvoker
     own_invoker: bool = True
+
+    @property
+    def server(self) -> McpServer:
+        """The server serving the target."""
+        return self.served()
 
     @property
     def registry(self) -> ServableRegistry:
@@ -99,7 +105,7 @@ def _what_to_name(module_part: str, module: object) -> str:
     servers = [
         name
         for name, value in vars(module).items()
-        if not name.startswith("_") and (_is_server(value) or isinstance(value, ServableRegistry))
+        if not name.startswith("_") and (_is_server(value) or _is_registry(value))
     ]
     if servers:
         if len(servers) == 1:
@@ -119,7 +125,36 @@ def _either(names: list[str]) -> str:
 
 
 def _is_server(obj: object) -> bool:
-    return isinstance(obj, App | McpServer | MCPServer | LowLevelServer) or _is_fastmcp(obj)
+    return isinstance(obj, App) or _is_sdk_bound(obj) or _is_fastmcp(obj)
+
+
+# Classes of servers bound to the SDK: an instance exists only once its module is imported, so
+# they are checked without importing the SDK (a plain App's start does not, ADR 0115).
+_SDK_BOUND: Final = (
+    ("mcp_core.server._binding", "McpServer"),
+    ("mcp.server.mcpserver", "MCPServer"),
+    ("mcp.server.lowlevel.server", "Server"),
+)
+
+
+def _is_sdk_bound(obj: object) -> bool:
+    return any(isinstance(obj, cls) for cls in _loaded_classes(_SDK_BOUND))
+
+
+def _loaded_classes(names: tuple[tuple[str, str], ...]) -> list[type]:
+    """The classes named, of the modules among ``names`` that are imported already."""
+    found = []
+    for module_name, class_name in names:
+        cls = vars(sys.modules[module_name]).get(class_name) if module_name in sys.modules else None
+        if isinstance(cls, type):
+            found.append(cls)
+    return found
+
+
+def _is_registry(obj: object) -> bool:
+    from mcp_core.server import ServableRegistry  # noqa: PLC0415 -- not for an App (ADR 0115)
+
+    return isinstance(obj, ServableRegistry)
 
 
 def _is_fastmcp(obj: object) -> bool:
@@ -133,7 +168,7 @@ def _built(spec: str, obj: object) -> object:
     """``obj``, or what it returns when it is a factory: a function called with no arguments."""
     if _is_server(obj) or isinstance(obj, type) or not callable(obj):
         return obj
-    if isinstance(obj, ServableRegistry):
+    if _is_registry(obj):
         return obj  # a registry that happens to be callable
     try:
         signature = inspect.signature(obj)
@@ -161,7 +196,7 @@ def _built(spec: str, obj: object) -> object:
             f"{spec}: the factory raised {type(exc).__name__}: {exc}; fix it and run again",
             details="".join(traceback.format_exception(exc)),
         ) from exc
-    if not _is_server(built) and not isinstance(built, ServableRegistry):
+    if not _is_server(built) and not _is_registry(built):
         raise TargetError(
             f"{spec} returned {_a(type(built).__name__)}, not an App, an McpServer, an SDK "
             "MCPServer or Server, a fastmcp server or a registry"
@@ -221,6 +256,14 @@ def _app_like(server: Any) -> App:
 
 def _adopted(obj: object) -> App | None:
     """An ``App`` serving a server that is not mcp-core's own, or None for one that is."""
+    if isinstance(obj, App) or not (_is_sdk_bound(obj) or _is_fastmcp(obj)):
+        return None
+    # Only an SDK-bound server gets here: the SDK is imported already.
+    from mcp.server.lowlevel.server import Server as LowLevelServer  # noqa: PLC0415
+    from mcp.server.mcpserver import MCPServer  # noqa: PLC0415
+
+    from mcp_core.bridges import FastMCPSource, MCPServerSource, RemoteSource  # noqa: PLC0415
+
     if isinstance(obj, MCPServer):
         # An existing SDK server: served (and inspected) through mcp-core, its code unchanged.
         adopted = _app_like(obj)
@@ -409,19 +452,23 @@ def _target(spec: str, obj: object, deployment: Callable[[], Deployment | None] 
     if isinstance(obj, App):
         if deployment is not None and obj.deployment is None:
             _deploy_app(spec, obj, deployment())
-        return Target(spec, obj, obj.server, obj.invoker)
+        app = obj
+        return Target(spec, app, lambda: app.server, app.invoker)
+    from mcp_core.server import McpServer  # noqa: PLC0415 -- an App needs none (ADR 0115)
+
     if isinstance(obj, McpServer):
         if deployment is not None and obj.deployment is None and deployment() is not None:
             raise TargetError(
                 f"{spec} is an McpServer built without a deployment, so it cannot serve as a "
                 "worker: build it with McpServer(..., deployment=Deployment.from_environment())"
             )
-        return Target(spec, obj, obj, obj.invoker)
-    if isinstance(obj, ServableRegistry):
+        server = obj
+        return Target(spec, server, lambda: server, server.invoker)
+    if _is_registry(obj):
         invoker = Invoker()
         worker = deployment() if deployment is not None else None
-        server = McpServer(obj, invoker=invoker, deployment=worker)
-        return Target(spec, obj, server, invoker, own_invoker=False)
+        built = McpServer(cast("ServableRegistry", obj), invoker=invoker, deployment=worker)
+        return Target(spec, obj, lambda: built, invoker, own_invoker=False)
     raise TargetError(
         f"{spec} is {_a(type(obj).__name__)}, not an App, an McpServer, an SDK MCPServer or Server, "
         "a fastmcp server, a function of no arguments returning one, or a registry (an object "

@@ -53,6 +53,7 @@ from mcp_core.elements import ElementKind
 from mcp_core.errors import CacheStoreError, DeploymentError
 from mcp_core.registry import ChangePropagation, Registry, SourceChangeNotifier
 from mcp_core.server._deployed import WorkerState, WorkerStatus
+from mcp_core.server._environment import ENVIRONMENT
 from mcp_core.server._sessions import Misrouted, WorkerSessions
 from mcp_core.server._shared_sessions import (
     DEFAULT_RECORD_TTL,
@@ -97,14 +98,6 @@ WORKER_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,40}")
 MIN_SECRET_BYTES: Final = 32
 """The shortest shared secret a deployment accepts."""
 
-ENVIRONMENT: Final = {
-    "worker": "MCP_CORE_WORKER_ID",
-    "redis": "MCP_CORE_DEPLOYMENT_REDIS",
-    "secret": "MCP_CORE_DEPLOYMENT_SECRET",
-    "secret_file": "MCP_CORE_DEPLOYMENT_SECRET_FILE",
-    "namespace": "MCP_CORE_DEPLOYMENT_NAMESPACE",
-}
-"""The environment variables :meth:`Deployment.from_environment` reads (``mcp-core run`` flags set them)."""
 
 # A worker's registration lives this long unless renewed; it is renewed six times as often, so
 # a live holder of an id is seen renewing it within a second.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -380,3 +381,98 @@ def test_kinds_reach_the_capabilities_as_the_server_derives_them() -> None:
             for entry in capabilities.values():
                 if "listChanged" in entry:
                     assert entry["listChanged"] is notifies
+
+
+# -- where the prelude serves, and where it steps aside -----------------------------------------
+
+_SDK_LOADED_APP = """
+import sys
+from mcp_core import App
+
+app = App("loaded")
+
+
+@app.tool
+def sdk_loaded() -> bool:
+    return "mcp" in sys.modules
+
+
+if __name__ == "__main__":
+    app.run()
+"""
+
+_HANDSHAKE = (
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+)
+
+
+def _first_calls(command: list[str], env: Mapping[str, str] | None = None) -> list[object]:
+    """What ``sdk_loaded`` answers to two calls in a row, the server spawned with ``command``."""
+    process = subprocess.Popen(  # noqa: S603 -- this interpreter or its console script
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=None if env is None else {**os.environ, **env},
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    answers: list[object] = []
+    try:
+        process.stdin.write(_HANDSHAKE)
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        for request_id in (2, 3):
+            process.stdin.write(
+                json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request_id,
+                        "method": "tools/call",
+                        "params": {"name": "sdk_loaded"},
+                    }
+                )
+                + "\n"
+            )
+            process.stdin.flush()
+            answer = json.loads(process.stdout.readline())
+            assert answer["id"] == request_id, answer
+            answers.append(answer["result"]["structuredContent"]["result"])
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+        if process.stderr is not None:
+            process.stderr.close()
+    return answers
+
+
+@pytest.mark.parametrize("entry", ["python", "mcp-core run"])
+def test_the_first_call_is_answered_before_the_sdk_is_imported(entry: str, tmp_path: Path) -> None:
+    """``python server.py`` and ``mcp-core run server.py``: the SDK comes after the first call."""
+    script = tmp_path / "server.py"
+    script.write_text(_SDK_LOADED_APP, encoding="utf-8")
+    command = (
+        [sys.executable, str(script)]
+        if entry == "python"
+        else [sys.executable, "-m", "mcp_core", "run", str(script)]
+    )
+    assert _first_calls(command) == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("extra", "env"),
+    [
+        (["--page-size", "5"], {}),  # the CLI configures the server: it is built first
+        ([], {"MCP_CORE_STDIO_PRELUDE": "0"}),
+    ],
+)
+def test_the_prelude_steps_aside(extra: list[str], env: dict[str, str], tmp_path: Path) -> None:
+    """When the server is configured first, or the environment says so, the SDK serves it all."""
+    script = tmp_path / "server.py"
+    script.write_text(_SDK_LOADED_APP, encoding="utf-8")
+    command = [sys.executable, "-m", "mcp_core", "run", str(script), *extra]
+    assert _first_calls(command, env) == [True, True]
