@@ -1212,3 +1212,31 @@ async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era
                 (await send_call(client, "sdk_loaded", {})).structured_content for _ in range(2)
             ]
     assert loaded == [{"result": first}, {"result": True}]
+
+
+def test_a_change_the_first_call_makes_is_announced() -> None:
+    """The first call (served by the prelude) adds a tool: ``list_changed`` follows, once.
+
+    Prelude on only: with the SDK serving from the first byte the announcement of this change
+    is itself a race with the first load of the catalogue (sent in some runs, not in others).
+    """
+    growing_cursor = CursorCodec(default_cursor_secret("growing")).encode("tools", "from_file")
+    lines = [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "tools/list")),
+        line(call(2, "grow", {})),
+        line(request(3, "tools/list")),
+        line(request(4, "tools/list", {"cursor": growing_cursor})),
+    ]
+    transcript = converse(lines, prelude=True, app="growing")
+    written = transcript.json()
+    changed = [m for m in written if m.get("method") == "notifications/tools/list_changed"]
+    assert len(changed) == 1, transcript.lines()
+    assert written.index(changed[0]) > written.index(response(transcript, 2))
+    listed = [
+        tool["name"]
+        for request_id in (3, 4)
+        for tool in response(transcript, request_id)["result"]["tools"]
+    ]
+    assert listed == ["constant", "from_file", "grow", "grown"]
