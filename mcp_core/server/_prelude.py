@@ -315,6 +315,10 @@ class Prelude:
 
     async def _serve(self, line: str) -> HandOver | _End | None:
         """Answer ``line``: None to go on, else how the prelude ends (after the first call)."""
+        if self._pipes.ended:
+            # The last line, cut short by the end of input: the server meets the end as it
+            # would have (it may answer nothing then).
+            raise _NotServed
         request_id, method, params = _parsed(line)
         if request_id is None:
             if method != "notifications/initialized" or params or self._session is None:
