@@ -1012,12 +1012,6 @@ def test_hostile_lines_get_the_sdks_bytes(lines: list[bytes]) -> None:
     assert sdk.lines(), "the SDK answered nothing: the case tests nothing"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a request that the end of input cuts short: the SDK's path answers a tools/call with "
-    "-32000 'Connection closed' and a ping or tools/list with nothing; the prelude answers the "
-    "ping and the tools/list, and the call with nothing",
-)
 @pytest.mark.parametrize(
     "last",
     [call(1, "constant"), request(1, "ping"), request(1, "tools/list")],
