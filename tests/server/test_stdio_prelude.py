@@ -1025,6 +1025,19 @@ def test_a_request_the_end_of_input_cuts_short(last: dict[str, Any]) -> None:
 # -- ends -----------------------------------------------------------------------------------------
 
 
+def _first_lines() -> list[bytes]:
+    """A session's first four lines: the handshake, a list, a call."""
+    return [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "tools/list")),
+        line(call(2, "constant", {})),
+    ]
+
+
+_OPENING: Final = _first_lines()
+
+
 def _signalled(signum: signal.Signals, opening: Sequence[bytes], *, prelude: bool) -> Transcript:
     """``opening`` (each request answered), then ``signum``: what was written and the exit code."""
     transcript = Transcript()
@@ -1049,12 +1062,7 @@ def _signalled(signum: signal.Signals, opening: Sequence[bytes], *, prelude: boo
 @pytest.mark.parametrize("served", [1, 3, 4], ids=["initialize", "a list", "a call"])
 def test_a_signal_ends_the_process_as_it_ends_the_sdks(signum: signal.Signals, served: int) -> None:
     """SIGTERM or SIGINT while the prelude serves, or after it handed over: the same end."""
-    opening = [
-        line(hello()),
-        line(INITIALIZED),
-        line(request(1, "tools/list")),
-        line(call(2, "constant", {})),
-    ][:served]
+    opening = _OPENING[:served]
     with ThreadPoolExecutor(2) as pool:
         sdk = pool.submit(_signalled, signum, opening, prelude=False)
         prelude = pool.submit(_signalled, signum, opening, prelude=True)
@@ -1107,12 +1115,7 @@ def _client_gone(*, prelude: bool, first: Sequence[bytes]) -> int | None:
 @pytest.mark.parametrize("served", [1, 4], ids=["initialize", "a call"])
 def test_a_client_that_closes_stdout_ends_the_process_as_the_sdks(served: int) -> None:
     """The client closes its end of stdout: the server ends without waiting for stdin."""
-    first = [
-        line(hello()),
-        line(INITIALIZED),
-        line(request(1, "tools/list")),
-        line(call(2, "constant", {})),
-    ][:served]
+    first = _OPENING[:served]
     with ThreadPoolExecutor(2) as pool:
         sdk = pool.submit(_client_gone, prelude=False, first=first)
         prelude = pool.submit(_client_gone, prelude=True, first=first)
