@@ -699,8 +699,8 @@ def _loaded(transcript: Transcript, request_id: int) -> bool:
     return loaded
 
 
-def test_the_first_call_runs_before_the_sdk_is_imported_and_a_later_one_after() -> None:
-    """Listing and pinging leave ``mcp`` unimported; the first call hands over once answered."""
+def test_calls_run_before_the_sdk_is_imported_until_a_request_needs_it() -> None:
+    """Lists, pings and calls leave ``mcp`` unimported; a request only the SDK serves hands over."""
     lines = [
         line(hello()),
         line(INITIALIZED),
@@ -709,11 +709,13 @@ def test_the_first_call_runs_before_the_sdk_is_imported_and_a_later_one_after() 
         line(request(3, "tools/list", {"cursor": CURSORS[0]})),
         line(call(4, "sdk_loaded", {})),
         line(call(5, "sdk_loaded", {})),
+        line(request(6, "logging/setLevel", {"level": "info"})),
+        line(call(7, "sdk_loaded", {})),
     ]
     sdk, prelude = both(lines)
-    assert (_loaded(sdk, 4), _loaded(sdk, 5)) == (True, True)  # the SDK's path imports it first
-    assert (_loaded(prelude, 4), _loaded(prelude, 5)) == (False, True)
-    for request_id in (0, 1, 2, 3):  # and the rest is the SDK's, byte for byte
+    assert [_loaded(sdk, n) for n in (4, 5, 7)] == [True, True, True]  # the SDK's path: at start
+    assert [_loaded(prelude, n) for n in (4, 5, 7)] == [False, False, True]
+    for request_id in (0, 1, 2, 3, 6):  # and the rest is the SDK's, byte for byte
         assert response(prelude, request_id) == response(sdk, request_id)
 
 
@@ -842,19 +844,22 @@ def test_a_running_first_call_cancelled_is_never_answered() -> None:
     assert answered in ([0, 4, 5, 6, 7], [0, 4, 6, 5, 7]), prelude.lines()
 
 
-def test_messages_written_while_the_first_call_runs_are_handed_over() -> None:
-    """The first call still running when the next lines come: they go to the SDK meanwhile."""
+def test_messages_written_while_a_call_runs_are_served_beside_it() -> None:
+    """Lines coming while a call runs are answered meanwhile, or handed over as it still runs."""
     lines = [
         line(hello()),
         line(INITIALIZED),
         line(call(1, "slow", {}))
         + line(request(2, "ping"))
         + line(request(3, "tools/list"))
-        + line(call(4, "sdk_loaded", {})),
-        line(call(5, "constant", {})),
+        + line(call(4, "sdk_loaded", {}))
+        + line(request(5, "logging/setLevel", {"level": "info"}))
+        + line(call(6, "sdk_loaded", {})),
+        line(call(7, "constant", {})),
     ]
     assert_same([*lines[:2], lines[2].replace(b"sdk_loaded", b"wait"), lines[3]])
-    assert _loaded(converse(lines, prelude=True), 4) is True
+    transcript = converse(lines, prelude=True)
+    assert (_loaded(transcript, 4), _loaded(transcript, 6)) == (False, True)
 
 
 # -- hostile lines -------------------------------------------------------------------------------
@@ -1167,7 +1172,7 @@ async def test_the_official_client_gets_the_same_answers(mode: str, tmp_path: Pa
 async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era(
     mode: str, first: bool
 ) -> None:
-    """Legacy mode's first call runs before the SDK is imported; 2026-07-28 is handed over."""
+    """Legacy mode's calls run before the SDK is imported; 2026-07-28 is handed over."""
     server = StdioServerParameters(
         command=sys.executable, args=[str(APP)], cwd=ROOT, env=_environment(prelude=True)
     )
@@ -1176,4 +1181,4 @@ async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era
             loaded = [
                 (await send_call(client, "sdk_loaded", {})).structured_content for _ in range(2)
             ]
-    assert loaded == [{"result": first}, {"result": True}]
+    assert loaded == [{"result": first}, {"result": first}]
