@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final, final, overload
 
@@ -267,12 +268,16 @@ class CollectionDocument:
     call instead of the whole collection. Safe to use from several threads.
     """
 
-    __slots__ = ("_index", "_records", "_schemas")
+    __slots__ = ("_index", "_lock", "_records", "_scanned", "_schemas")
 
     def __init__(self, records: list[Any], schemas: _Schemas) -> None:
         self._records = records
         self._schemas = schemas
-        self._index: dict[ElementRef, list[int]] | None = None
+        # Records indexed by ref, in file order, as far as _scanned: a lookup reads only as far
+        # as its ref's first record (a first call at start-up indexes next to nothing).
+        self._index: dict[ElementRef, list[int]] = {}
+        self._scanned = 0
+        self._lock = threading.Lock()
 
     @classmethod
     def parse(
@@ -358,33 +363,47 @@ class CollectionDocument:
                 continue  # an unknown kind: that record is invalid, and costs only itself
         return kinds
 
-    def index(self) -> None:
-        """Index the records by ref now (:meth:`element` does on first use), e.g. off the event loop."""
-        self._refs()
+    def index(self, until: ElementRef | None = None) -> None:
+        """Index the records by ref now (as far as ``until``'s first record), e.g. off the loop.
+
+        :meth:`element` indexes as far as it needs on its own; this only moves the work.
+        """
+        with self._lock:
+            self._scan(until)
 
     def element(self, ref: ElementRef) -> Element | None:
         """The element :meth:`collection` (with ``on_invalid``) holds at ``ref``, or None."""
-        for index in self._refs().get(ref, ()):
-            try:
-                with collector_paused():
-                    built = _element_from_record(self._records[index], self._schemas)
-            except _RECORD_ERRORS:
-                continue  # left out by collection() too: the next record of the ref may count
-            if built.ref != ref:  # pragma: no cover -- a key the definition normalises
-                return self.collection(on_invalid=lambda _error: None).get(ref)
-            return built
-        return None
+        tried = 0
+        while True:
+            with self._lock:
+                if tried == len(self._index.get(ref, ())):
+                    self._scan(ref, after=tried)
+                positions = self._index.get(ref, ())[tried:]
+            if not positions:
+                return None
+            for index in positions:
+                try:
+                    with collector_paused():
+                        built = _element_from_record(self._records[index], self._schemas)
+                except _RECORD_ERRORS:
+                    continue  # left out by collection() too: the next record of the ref may count
+                if built.ref != ref:  # pragma: no cover -- a key the definition normalises
+                    return self.collection(on_invalid=lambda _error: None).get(ref)
+                return built
+            tried += len(positions)
 
-    def _refs(self) -> dict[ElementRef, list[int]]:
-        index = self._index
-        if index is None:
-            index = {}
-            for position, record in enumerate(self._records):
-                ref = _record_ref(record)
-                if ref is not None:
-                    index.setdefault(ref, []).append(position)
-            self._index = index
-        return index
+    def _scan(self, until: ElementRef | None, *, after: int = 0) -> None:
+        """Index further, until ``until`` has more than ``after`` records indexed (None: all)."""
+        index, records = self._index, self._records
+        position, end = self._scanned, len(records)
+        while position < end:
+            ref = _record_ref(records[position])
+            if ref is not None:
+                index.setdefault(ref, []).append(position)
+            position += 1
+            if until is not None and ref == until and len(index[ref]) > after:
+                break
+        self._scanned = position
 
 
 def _table_of(

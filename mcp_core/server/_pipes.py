@@ -64,6 +64,11 @@ class StdioPipes:
         self._pending: list[bytes] = []
         self._ended = False
 
+    @property
+    def ended(self) -> bool:
+        """Whether the input has ended and every line of it was read."""
+        return self._ended and not self._lines
+
     async def line(self) -> str | None:
         """The next input line (without its end), or None at end of input or a broken pipe."""
         while not self._lines:
@@ -89,6 +94,7 @@ class StdioPipes:
             except asyncio.IncompleteReadError as exc:
                 chunk = b"".join(pending) + exc.partial
                 pending.clear()
+                self._ended = True  # a last line without its newline: the input ends with it
                 return chunk or None
             except (ConnectionError, OSError):
                 return None  # the client is gone: as at end of input

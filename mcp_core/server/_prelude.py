@@ -1,20 +1,21 @@
-"""The stdio prelude: a session's first answers, before the official SDK is imported (ADR 0115).
+"""The stdio prelude: a session served before the official SDK is imported (ADR 0115).
 
 Importing the SDK costs a start more than everything else a plain app does before its first
 answer. When a process serves one app over stdio and nothing has imported the SDK yet, the
-prelude reads the first lines itself and answers, as the SDK's path would answer them byte for
-byte: ``initialize`` (a well-formed 2025-11-25 handshake), ``notifications/initialized``,
-``ping``, ``tools/list`` and the first ``tools/call`` of a tool whose handler takes nothing from
-the request (no gateway, no injected context). These go through the same request handlers the
-server then uses, so answers, cursors and the preload are the server's own.
+prelude reads the lines itself and answers, as the SDK's path would answer them byte for byte:
+``initialize`` (a well-formed 2025-11-25 handshake), ``notifications/initialized``,
+``notifications/cancelled``, ``ping``, ``tools/list`` and ``tools/call`` of tools whose handler
+takes nothing from the request (no gateway, no injected context), calls running beside the next
+messages as the server runs them. These go through the same request handlers the server would
+use, so answers, cursors and the preload are the server's own.
 
 Anything else is **handed over**: the first message the prelude does not serve (any other
-method, unusual or malformed params, another protocol version, a tool that reaches the client),
-and everything after the first call's answer. The SDK server is then built and reads the
-``initialize`` and ``notifications/initialized`` the prelude took in (its answer to the replayed
-``initialize`` is not written: the client has it), then the message that caused the hand-over,
-then the rest of the input, from the same pipes. ``MCP_CORE_STDIO_PRELUDE=0`` in the environment
-turns the prelude off.
+method, unusual or malformed params, another protocol version, a tool that reaches the client).
+The SDK server is then built and reads the ``initialize`` and ``notifications/initialized`` the
+prelude took in (its answer to the replayed ``initialize`` is not written: the client has it),
+then the message that caused the hand-over, then the rest of the input, from the same pipes;
+calls still running write their own answers. A session that asks only for these never imports
+the SDK. ``MCP_CORE_STDIO_PRELUDE=0`` in the environment turns the prelude off.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def canonical(value: Any) -> Any:
 class HandOver:
     """What the SDK server needs to go on where the prelude stopped."""
 
-    __slots__ = ("changed", "initialize_id", "replay", "running", "running_id", "session_id")
+    __slots__ = ("changed", "initialize_id", "replay", "running", "session_id")
 
     def __init__(
         self,
@@ -118,9 +119,7 @@ class HandOver:
         initialize_id: str | int | None,
         session_id: str,
         changed: ElementKind,
-        *,
-        running: asyncio.Task[None] | None = None,
-        running_id: str | int | None = None,
+        running: Mapping[str | int, asyncio.Task[None]],
     ) -> None:
         self.replay = replay
         """The lines the server reads first: the handshake taken in, then the unserved message."""
@@ -131,43 +130,30 @@ class HandOver:
         self.changed = changed
         """Lists that changed while the prelude served (already announced to the client)."""
         self.running = running
-        """The prelude's call still running (it writes its own answer), if any."""
-        self.running_id = running_id
-        """That call's request id."""
+        """The prelude's calls still running, by request id (each writes its own answer)."""
 
     def watch(self, line: str) -> None:
-        """See a line the server reads: a ``notifications/cancelled`` of the running call cancels it.
+        """See a line the server reads: a ``notifications/cancelled`` of a running call cancels it.
 
         As the server does for its own requests: a cancelled request is never answered.
         """
-        running = self.running
-        if running is None or running.done() or "notifications/cancelled" not in line:
+        if not self.running or "notifications/cancelled" not in line:
             return
-        if _cancels(line, self.running_id):
-            running.cancel()
+        try:
+            request_id, method, params = _parsed(line)
+        except _NotServed:
+            return
+        if request_id is None and method == "notifications/cancelled":
+            _cancel(self.running, params)
 
 
-@final
-class _End:
-    """The session ended while the prelude served it (the client left)."""
-
-
-_END: Final = _End()
-
-
-def _cancels(line: str, request_id: str | int | None) -> bool:
-    """Whether ``line`` is a ``notifications/cancelled`` of ``request_id`` (as the SDK reads it)."""
-    try:
-        message = pydantic_core.from_json(line)
-    except ValueError:
-        return False
-    if type(message) is not dict or message.get("method") != "notifications/cancelled":
-        return False
-    params = message.get("params")
-    cancelled = params.get("requestId") if type(params) is dict else None
-    if request_id is None or not isinstance(cancelled, int | str) or isinstance(cancelled, bool):
-        return False
-    return _correlated(cancelled) == _correlated(request_id)
+def _cancel(running: Mapping[str | int, asyncio.Task[None]], params: Mapping[str, Any]) -> None:
+    """Cancel the running call ``params`` names (a ``notifications/cancelled``'s), if any."""
+    cancelled = params.get("requestId")
+    if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
+        call = running.get(_correlated(cancelled))
+        if call is not None:
+            call.cancel()
 
 
 def _correlated(request_id: str | int) -> str | int:
@@ -228,9 +214,10 @@ def _unreachable(method: str, *_: object) -> RuntimeError:
 
 @final
 class Prelude:
-    """Serves the first lines of one stdio session; see the module docstring."""
+    """Serves a stdio session until it needs the SDK; see the module docstring."""
 
     __slots__ = (
+        "_calls",
         "_changed",
         "_handlers",
         "_initialize",
@@ -262,19 +249,30 @@ class Prelude:
         self._initialized = False
         self._seen: list[str] = []
         self._changed = ElementKind.NONE
+        # The calls running, by request id as the SDK correlates ids ("7" is 7).
+        self._calls: dict[str | int, asyncio.Task[None]] = {}
         self.idle: Final = anyio.Event()
         """Set once the client has let :data:`IDLE` seconds pass, or the prelude is done."""
 
     async def serve(self) -> HandOver | None:
-        """Serve until a hand-over (returned) or the end of input (None)."""
+        """Serve until a hand-over (returned) or the end of input (None).
+
+        At the end of input the session ends: calls still running end with it, unanswered.
+        """
         try:
             while (line := await self._line()) is not None:
                 try:
-                    done = await self._serve(line)
+                    await self._serve(line)
                 except _NotServed:
-                    return self._hand_over(line)
-                if done is not None:
-                    return done if isinstance(done, HandOver) else None
+                    return HandOver(
+                        (*self._seen, line),
+                        self._initialize_id,
+                        self._session_id,
+                        self._changed,
+                        self._calls,
+                    )
+            for call in tuple(self._calls.values()):
+                call.cancel()
             return None
         finally:
             self.idle.set()
@@ -297,47 +295,43 @@ class Prelude:
             if kinds & changed:
                 await self._pipes.write(b'{"jsonrpc":"2.0","method":"' + method + b'"}\n')
 
-    def _hand_over(
-        self,
-        line: str | None,
-        running: asyncio.Task[None] | None = None,
-        running_id: str | int | None = None,
-    ) -> HandOver:
-        replay = (*self._seen, line) if line is not None else tuple(self._seen)
-        return HandOver(
-            replay,
-            self._initialize_id,
-            self._session_id,
-            self._changed,
-            running=running,
-            running_id=running_id,
-        )
-
-    async def _serve(self, line: str) -> HandOver | _End | None:
-        """Answer ``line``: None to go on, else how the prelude ends (after the first call)."""
+    async def _serve(self, line: str) -> None:
+        """Answer ``line``, or raise :class:`_NotServed` (nothing of it done) to hand it over."""
+        if self._pipes.ended:
+            # The last line, cut short by the end of input: the server meets the end as it
+            # would have (it may answer nothing then).
+            raise _NotServed
         request_id, method, params = _parsed(line)
         if request_id is None:
-            if method != "notifications/initialized" or params or self._session is None:
-                raise _NotServed
-            self._seen.append(line)
-            self._initialized = True
-            return None
+            self._notified(line, method, params)
+            return
         if self._session is None:
             if method != "initialize":
                 raise _NotServed
             await self._answer(request_id, self._initialize_result(params))
             self._seen.append(line)
             self._initialize_id = request_id
-            return None
+            return
+        if _correlated(request_id) in self._calls:
+            raise _NotServed  # the id of a call still running: the server says what that is
         if method == "ping" and not params:
             await self._answer(request_id, {})
-            return None
-        if method == "tools/list" and params.keys() <= {"cursor"}:
+        elif method == "tools/list" and params.keys() <= {"cursor"}:
             await self._list(request_id, params.get("cursor"))
-            return None
-        if method == "tools/call":
-            return await self._call(request_id, params)
-        raise _NotServed
+        elif method == "tools/call":
+            await self._call(request_id, params)
+        else:
+            raise _NotServed
+
+    def _notified(self, line: str, method: str, params: dict[str, Any]) -> None:
+        if self._session is not None and method == "notifications/initialized" and not params:
+            self._seen.append(line)
+            self._initialized = True
+        elif self._session is not None and method == "notifications/cancelled":
+            # A cancelled call is never answered; any other cancellation changes nothing.
+            _cancel(self._calls, params)
+        else:
+            raise _NotServed
 
     def _initialize_result(self, params: dict[str, Any]) -> dict[str, Any]:
         client = params.get("clientInfo")
@@ -375,14 +369,13 @@ class Prelude:
             raise _NotServed from None
         await self._answer(request_id, result)
 
-    async def _call(self, request_id: str | int, params: dict[str, Any]) -> HandOver | _End:
-        """The first call, run as the server runs a request: beside the next messages.
+    async def _call(self, request_id: str | int, params: dict[str, Any]) -> None:
+        """A call, run as the server runs a request: beside the next messages.
 
         Until the tool is admitted (found, visible, taking no gateway) nothing runs that the
-        server could not do again; a call refused before that is handed over. Once it runs,
-        the next line is read meanwhile: a ``notifications/cancelled`` of this call cancels it
-        (never answered, as the server does), any other line is handed over at once while the
-        call goes on and writes its own answer.
+        server could not do again, and the next line waits: a call refused before that is handed
+        over. Once it runs, it writes its own answer; a ``notifications/cancelled`` of it
+        cancels it (never answered, as the server does), before or after a hand-over.
         """
         name, arguments = params.get("name"), params.get("arguments")
         if (
@@ -404,26 +397,12 @@ class Prelude:
             await asyncio.wait({call, admission}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             admission.cancel()
-        while not call.done():
-            reading = asyncio.ensure_future(self._pipes.line())
-            try:
-                await asyncio.wait({call, reading}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                if not reading.done():
-                    reading.cancel()
-            if reading.cancelled() or not reading.done():
-                break
-            line = reading.result()
-            if line is None:  # the client left: the session ends, the call with it
-                call.cancel()
-                return _END
-            if _cancels(line, request_id):
-                call.cancel()
-                break
-            return self._hand_over(line, call, request_id)
-        with contextlib.suppress(asyncio.CancelledError):
-            await call  # raises _NotServed when the call was refused before it ran
-        return self._hand_over(None)
+        if call.done():
+            call.result()  # raises _NotServed when the call was refused before it ran
+            return
+        key = _correlated(request_id)
+        self._calls[key] = call
+        call.add_done_callback(lambda _: self._calls.pop(key, None))
 
     async def _run_call(
         self,
@@ -434,13 +413,10 @@ class Prelude:
         admitted: asyncio.Event,
     ) -> None:
         assert self._session is not None  # noqa: S101 -- served after initialize only
+        gateway = _Gateway(self._session, request_id)
         try:
             result = await self._handlers.call_tool(
-                name,
-                arguments,
-                _Gateway(self._session, request_id),
-                admit=admit,
-                era=PROTOCOL_VERSION,
+                name, arguments, gateway, admit=admit, era=PROTOCOL_VERSION
             )
         except _NotServed:
             raise
@@ -723,9 +699,8 @@ class StdioStart:
                 if unsubscribe is not None:
                     unsubscribe()
             if handover is not None:
-                running = handover.running
-                if running is not None:
-                    tasks.start_soon(_finished, running)
+                for call in tuple(handover.running.values()):
+                    tasks.start_soon(_finished, call)
                 await self._server(state).continue_stdio(pipes, handover)
             tasks.cancel_scope.cancel()
 

@@ -178,7 +178,7 @@ class CollectionFileSource:
             self._lookups -= 1
 
     async def _looked_up(self, ref: ElementRef) -> Element | None:
-        document = await anyio.to_thread.run_sync(self._indexed, abandon_on_cancel=True)
+        document = await anyio.to_thread.run_sync(self._indexed, ref, abandon_on_cancel=True)
         declared = self._declared
         if declared is not None:
             # As provide() checks its collection: only valid elements count, so the records of
@@ -231,10 +231,10 @@ class CollectionFileSource:
             self._document = (signature, document)
             return document
 
-    def _indexed(self) -> CollectionDocument:
-        """The parsed file with its records indexed by ref (built once, off the event loop)."""
+    def _indexed(self, ref: ElementRef) -> CollectionDocument:
+        """The parsed file, its records indexed as far as ``ref``'s first (off the event loop)."""
         document = self._parsed()
-        document.index()
+        document.index(ref)
         return document
 
     def _let_go(self, document: CollectionDocument) -> None:

@@ -237,20 +237,30 @@ def test_capabilities_the_prelude_takes_the_sdk_takes_the_same(
 
 
 @pytest.mark.parametrize(
-    ("line", "cancels"),
+    ("params", "cancels"),
     [
-        ('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}', True),
-        ('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"7"}}', True),
-        ('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}', False),
-        ('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":true}}', False),
-        ('{"jsonrpc":"2.0","method":"notifications/cancelled"}', False),
-        ('{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":7}}', False),
-        ("not json", False),
+        ({"requestId": 7}, True),
+        ({"requestId": "7"}, True),
+        ({"requestId": 8}, False),
+        ({"requestId": True}, False),
+        ({}, False),
+        ({"requestId": 7.0}, False),
     ],
 )
-def test_a_cancellation_names_the_call_as_the_sdk_correlates_ids(line: str, cancels: bool) -> None:
+def test_a_cancellation_names_the_call_as_the_sdk_correlates_ids(
+    params: dict[str, Any], cancels: bool
+) -> None:
     """``"7"`` and ``7`` are one request, as the SDK's dispatcher correlates them."""
-    assert _prelude._cancels(line, 7) is cancels
+
+    async def cancelled() -> bool:
+        call = asyncio.ensure_future(asyncio.sleep(10))
+        _prelude._cancel({7: call}, params)
+        await asyncio.sleep(0)
+        was = call.cancelled()
+        call.cancel()
+        return was
+
+    assert asyncio.run(cancelled()) is cancels
 
 
 # -- tools the prelude may run ------------------------------------------------------------------
@@ -409,7 +419,7 @@ _HANDSHAKE = (
 
 
 def _first_calls(command: list[str], env: Mapping[str, str] | None = None) -> list[object]:
-    """What ``sdk_loaded`` answers to two calls in a row, the server spawned with ``command``."""
+    """What ``sdk_loaded`` answers before and after a ``logging/setLevel``, spawned with ``command``."""
     process = subprocess.Popen(  # noqa: S603 -- this interpreter or its console script
         command,
         stdin=subprocess.PIPE,
@@ -425,7 +435,18 @@ def _first_calls(command: list[str], env: Mapping[str, str] | None = None) -> li
         process.stdin.write(_HANDSHAKE)
         process.stdin.flush()
         assert json.loads(process.stdout.readline())["id"] == 1
-        for request_id in (2, 3):
+        for request_id in (2, 4):
+            if request_id == 4:  # a request only the SDK's server serves: the prelude hands over
+                process.stdin.write(
+                    '{"jsonrpc":"2.0","id":3,"method":"logging/setLevel",'
+                    '"params":{"level":"info"}}\n'
+                )
+                process.stdin.flush()
+                assert json.loads(process.stdout.readline()) == {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "result": {},
+                }
             process.stdin.write(
                 json.dumps(
                     {
@@ -452,7 +473,7 @@ def _first_calls(command: list[str], env: Mapping[str, str] | None = None) -> li
 
 @pytest.mark.parametrize("entry", ["python", "mcp-core run"])
 def test_the_first_call_is_answered_before_the_sdk_is_imported(entry: str, tmp_path: Path) -> None:
-    """``python server.py`` and ``mcp-core run server.py``: the SDK comes after the first call."""
+    """``python server.py`` and ``mcp-core run server.py``: the SDK comes when a request needs it."""
     script = tmp_path / "server.py"
     script.write_text(_SDK_LOADED_APP, encoding="utf-8")
     command = (

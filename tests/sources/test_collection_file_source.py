@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mcp_core.elements._collection as collection_module
 from mcp_core.elements import COLLECTION_VERSION, ElementCollection, ElementKind, ElementRef
@@ -214,6 +216,33 @@ class TestLookup:
         found = await source.lookup(ElementRef.tool("a"))
         assert found is not None
         assert found.definition.description == "the second a"
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        records=st.lists(
+            st.tuples(st.sampled_from("abcd"), st.booleans(), st.integers(0, 3)), max_size=12
+        ),
+        order=st.permutations(list("abcde")),
+    )
+    def test_lookups_in_any_order_agree_with_provide(
+        self, records: list[tuple[str, bool, int]], order: list[str]
+    ) -> None:
+        """Repeated, invalid and missing refs, looked up in any order (the index grows as asked)."""
+        template = json.loads(ElementCollection([tool_element("x")]).to_json())
+        elements = []
+        for name, valid, version in records:
+            record = json.loads(json.dumps(template["elements"][0]))
+            record["definition"]["name"] = name
+            record["definition"]["description"] = f"version {version}"
+            if not valid:
+                record["definition"]["title"] = 7  # not a string: the record is invalid
+            elements.append(record)
+        template["elements"] = elements
+        document = collection_module.CollectionDocument.parse(json.dumps(template))
+        provided = document.collection(on_invalid=lambda _error: None)
+        for name in order:
+            ref = ElementRef.tool(name)
+            assert document.element(ref) == provided.get(ref), name
 
     async def test_follows_a_rewritten_file(self, tmp_path: Path) -> None:
         """The parsed file is kept only while the file is unchanged."""
