@@ -643,7 +643,7 @@ def conversations(draw: st.DrawFn) -> list[bytes]:
 
     Each is written on its own, or (one conversation in four) some are written together.
     """
-    ids = iter(draw(st.lists(_IDS, min_size=12, max_size=12)))
+    ids = iter(draw(st.lists(_IDS, min_size=16, max_size=16)))
     messages: list[object] = []
     opening = draw(st.sampled_from(["proper"] * 6 + ["malformed", "none"]))
     if opening == "proper":
@@ -657,7 +657,7 @@ def conversations(draw: st.DrawFn) -> list[bytes]:
         messages.append(draw(initialize(next(ids))))
     messages.extend([INITIALIZED] * draw(st.sampled_from([1, 1, 1, 0, 2])))
     kinds = st.sampled_from(["call", "call", "list", "list", "other", "other"])
-    for kind in draw(st.lists(kinds, min_size=1, max_size=6)):
+    for kind in draw(st.lists(kinds, min_size=1, max_size=10)):
         request_id = next(ids)
         if kind == "call":
             messages.append(draw(tool_call(request_id)))
