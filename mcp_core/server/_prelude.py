@@ -37,6 +37,7 @@ from mcp_core.elements import Element, ElementKind, Icon
 from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.handlers import Invoker, LogLevel, escapes
 from mcp_core.registry import BackgroundRecovery, ChangeNotifier
+from mcp_core.server._announce import Announcer
 from mcp_core.server._errors import wire_error
 from mcp_core.server._lifecycle import Lifecycle
 from mcp_core.server._paging import encode_response, wire_json
@@ -286,9 +287,12 @@ class Prelude:
         finally:
             timer.cancel()
 
-    async def changed(self, kinds: ElementKind) -> None:
-        """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
+    def changed(self, kinds: ElementKind) -> None:
+        """Note that the lists of ``kinds`` changed (the server is told at a hand-over)."""
         self._changed |= kinds
+
+    async def announce(self, kinds: ElementKind) -> None:
+        """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
         if not self._initialized:
             return
         for changed, method in _CHANGES:
@@ -688,10 +692,14 @@ class StdioStart:
                     await preload(registry, self._handlers, settle=True)
 
                 tasks.start_soon(preloading)
+            announcer = Announcer(tasks, prelude.announce)
+
+            def changed(kinds: ElementKind) -> None:
+                prelude.changed(kinds)
+                announcer.changed(kinds)
+
             unsubscribe = (
-                registry.subscribe(lambda kinds: tasks.start_soon(prelude.changed, kinds))
-                if isinstance(registry, ChangeNotifier)
-                else None
+                registry.subscribe(changed) if isinstance(registry, ChangeNotifier) else None
             )
             try:
                 handover = await prelude.serve()
