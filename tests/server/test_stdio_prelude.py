@@ -42,6 +42,11 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 APP: Final = ROOT / "tests" / "fixtures" / "prelude_app.py"
 SWITCH: Final = "MCP_CORE_STDIO_PRELUDE"
 VARIANT: Final = "PRELUDE_APP"  # names another app of the fixture's (see its VARIANTS)
+LAUNCHERS: Final = {
+    "python": [sys.executable, str(APP)],  # App.run()
+    "mcp-core run": [str(Path(sys.executable).with_name("mcp-core")), "run", str(APP)],
+}
+"""The two ways a user serves the app over stdio."""
 WAIT: Final = 60.0  # seconds for any one answer: a bound for a loaded machine, never a timing
 TOOLS: Final = [
     "add",
@@ -173,9 +178,9 @@ def _environment(prelude: bool, app: str | None = None) -> dict[str, str]:
 class _Spawned:
     """The app as a subprocess over pipes, its stdout read line by line on a thread."""
 
-    def __init__(self, *, prelude: bool, app: str | None) -> None:
+    def __init__(self, *, prelude: bool, app: str | None, launcher: str = "python") -> None:
         self.process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
-            [sys.executable, str(APP)],
+            LAUNCHERS[launcher],
             cwd=ROOT,
             env=_environment(prelude, app),
             stdin=subprocess.PIPE,
@@ -266,7 +271,9 @@ class _Spawned:
         return code, b"".join(self._errors)
 
 
-def converse(lines: Sequence[bytes], *, prelude: bool, app: str | None = None) -> Transcript:
+def converse(
+    lines: Sequence[bytes], *, prelude: bool, app: str | None = None, launcher: str = "python"
+) -> Transcript:
     """Send ``lines`` one at a time to a fresh app; after a request, read until its response.
 
     After the last line stdin is closed and stdout read to its end. Every wait is bounded by
@@ -274,7 +281,7 @@ def converse(lines: Sequence[bytes], *, prelude: bool, app: str | None = None) -
     hangs the test.
     """
     transcript = Transcript()
-    server = _Spawned(prelude=prelude, app=app)
+    server = _Spawned(prelude=prelude, app=app, launcher=launcher)
     unread = b""
     try:
         for sent in lines:
@@ -305,11 +312,13 @@ def converse(lines: Sequence[bytes], *, prelude: bool, app: str | None = None) -
     return transcript
 
 
-def both(lines: Sequence[bytes], app: str | None = None) -> tuple[Transcript, Transcript]:
+def both(
+    lines: Sequence[bytes], app: str | None = None, launcher: str = "python"
+) -> tuple[Transcript, Transcript]:
     """The same conversation with the prelude off (the SDK's answers) and on, run side by side."""
     with ThreadPoolExecutor(2) as pool:
-        sdk = pool.submit(converse, lines, prelude=False, app=app)
-        prelude = pool.submit(converse, lines, prelude=True, app=app)
+        sdk = pool.submit(converse, lines, prelude=False, app=app, launcher=launcher)
+        prelude = pool.submit(converse, lines, prelude=True, app=app, launcher=launcher)
         return sdk.result(), prelude.result()
 
 
@@ -346,13 +355,15 @@ def _outcome(transcript: Transcript) -> tuple[object, ...]:
     )
 
 
-def assert_same(lines: Sequence[bytes], app: str | None = None) -> tuple[Transcript, Transcript]:
+def assert_same(
+    lines: Sequence[bytes], app: str | None = None, launcher: str = "python"
+) -> tuple[Transcript, Transcript]:
     """Run ``lines`` both ways: the prelude's stdout must be the SDK's, byte for byte.
 
     Line for line too, but for the answers to requests sent in one write (pipelined): the SDK
     serves requests concurrently and may answer them in any order, so those are compared as sets.
     """
-    sdk, prelude = both(lines, app)
+    sdk, prelude = both(lines, app, launcher)
     assert sdk.stalled is None, f"the SDK itself stalled: {sdk.stalled}\n{sdk.stderr.decode()}"
     if _outcome(sdk) != _outcome(prelude):
         report = ["the prelude's stdout differs from the SDK's; the conversation:"]
@@ -680,13 +691,17 @@ CONVERSATIONS = settings(
 @given(
     lines=conversations(),
     app=st.sampled_from([None] * 5 + ["plain", "dressed", "empty", "hidden", "slow source"]),
+    launcher=st.sampled_from(sorted(LAUNCHERS)),
 )
-def test_a_generated_conversation_gets_the_sdks_bytes(lines: list[bytes], app: str | None) -> None:
+def test_a_generated_conversation_gets_the_sdks_bytes(
+    lines: list[bytes], app: str | None, launcher: str
+) -> None:
     """Whatever a client sends first, the prelude on and off write the same stdout and exit alike.
 
-    Mostly to the default app (its tools are the ones called), sometimes to another.
+    Mostly to the default app (its tools are the ones called), sometimes to another; served by
+    ``python app.py`` or ``mcp-core run app.py``.
     """
-    assert_same(lines, app)
+    assert_same(lines, app, launcher)
 
 
 # -- the prelude engages, and hands over ---------------------------------------------------------
@@ -699,7 +714,8 @@ def _loaded(transcript: Transcript, request_id: int) -> bool:
     return loaded
 
 
-def test_calls_run_before_the_sdk_is_imported_until_a_request_needs_it() -> None:
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+def test_calls_run_before_the_sdk_is_imported_until_a_request_needs_it(launcher: str) -> None:
     """Lists, pings and calls leave ``mcp`` unimported; a request only the SDK serves hands over."""
     lines = [
         line(hello()),
@@ -712,7 +728,7 @@ def test_calls_run_before_the_sdk_is_imported_until_a_request_needs_it() -> None
         line(request(6, "logging/setLevel", {"level": "info"})),
         line(call(7, "sdk_loaded", {})),
     ]
-    sdk, prelude = both(lines)
+    sdk, prelude = both(lines, launcher=launcher)
     assert [_loaded(sdk, n) for n in (4, 5, 7)] == [True, True, True]  # the SDK's path: at start
     assert [_loaded(prelude, n) for n in (4, 5, 7)] == [False, False, True]
     for request_id in (0, 1, 2, 3, 6):  # and the rest is the SDK's, byte for byte
@@ -811,9 +827,10 @@ def _opening(first: str, version: str = "2025-11-25") -> list[bytes]:
         (None, "roots"),  # asks the client: handed over
     ],
 )
-def test_other_apps_get_the_sdks_bytes(app: str | None, first: str) -> None:
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+def test_other_apps_get_the_sdks_bytes(app: str | None, first: str, launcher: str) -> None:
     """Server info, element kinds, visibility, lifespans, timeouts and failing tools: as the SDK."""
-    sdk, _ = assert_same(_opening(first), app)
+    sdk, _ = assert_same(_opening(first), app, launcher)
     if app == "failed start":  # a lifespan that fails ends the process before any answer
         assert sdk.code != 0
         assert not sdk.lines()
@@ -828,20 +845,31 @@ def test_another_version_is_handed_over_at_once(app: str | None, version: str) -
     assert_same(_opening("constant", version), app)
 
 
-def test_a_running_first_call_cancelled_is_never_answered() -> None:
-    """The first call, cancelled while it runs: no answer, and the session goes on."""
-    cancel = {"requestId": 3, "reason": "changed my mind"}
+def test_a_running_call_cancelled_is_never_answered() -> None:
+    """A call cancelled while it runs (the first, a later one): no answer; the session goes on."""
+
+    def cancelled(request_id: int) -> bytes:
+        cancel = {"requestId": request_id, "reason": "changed my mind"}
+        return line(call(request_id, "slow", {})) + line(
+            _notification("notifications/cancelled", cancel)
+        )
+
     lines = [
         line(hello()),
         line(INITIALIZED),
-        line(call(3, "slow", {})) + line(_notification("notifications/cancelled", cancel)),
+        cancelled(3),
         line(request(4, "ping")),
         line(call(5, "slow", {})) + line(request(6, "tools/list")),  # answers in either order
-        line(call(7, "constant", {})),
+        cancelled(7),
+        line(call(8, "constant", {})),
+        cancelled(9),
+        line(request(10, "resources/list")),  # handed over: the SDK serves the rest
+        cancelled(11),
+        line(call(12, "constant", {})),
     ]
     _, prelude = assert_same(lines)
     answered = [message.get("id") for message in prelude.json()]
-    assert answered in ([0, 4, 5, 6, 7], [0, 4, 6, 5, 7]), prelude.lines()
+    assert answered in ([0, 4, 5, 6, 8, 10, 12], [0, 4, 6, 5, 8, 10, 12]), prelude.lines()
 
 
 def test_messages_written_while_a_call_runs_are_served_beside_it() -> None:
@@ -1130,11 +1158,17 @@ def test_a_client_that_closes_stdout_ends_the_process_as_the_sdks(served: int) -
 # -- the official client -------------------------------------------------------------------------
 
 
-async def _client_session(mode: str, *, prelude: bool, captured: Path) -> list[Any]:
-    """Every result of listing all tools and calling two, with stdout captured on the way."""
+async def _client_session(mode: str, launcher: str, *, prelude: bool, captured: Path) -> list[Any]:
+    """Every result of listing all tools and calling three, with stdout captured on the way."""
     server = StdioServerParameters(
         command="sh",
-        args=["-c", '"$0" "$1" | tee "$2"', sys.executable, str(APP), str(captured)],
+        args=[
+            "-c",
+            'out="$1"; shift; "$@" | tee "$out"',
+            "sh",
+            str(captured),
+            *LAUNCHERS[launcher],
+        ],
         cwd=ROOT,
         env=_environment(prelude),
     )
@@ -1152,29 +1186,36 @@ async def _client_session(mode: str, *, prelude: bool, captured: Path) -> list[A
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_the_official_client_gets_the_same_answers(mode: str, tmp_path: Path) -> None:
+async def test_the_official_client_gets_the_same_answers(
+    mode: str, launcher: str, tmp_path: Path
+) -> None:
     """``mcp.Client`` in both eras: the same results and the same stdout, prelude on or off."""
     sdk_out, prelude_out = tmp_path / "sdk.out", tmp_path / "prelude.out"
     with anyio.fail_after(2 * WAIT):
-        sdk = await _client_session(mode, prelude=False, captured=sdk_out)
-        prelude = await _client_session(mode, prelude=True, captured=prelude_out)
+        sdk = await _client_session(mode, launcher, prelude=False, captured=sdk_out)
+        prelude = await _client_session(mode, launcher, prelude=True, captured=prelude_out)
     assert [tool["name"] for tool in sdk[0]] == TOOLS
     assert sdk[1]["content"][0]["text"] == "c\u00e9 \U0001f600"
     assert sdk[2]["structured_content"] == {"result": 5}
     assert sdk[3]["structured_content"]["z"] == [None, {"b": 1, "a": 0}]
     assert prelude == sdk
-    assert prelude_out.read_bytes().splitlines() == sdk_out.read_bytes().splitlines()
+    written = sdk_out.read_bytes().splitlines()
+    assert len(written) >= 8, written  # an answer to each request (and the walk's pages)
+    assert prelude_out.read_bytes().splitlines() == written
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
 @pytest.mark.parametrize(("mode", "first"), [("legacy", False), ("auto", True)])
 async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era(
-    mode: str, first: bool
+    mode: str, first: bool, launcher: str
 ) -> None:
     """Legacy mode's calls run before the SDK is imported; 2026-07-28 is handed over."""
+    command, *args = LAUNCHERS[launcher]
     server = StdioServerParameters(
-        command=sys.executable, args=[str(APP)], cwd=ROOT, env=_environment(prelude=True)
+        command=command, args=args, cwd=ROOT, env=_environment(prelude=True)
     )
     with anyio.fail_after(WAIT):
         async with Client(server, mode=mode) as client:
@@ -1182,3 +1223,31 @@ async def test_the_official_client_is_served_by_the_prelude_in_the_handshake_era
                 (await send_call(client, "sdk_loaded", {})).structured_content for _ in range(2)
             ]
     assert loaded == [{"result": first}, {"result": first}]
+
+
+def test_a_change_the_first_call_makes_is_announced() -> None:
+    """The first call (served by the prelude) adds a tool: ``list_changed`` follows, once.
+
+    Prelude on only: with the SDK serving from the first byte the announcement of this change
+    is itself a race with the first load of the catalogue (sent in some runs, not in others).
+    """
+    growing_cursor = CursorCodec(default_cursor_secret("growing")).encode("tools", "from_file")
+    lines = [
+        line(hello()),
+        line(INITIALIZED),
+        line(request(1, "tools/list")),
+        line(call(2, "grow", {})),
+        line(request(3, "tools/list")),
+        line(request(4, "tools/list", {"cursor": growing_cursor})),
+    ]
+    transcript = converse(lines, prelude=True, app="growing")
+    written = transcript.json()
+    changed = [m for m in written if m.get("method") == "notifications/tools/list_changed"]
+    assert len(changed) == 1, transcript.lines()
+    assert written.index(changed[0]) > written.index(response(transcript, 2))
+    listed = [
+        tool["name"]
+        for request_id in (3, 4)
+        for tool in response(transcript, request_id)["result"]["tools"]
+    ]
+    assert listed == ["constant", "from_file", "grow", "grown"]
