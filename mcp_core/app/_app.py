@@ -46,13 +46,12 @@ from mcp_core.sources._marked import first_of_each_ref
 from mcp_core.visibility import ALWAYS, ElementVisibility
 
 if TYPE_CHECKING:
-    from mcp.server.request_state import RequestStateSecurity
     from starlette.applications import Starlette
 
     from mcp_core.handlers import Container
     from mcp_core.search import Disclosure
     from mcp_core.search._disclosure import ToolDisclosure
-    from mcp_core.server import Deployment, McpServer, SessionHook
+    from mcp_core.server import Deployment, McpServer, RequestStateSecurity, SessionHook
 
 __all__ = ["App"]
 

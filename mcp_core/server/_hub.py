@@ -8,7 +8,6 @@ subscribers of a resource that it changed, if they may still read it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final, Protocol, final
 
@@ -26,6 +25,7 @@ from mcp.server.subscriptions import (
 )
 
 from mcp_core.elements import ElementKind
+from mcp_core.server._announce import Announcer
 from mcp_core.server._gateway import SessionState
 from mcp_core.server._lifecycle import Lifecycle
 from mcp_core.server._listen import VisibleBus
@@ -33,9 +33,6 @@ from mcp_core.server._requests import RequestHandlers
 from mcp_core.visibility import SessionInfo
 
 __all__ = ["Hub", "Served"]
-
-_CHANGE_GAP: Final = 1.0
-"""Seconds at least between two list-changed announcements to the clients of one server run."""
 
 # What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
 _CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
@@ -71,8 +68,7 @@ class Hub:
     """
 
     __slots__ = (
-        "_pending",
-        "_quiet_until",
+        "_announcer",
         "_readable",
         "_tasks",
         "bus",
@@ -95,8 +91,7 @@ class Hub:
         self.server = server
         self.state = state
         self._readable = readable
-        self._pending = ElementKind.NONE
-        self._quiet_until = -math.inf  # (anyio clock) no announcement before then
+        self._announcer = Announcer(tasks, self._announce)
         self.sessions: dict[Connection, SessionState] = {}
         # Handshake-era HTTP sessions' connections by session id (for the hot path).
         self.by_session: dict[str, Connection] = {}
@@ -123,21 +118,11 @@ class Hub:
             connection.exit_stack.callback(self.by_session.pop, session_id, None)
 
     def list_changed(self, kinds: ElementKind) -> None:
-        # Called synchronously from registry listeners; a burst of writes coalesces into one
-        # notification per kind, sent from this hub's task group; and announcements are at
-        # least _CHANGE_GAP apart, the last change of a burst always announced (a backend's
-        # storm of changes reaches each client as about one notification per kind per second).
-        if not self._pending:
-            self._tasks.start_soon(self._flush)
-        self._pending |= kinds
+        """Announce that the lists of ``kinds`` changed (coalesced: see :mod:`._announce`)."""
+        # Called synchronously from registry listeners.
+        self._announcer.changed(kinds)
 
-    async def _flush(self) -> None:
-        await anyio.lowlevel.checkpoint()
-        wait = self._quiet_until - anyio.current_time()
-        if wait > 0:
-            await anyio.sleep(wait)  # changes meanwhile join this announcement
-        kinds, self._pending = self._pending, ElementKind.NONE
-        self._quiet_until = anyio.current_time() + _CHANGE_GAP
+    async def _announce(self, kinds: ElementKind) -> None:
         for changed, method, event in _CHANGES:
             if kinds & changed:
                 for state in tuple(self.sessions.values()):

@@ -37,6 +37,7 @@ from mcp_core.elements import Element, ElementKind, Icon
 from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.handlers import Invoker, LogLevel, escapes
 from mcp_core.registry import BackgroundRecovery, ChangeNotifier
+from mcp_core.server._announce import Announcer
 from mcp_core.server._errors import wire_error
 from mcp_core.server._lifecycle import Lifecycle
 from mcp_core.server._paging import encode_response, wire_json
@@ -64,9 +65,6 @@ ENVIRONMENT: Final = "MCP_CORE_STDIO_PRELUDE"
 
 PROTOCOL_VERSION: Final = "2025-11-25"
 """The one version the prelude answers in: the SDK's latest handshake version (a test holds it)."""
-
-IDLE: Final = 0.05
-"""Seconds without a line from the client after which the preload starts (see ``StdioStart``)."""
 
 _NEWLINE: Final = b"\n"
 _ENVELOPE: Final = frozenset({"jsonrpc", "id", "method", "params"})
@@ -228,7 +226,6 @@ class Prelude:
         "_seen",
         "_session",
         "_session_id",
-        "idle",
     )
 
     def __init__(
@@ -251,44 +248,33 @@ class Prelude:
         self._changed = ElementKind.NONE
         # The calls running, by request id as the SDK correlates ids ("7" is 7).
         self._calls: dict[str | int, asyncio.Task[None]] = {}
-        self.idle: Final = anyio.Event()
-        """Set once the client has let :data:`IDLE` seconds pass, or the prelude is done."""
 
     async def serve(self) -> HandOver | None:
         """Serve until a hand-over (returned) or the end of input (None).
 
         At the end of input the session ends: calls still running end with it, unanswered.
         """
-        try:
-            while (line := await self._line()) is not None:
-                try:
-                    await self._serve(line)
-                except _NotServed:
-                    return HandOver(
-                        (*self._seen, line),
-                        self._initialize_id,
-                        self._session_id,
-                        self._changed,
-                        self._calls,
-                    )
-            for call in tuple(self._calls.values()):
-                call.cancel()
-            return None
-        finally:
-            self.idle.set()
+        while (line := await self._pipes.line()) is not None:
+            try:
+                await self._serve(line)
+            except _NotServed:
+                return HandOver(
+                    (*self._seen, line),
+                    self._initialize_id,
+                    self._session_id,
+                    self._changed,
+                    self._calls,
+                )
+        for call in tuple(self._calls.values()):
+            call.cancel()
+        return None
 
-    async def _line(self) -> str | None:
-        if self.idle.is_set():
-            return await self._pipes.line()
-        timer = asyncio.get_running_loop().call_later(IDLE, self.idle.set)
-        try:
-            return await self._pipes.line()
-        finally:
-            timer.cancel()
-
-    async def changed(self, kinds: ElementKind) -> None:
-        """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
+    def changed(self, kinds: ElementKind) -> None:
+        """Note that the lists of ``kinds`` changed (the server is told at a hand-over)."""
         self._changed |= kinds
+
+    async def announce(self, kinds: ElementKind) -> None:
+        """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
         if not self._initialized:
             return
         for changed, method in _CHANGES:
@@ -620,9 +606,7 @@ class StdioStart:
 
     What ``run_stdio_server`` serves in place of the SDK-bound server (the same
     ``lowlevel.name``, ``lifecycle`` and ``run_stdio``). With ``preload``, the registry's first
-    load starts once the client first pauses (:data:`IDLE`) or the prelude hands over: the first
-    answers do not wait for work they do not need (a request that needs the whole catalogue
-    loads it). ``server`` builds the server the prelude hands over to,
+    load starts at once, as the server's own run starts it. ``server`` builds the server the prelude hands over to,
     given the run's lifespan state (importing the SDK); ``lifespan`` is the app's, entered once
     for the whole run, as the server would enter it.
     """
@@ -681,17 +665,16 @@ class StdioStart:
                 pipes, self._handlers, self._invoker, self._initialize_result, uuid.uuid4().hex
             )
             if self._preload and not registry.loaded:
-                # Nothing the first answers do not need goes before them: the preload starts
-                # once the client pauses or the prelude is done.
-                async def preloading() -> None:
-                    await prelude.idle.wait()
-                    await preload(registry, self._handlers, settle=True)
+                # As the server's own run does: from the start, in stretches (ADR 0112).
+                tasks.start_soon(lambda: preload(registry, self._handlers, settle=True))
+            announcer = Announcer(tasks, prelude.announce)
 
-                tasks.start_soon(preloading)
+            def changed(kinds: ElementKind) -> None:
+                prelude.changed(kinds)
+                announcer.changed(kinds)
+
             unsubscribe = (
-                registry.subscribe(lambda kinds: tasks.start_soon(prelude.changed, kinds))
-                if isinstance(registry, ChangeNotifier)
-                else None
+                registry.subscribe(changed) if isinstance(registry, ChangeNotifier) else None
             )
             try:
                 handover = await prelude.serve()
