@@ -68,6 +68,12 @@ PROTOCOL_VERSION: Final = "2025-11-25"
 
 _NEWLINE: Final = b"\n"
 _ENVELOPE: Final = frozenset({"jsonrpc", "id", "method", "params"})
+# What a ``_meta`` may carry for the prelude to serve the message: a W3C trace context (a client
+# with tracing sends it on every request; it parents the server's request span, which a server
+# without a tracer provider does not record). Anything else (a progress token, a 2026-07-28
+# envelope) is handed over.
+_TRACE_META: Final = frozenset({"traceparent", "tracestate", "baggage"})
+_ABSENT: Final = object()
 _CLIENT_INFO: Final = frozenset({"name", "version", "title"})
 # Client capabilities the prelude takes as the SDK would: each key's value an object whose
 # members are these (free-form objects for ``experimental``).
@@ -435,6 +441,9 @@ class Prelude:
 def _parsed(line: str) -> tuple[str | int | None, str, dict[str, Any]]:
     """A plain JSON-RPC request's (or notification's, id None) id, method and params.
 
+    A trace context in ``_meta`` is taken and left out of the params returned (see
+    ``_TRACE_META``); any other ``_meta`` is not served.
+
     Raises:
         _NotServed: anything else (the server parses it and answers as it does).
     """
@@ -447,6 +456,15 @@ def _parsed(line: str) -> tuple[str | int | None, str, dict[str, Any]]:
     method, params = message.get("method"), message.get("params", {})
     if message.get("jsonrpc") != "2.0" or type(method) is not str or type(params) is not dict:
         raise _NotServed
+    meta = params.get("_meta", _ABSENT)
+    if meta is not _ABSENT:
+        if (
+            type(meta) is not dict
+            or not meta.keys() <= _TRACE_META
+            or any(type(value) is not str for value in meta.values())
+        ):
+            raise _NotServed
+        params = {key: value for key, value in params.items() if key != "_meta"}
     if "id" not in message:
         return None, method, params
     request_id = message["id"]

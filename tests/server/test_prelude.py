@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,7 @@ import mcp_types as types
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp.client.stdio import get_default_environment
 from mcp_types import methods
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError
@@ -426,7 +426,9 @@ def _first_calls(command: list[str], env: Mapping[str, str] | None = None) -> li
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=None if env is None else {**os.environ, **env},
+        # A plain environment: settings a test before may have left in this process's (a
+        # deployment's variables, an OpenTelemetry provider) rightly turn the prelude off.
+        env={**get_default_environment(), **(env or {})},
     )
     assert process.stdin is not None
     assert process.stdout is not None

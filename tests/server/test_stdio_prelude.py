@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 
 from mcp_core.server._paging import CursorCodec
 from mcp_core.server._requests import default_cursor_secret
@@ -166,8 +167,13 @@ def _answer(request: dict[str, Any]) -> bytes:
 
 
 def _environment(prelude: bool, app: str | None = None) -> dict[str, str]:
-    """This process's environment, with the prelude on or off, serving ``app`` (or the default)."""
-    env = {key: value for key, value in os.environ.items() if key not in {SWITCH, VARIANT}}
+    """A plain environment, with the prelude on or off, serving ``app`` (or the default).
+
+    Not this process's: a test before may have left settings in it (a deployment's worker
+    variables that ``mcp-core run`` exports, an OpenTelemetry provider), each of which rightly
+    makes the prelude step aside.
+    """
+    env = dict(get_default_environment())
     if not prelude:
         env[SWITCH] = "0"
     if app is not None:
@@ -1043,6 +1049,40 @@ def test_hostile_lines_get_the_sdks_bytes(lines: list[bytes]) -> None:
     """Long lines, bad UTF-8, CR/CRLF endings, odd JSON: the prelude writes what the SDK writes."""
     sdk, _ = assert_same(lines)
     assert sdk.lines(), "the SDK answered nothing: the case tests nothing"
+
+
+_TRACE: Final = {
+    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "tracestate": "vendor=value",
+}
+
+
+def _traced(message: dict[str, Any], meta: object = _TRACE) -> dict[str, Any]:
+    """``message`` with ``meta`` as its params' ``_meta``, as a client that traces sends it."""
+    traced: dict[str, Any] = json.loads(json.dumps(message))
+    traced.setdefault("params", {})["_meta"] = meta
+    return traced
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [_TRACE, {"traceparent": 7}, {**_TRACE, "progressToken": "p"}, "not an object"],
+    ids=["a trace context", "a traceparent not a string", "a progress token", "not an object"],
+)
+def test_a_trace_context_in_meta_gets_the_sdks_bytes(meta: object) -> None:
+    """A client with tracing sends ``_meta.traceparent`` on every message: the same answers."""
+    lines = [
+        line(_traced(hello(), meta)),
+        line(_traced(INITIALIZED, meta)),
+        line(_traced(request(1, "ping"), meta)),
+        line(_traced(request(2, "tools/list"), meta)),
+        line(_traced(call(3, "constant", {}), meta)),
+    ]
+    sdk, _ = assert_same(lines)
+    assert sdk.lines(), "the SDK answered nothing: the case tests nothing"
+    if meta is _TRACE:  # a trace context alone is served by the prelude: no SDK imported
+        lines[-1] = line(_traced(call(3, "sdk_loaded", {}), meta))
+        assert _loaded(converse(lines, prelude=True), 3) is False
 
 
 @pytest.mark.parametrize(
