@@ -26,7 +26,6 @@ from mcp_core.registry._registry import DEFAULT_PROVIDE_TIMEOUT
 from mcp_core.server import _prelude as prelude
 from mcp_core.server._middleware import Middleware, checked
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
-from mcp_core.server._requests import RequestHandlers, default_cursor_secret
 from mcp_core.server._serving import (
     built_noting_signals,
     log_to_stderr,
@@ -632,14 +631,13 @@ class App:
     def _stdio_start(self) -> prelude.StdioStart:
         options = self._server_options
         name: str = options["name"]
-        secret = options["cursor_secret"]
-        handlers = RequestHandlers(
+        handlers = prelude.request_handlers(
             self.registry,
-            self.registry,
+            name=name,
             invoker=self.invoker,
             visibility=self._served_visibility(),
             page_size=options["page_size"],
-            cursor_secret=secret if secret is not None else default_cursor_secret(name),
+            cursor_secret=options["cursor_secret"],
             middleware=options["middleware"],
             trace_arguments=options["trace_arguments"],
         )

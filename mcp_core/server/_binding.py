@@ -72,9 +72,9 @@ from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import DEFAULT_PAGE_SIZE
 from mcp_core.server._param_headers import no_schema_yet
 from mcp_core.server._pipes import StdioPipes
-from mcp_core.server._prelude import HandOver, prefetch_kinds, preload
+from mcp_core.server._prelude import HandOver, prefetch_kinds, preload, request_handlers
 from mcp_core.server._request_binding import RequestBinding
-from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
+from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, RoundLedger
 from mcp_core.server._serving import run_server
 from mcp_core.server._stdio import stdio_streams
@@ -238,15 +238,13 @@ class McpServer:
         if deployment is not None:
             self._lifecycle.on_drain(deployment.drain)
         self._session_managers: list[StreamableHTTPSessionManager] = []
-        self.handlers: Final = _handlers or RequestHandlers(
+        self.handlers: Final = _handlers or request_handlers(
             registry,
-            registry,
+            name=name,
             invoker=self._invoker,
             visibility=visibility,
             page_size=page_size,
-            cursor_secret=cursor_secret
-            if cursor_secret is not None
-            else default_cursor_secret(name),
+            cursor_secret=cursor_secret,
             middleware=middleware,
             trace_arguments=trace_arguments,
         )

@@ -36,15 +36,16 @@ from mcp_core._version import VERSION
 from mcp_core.elements import Element, ElementKind, Icon
 from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.handlers import Invoker, LogLevel, escapes
-from mcp_core.registry import BackgroundRecovery, ChangeNotifier
+from mcp_core.registry import BackgroundRecovery, ChangeNotifier, ElementCatalog, ElementResolver
 from mcp_core.server._announce import Announcer
 from mcp_core.server._errors import wire_error
 from mcp_core.server._lifecycle import Lifecycle
+from mcp_core.server._middleware import Middleware
 from mcp_core.server._paging import encode_response, wire_json
 from mcp_core.server._pipes import StdioPipes, open_pipes, servable
-from mcp_core.server._requests import RequestHandlers
+from mcp_core.server._requests import ElementInvoker, RequestHandlers, default_cursor_secret
 from mcp_core.sources import KindsPrefetch
-from mcp_core.visibility import SessionInfo
+from mcp_core.visibility import ElementVisibility, SessionInfo
 
 __all__ = [
     "ENVIRONMENT",
@@ -115,14 +116,13 @@ def canonical(value: Any) -> Any:
 class HandOver:
     """What the SDK server needs to go on where the prelude stopped."""
 
-    __slots__ = ("changed", "initialize_id", "replay", "running", "session_id")
+    __slots__ = ("initialize_id", "replay", "running", "session_id")
 
     def __init__(
         self,
         replay: tuple[str, ...],
         initialize_id: str | int | None,
         session_id: str,
-        changed: ElementKind,
         running: Mapping[str | int, asyncio.Task[None]],
     ) -> None:
         self.replay = replay
@@ -131,8 +131,6 @@ class HandOver:
         """The id of the ``initialize`` answered already (None: none was)."""
         self.session_id = session_id
         """The session id requests were answered under (the server's session keeps it)."""
-        self.changed = changed
-        """Lists that changed while the prelude served (already announced to the client)."""
         self.running = running
         """The prelude's calls still running, by request id (each writes its own answer)."""
 
@@ -222,7 +220,6 @@ class Prelude:
 
     __slots__ = (
         "_calls",
-        "_changed",
         "_handlers",
         "_initialize",
         "_initialize_id",
@@ -251,7 +248,6 @@ class Prelude:
         self._initialize_id: str | int | None = None
         self._initialized = False
         self._seen: list[str] = []
-        self._changed = ElementKind.NONE
         # The calls running, by request id as the SDK correlates ids ("7" is 7).
         self._calls: dict[str | int, asyncio.Task[None]] = {}
 
@@ -268,16 +264,11 @@ class Prelude:
                     (*self._seen, line),
                     self._initialize_id,
                     self._session_id,
-                    self._changed,
                     self._calls,
                 )
         for call in tuple(self._calls.values()):
             call.cancel()
         return None
-
-    def changed(self, kinds: ElementKind) -> None:
-        """Note that the lists of ``kinds`` changed (the server is told at a hand-over)."""
-        self._changed |= kinds
 
     async def announce(self, kinds: ElementKind) -> None:
         """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
@@ -571,6 +562,37 @@ class Continuing(Protocol):
         ...
 
 
+class _Handled(ElementCatalog, ElementResolver, Protocol):
+    """A registry the request handlers answer from: a catalogue and a resolver."""
+
+
+def request_handlers(
+    registry: _Handled,
+    *,
+    name: str,
+    invoker: ElementInvoker,
+    visibility: ElementVisibility,
+    page_size: int | None,
+    cursor_secret: bytes | None,
+    middleware: Sequence[Middleware],
+    trace_arguments: bool,
+) -> RequestHandlers:
+    """The request handlers a server named ``name`` answers with (the prelude and ``McpServer``).
+
+    Without a ``cursor_secret``, cursors are keyed by one derived from ``name``.
+    """
+    return RequestHandlers(
+        registry,
+        registry,
+        invoker=invoker,
+        visibility=visibility,
+        page_size=page_size,
+        cursor_secret=cursor_secret if cursor_secret is not None else default_cursor_secret(name),
+        middleware=middleware,
+        trace_arguments=trace_arguments,
+    )
+
+
 async def prefetch_kinds(registry: object) -> None:
     """Let the registry read ahead what its ``kinds()`` needs (run before serving starts).
 
@@ -686,13 +708,10 @@ class StdioStart:
                 # As the server's own run does: from the start, in stretches (ADR 0112).
                 tasks.start_soon(lambda: preload(registry, self._handlers, settle=True))
             announcer = Announcer(tasks, prelude.announce)
-
-            def changed(kinds: ElementKind) -> None:
-                prelude.changed(kinds)
-                announcer.changed(kinds)
-
             unsubscribe = (
-                registry.subscribe(changed) if isinstance(registry, ChangeNotifier) else None
+                registry.subscribe(announcer.changed)
+                if isinstance(registry, ChangeNotifier)
+                else None
             )
             try:
                 handover = await prelude.serve()
