@@ -34,7 +34,8 @@ def servable() -> bool:
     """Whether the running loop can serve this process's stdin and stdout as pipes.
 
     Not on another event loop than asyncio (trio), on Windows, or when a standard stream is a
-    regular file rather than a pipe, socket or terminal: the SDK's own transport serves those.
+    regular file or ``/dev/null`` rather than a pipe, socket or terminal: the SDK's own
+    transport serves those.
     """
     if sys.platform == "win32":  # pragma: no cover -- the proactor loop serves pipes differently
         return False
@@ -140,12 +141,16 @@ async def open_pipes() -> AsyncIterator[StdioPipes]:
 
 
 def _pipe_like(fd: int) -> bool:
-    """Whether the loop can serve ``fd``: a pipe, a socket or a terminal (not a regular file)."""
+    """Whether the loop can serve ``fd``: a pipe, a socket or a terminal.
+
+    Not a regular file, nor another character device than a terminal: the loop's selector
+    refuses to watch ``/dev/null`` (a service manager's stdin), and would never see its end.
+    """
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 def _null_input() -> int:

@@ -155,7 +155,15 @@ def _cancel(running: Mapping[str | int, asyncio.Task[None]], params: Mapping[str
     if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
         call = running.get(_correlated(cancelled))
         if call is not None:
-            call.cancel()
+            call.cancel(_WITHDRAWN)
+
+
+_WITHDRAWN: Final = "withdrawn by the client"
+"""The cancellation message of a call its client cancelled: it is never answered."""
+_CLOSED: Final = b'"error":{"code":-32000,"message":"Connection closed"}}\n'
+"""The end of a call the session's end cut short, as the server writes it (``CONNECTION_CLOSED``)."""
+_CLOSING_WRITE: Final = 2.0
+"""Seconds a call the session's end cut short may take to write its answer, as the server's."""
 
 
 def _correlated(request_id: str | int) -> str | int:
@@ -254,7 +262,8 @@ class Prelude:
     async def serve(self) -> HandOver | None:
         """Serve until a hand-over (returned) or the end of input (None).
 
-        At the end of input the session ends: calls still running end with it, unanswered.
+        At the end of input the session ends: calls still running end with it, each answered
+        with the error the server answers them with then (``Connection closed``).
         """
         while (line := await self._pipes.line()) is not None:
             try:
@@ -266,8 +275,11 @@ class Prelude:
                     self._session_id,
                     self._calls,
                 )
-        for call in tuple(self._calls.values()):
+        running = tuple(self._calls.values())
+        for call in running:
             call.cancel()
+        if running:
+            await asyncio.wait(running)
         return None
 
     async def announce(self, kinds: ElementKind) -> None:
@@ -402,6 +414,15 @@ class Prelude:
                 name, arguments, gateway, admit=admit, era=PROTOCOL_VERSION
             )
         except _NotServed:
+            raise
+        except asyncio.CancelledError as exc:
+            if admitted.is_set() and exc.args != (_WITHDRAWN,):
+                # The session ended (end of input) with the call running: the client is told,
+                # as the server tells it of its own requests then.
+                closed = b'{"jsonrpc":"2.0","id":' + wire_json(request_id) + b"," + _CLOSED
+                with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                    async with asyncio.timeout(_CLOSING_WRITE):
+                        await self._pipes.write(closed)
             raise
         except BaseException as exc:
             if escapes(exc):

@@ -17,11 +17,12 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1291,3 +1292,162 @@ def test_a_change_the_first_call_makes_is_announced() -> None:
         for tool in response(transcript, request_id)["result"]["tools"]
     ]
     assert listed == ["constant", "from_file", "grow", "grown"]
+
+
+_CLOSED: Final = b'{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Connection closed"}}'
+"""What the server answers a request still running when the session ends."""
+
+
+def _to_the_end(data: bytes, *, prelude: bool) -> tuple[int | None, list[bytes]]:
+    """Write ``data`` to a fresh app and close its stdin at once: exit code and stdout lines."""
+    process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
+        LAUNCHERS["python"],
+        cwd=ROOT,
+        env=_environment(prelude),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        out, err = process.communicate(data, timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"still serving {WAIT} s after the end of input; stderr: {err[-2000:]!r}")
+    assert b"Traceback" not in err, err.decode(errors="replace")
+    return process.returncode, out.splitlines()
+
+
+_SLOW_CALL: Final = [line(hello()), line(INITIALIZED), line(call(2, "slow", {}))]
+
+
+@pytest.mark.parametrize(
+    ("then", "answered"),
+    [
+        ([], True),
+        ([line(request(3, "resources/list"))], True),  # handed over with the call running
+        ([line(_notification("notifications/cancelled", {"requestId": 2}))], False),
+    ],
+    ids=["the end", "a hand-over, then the end", "withdrawn, then the end"],
+)
+def test_a_call_running_at_the_end_of_input_is_answered_as_the_sdk_answers_it(
+    then: list[bytes], answered: bool
+) -> None:
+    """The session's end cuts a running call short: ``Connection closed``, unless withdrawn.
+
+    The prelude once ended such a call unanswered; the SDK's server tells its client.
+    """
+    data = b"".join([*_SLOW_CALL, *then])
+    for prelude in (False, True):
+        code, lines = _to_the_end(data, prelude=prelude)
+        assert code == 0
+        assert (_CLOSED in lines) is answered, (prelude, lines)
+        assert not [one for one in lines if b'"id":2,' in one and one != _CLOSED], lines
+
+
+_STDIN_CONVERSATION: Final = b"".join(
+    [
+        line(hello()),
+        line(INITIALIZED),
+        line(call(2, "add", {"a": 1, "b": 2})),
+        line(request(3, "tools/list")),
+        line(request(4, "ping")),
+    ]
+)
+
+
+@contextlib.contextmanager
+def _stdin_of_kind(kind: str, tmp_path: Path) -> Iterator[tuple[int, Callable[[], None]]]:
+    """A file descriptor of ``kind`` to serve as stdin, and what to do once the server started.
+
+    Each holds the same conversation, then its end (``/dev/null`` holds nothing at all).
+    """
+    if kind == "/dev/null":
+        fd = os.open(os.devnull, os.O_RDONLY)
+    elif kind == "a regular file":
+        tmp_path.mkdir()
+        held = tmp_path / "conversation.jsonl"
+        held.write_bytes(_STDIN_CONVERSATION)
+        fd = os.open(held, os.O_RDONLY)
+    else:  # a socket, as an inetd-style launcher or a supervisor hands one over
+        ours, theirs = socket.socketpair()
+        fd = theirs.detach()
+
+        def feed() -> None:
+            ours.sendall(_STDIN_CONVERSATION)
+            ours.shutdown(socket.SHUT_WR)
+
+        try:
+            yield fd, feed
+        finally:
+            ours.close()
+            os.close(fd)
+        return
+    try:
+        yield fd, lambda: None
+    finally:
+        os.close(fd)
+
+
+def _served_from(kind: str, tmp_path: Path, *, prelude: bool, launcher: str) -> tuple[Any, ...]:
+    """Serve the app with stdin of ``kind`` to its end: exit code and the answers it wrote."""
+    with _stdin_of_kind(kind, tmp_path) as (fd, feed):
+        process = subprocess.Popen(  # noqa: S603 -- this interpreter and a fixture of ours
+            LAUNCHERS[launcher],
+            cwd=ROOT,
+            env=_environment(prelude),
+            stdin=fd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        feed()
+        try:
+            out, err = process.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            pytest.fail(
+                f"stdin {kind}: still serving {WAIT} s after its end; stderr: {err[-2000:]!r}"
+            )
+    assert b"Traceback" not in err, err.decode(errors="replace")
+    return process.returncode, [json.loads(one) for one in out.splitlines()]
+
+
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+@pytest.mark.parametrize("kind", ["/dev/null", "a regular file", "a socket"])
+def test_any_kind_of_stdin_is_served_to_its_end_as_the_sdk_serves_it(
+    kind: str, launcher: str, tmp_path: Path
+) -> None:
+    """A stdin that is not a pipe (a service's ``/dev/null``, a file, a socket): served, then ended.
+
+    The whole conversation is there at once, then its end: requests still running then are
+    answered or not as the end meets them (the SDK's server drops some), so what both must agree
+    on is that the session ends at once, cleanly, with ``initialize`` answered and no request
+    answered twice or wrongly. ``/dev/null`` once hung the prelude: the event loop cannot watch it, so its end was never
+    seen and the process served nothing forever.
+    """
+    expected = {
+        0: "result",
+        2: {"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}},
+        3: "result",
+        4: {},
+    }
+    for prelude in (False, True):
+        code, answers = _served_from(
+            kind, tmp_path / str(prelude), prelude=prelude, launcher=launcher
+        )
+        assert code == 0, (prelude, answers)
+        if kind == "/dev/null":
+            assert answers == []
+            continue
+        ids = [answer.get("id") for answer in answers]
+        assert ids[0] == 0, answers  # initialize, answered first
+        assert len(ids) == len(set(ids)), answers
+        for answer in answers:
+            wanted = expected[answer["id"]]
+            if answer.get("error") is not None:
+                assert answer["error"] == {"code": -32000, "message": "Connection closed"}
+            elif wanted == "result":
+                assert "result" in answer
+            else:
+                assert answer["result"] == wanted, answer
