@@ -77,6 +77,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from mcp_core._stretches import pause
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.elements._json import JsonValue
@@ -598,7 +599,7 @@ class RemoteSource:
                     notes.append(self._note("skipped", *note))
                 made += 1
                 if made % _STRETCH == 0:  # requests are served between stretches
-                    await anyio.lowlevel.checkpoint()
+                    await pause(cancellable=True)
         self._diagnostics = tuple(notes)
         return ElementCollection(found.values())
 

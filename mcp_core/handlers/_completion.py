@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import anyio.to_thread
 
+from mcp_core._stretches import waited_on
 from mcp_core.errors import HandlerKindError, InvalidElementError
 from mcp_core.handlers._functions import shape_of
 from mcp_core.handlers._protocols import ClientGateway, CompletionProvider
@@ -115,10 +116,12 @@ def _call(
         if is_async:
             result = await fn(*args, **kwargs)
         else:
-            # Providers may query a database; keep the event loop free.
-            result = await anyio.to_thread.run_sync(
-                functools.partial(fn, *args, **kwargs), abandon_on_cancel=True
-            )
+            # Providers may query a database; keep the event loop free (and a build on it
+            # gives the thread its turn: see mcp_core._stretches).
+            with waited_on():
+                result = await anyio.to_thread.run_sync(
+                    functools.partial(fn, *args, **kwargs), abandon_on_cancel=True
+                )
         if inspect.isawaitable(result):
             result = await result
         if isinstance(result, str) or not isinstance(result, Iterable):

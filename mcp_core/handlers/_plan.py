@@ -17,6 +17,7 @@ from typing import Any, Final, TypeAlias, cast, final
 
 import anyio.to_thread
 
+from mcp_core._stretches import waited_on
 from mcp_core.elements import (
     Element,
     ElementKind,
@@ -124,12 +125,13 @@ class CallPlan:
         if self.is_async:
             return await _awaited(call(*args, **kwargs))
         # Sync handlers may block (files, databases): a worker thread keeps the event loop
-        # free. A cancelled or timed-out call abandons the thread (it cannot be stopped).
-        return await _awaited(
-            anyio.to_thread.run_sync(
+        # free. A cancelled or timed-out call abandons the thread (it cannot be stopped). A
+        # build on the loop gives the thread its turn (see mcp_core._stretches).
+        with waited_on():
+            result = await anyio.to_thread.run_sync(
                 functools.partial(call, *args, **kwargs), abandon_on_cancel=True
             )
-        )
+        return await _awaited(result)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:

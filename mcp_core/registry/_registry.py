@@ -29,6 +29,7 @@ import anyio
 from opentelemetry import trace
 
 from mcp_core._collector import collector_paused
+from mcp_core._stretches import pause
 from mcp_core._telemetry import OUTCOME, SOURCE, tracer
 from mcp_core.elements import (
     SINGLE_KINDS,
@@ -601,7 +602,7 @@ class Registry:
                         a is b and x is y for (a, x), (b, y) in zip(before, now, strict=True)
                     )
                     return layer if same else None
-                await anyio.lowlevel.cancel_shielded_checkpoint()
+                await pause()
 
     def _swap_base(self, *, emit: bool, base: _Layer | None = None) -> None:
         """Serve ``base`` (the sources merged now, unless given) as the merged layer."""

@@ -23,10 +23,10 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, final
 
-import anyio.lowlevel
 import pydantic_core
 
 from mcp_core._collector import collector_paused
+from mcp_core._stretches import pause
 from mcp_core.elements import Definition, ElementRef
 from mcp_core.elements._definitions import shared_wire
 from mcp_core.server._errors import InvalidCursorError
@@ -195,13 +195,13 @@ class SnapshotCache:
             for start in range(0, count, PREPARE_STRETCH):
                 for definition in definitions[start : start + PREPARE_STRETCH]:
                     shared_wire(definition)
-                await anyio.lowlevel.checkpoint()
+                await pause(cancellable=True)
         snapshot = self.of(definitions)
         with collector_paused():
             for start in range(0, count, PREPARE_STRETCH):
                 for index in range(start, min(start + PREPARE_STRETCH, count)):
                     snapshot.encoded(index)
-                await anyio.lowlevel.checkpoint()
+                await pause(cancellable=True)
                 if self._snapshot is not snapshot:
                     return  # the catalogue changed meanwhile: the next list builds the new one
 

@@ -6,12 +6,12 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Final, final
+from typing import final
 
 import anyio
-import anyio.lowlevel
 import anyio.to_thread
 
+from mcp_core._stretches import pause, waited_on
 from mcp_core.elements import (
     CollectionDocument,
     Element,
@@ -22,8 +22,6 @@ from mcp_core.elements import (
 from mcp_core.errors import CollectionFormatError, SourceError
 from mcp_core.sources._diagnostics import SourceDiagnostic
 from mcp_core.sources._marked import STRETCH
-
-_LOOKUP_POLL: Final = 0.001  # seconds between two looks at the lookups in flight
 
 __all__ = ["CollectionFileSource"]
 
@@ -77,7 +75,6 @@ class CollectionFileSource:
         "_document",
         "_kinds_cache",
         "_lock",
-        "_lookups",
         "_path",
     )
 
@@ -88,7 +85,6 @@ class CollectionFileSource:
         self._diagnostics: tuple[SourceDiagnostic, ...] = ()
         self._document: tuple[tuple[int, int, int], CollectionDocument] | None = None
         self._lock = threading.Lock()  # parses happen in worker threads
-        self._lookups = 0  # lookups in flight, which the build of provide() lets go first
 
     def __repr__(self) -> str:
         kinds = "" if self._declared is None else f", kinds={self._declared.label or 'none'}"
@@ -140,18 +136,13 @@ class CollectionFileSource:
             )
 
         # Built on the event loop in stretches, as derivations are (see derive_all): requests
-        # are served between them, a first call's lookup included, with no worker thread
-        # competing with them for the interpreter. The pauses are not cancellation points.
+        # are served between them, a first call's lookup included (its worker thread, which
+        # indexes the file, gets its turn: see mcp_core._stretches). The pauses are not
+        # cancellation points.
         build = document.build(on_invalid=invalid)
         try:
             while build.step(STRETCH):
-                await anyio.lowlevel.cancel_shielded_checkpoint()
-                # A lookup in flight (a first call while the preload builds) indexes the file in
-                # a worker thread, which the build would slow: it goes first (it never waits for
-                # the build, so this wait ends with it).
-                while self._lookups:
-                    with anyio.CancelScope(shield=True):
-                        await anyio.sleep(_LOOKUP_POLL)
+                await pause()
             collection = build.collection()
         except CollectionFormatError as exc:
             raise SourceError(
@@ -171,14 +162,11 @@ class CollectionFileSource:
             SourceError: as ``provide()`` would (unreadable file, not a collection, elements
                 outside the declared kinds).
         """
-        self._lookups += 1
-        try:
-            return await self._looked_up(ref)
-        finally:
-            self._lookups -= 1
+        return await self._looked_up(ref)
 
     async def _looked_up(self, ref: ElementRef) -> Element | None:
-        document = await anyio.to_thread.run_sync(self._indexed, ref, abandon_on_cancel=True)
+        with waited_on():  # a build on the loop gives it its turn
+            document = await anyio.to_thread.run_sync(self._indexed, ref, abandon_on_cancel=True)
         declared = self._declared
         if declared is not None:
             # As provide() checks its collection: only valid elements count, so the records of

@@ -27,9 +27,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, final
 
-import anyio.lowlevel
-
 from mcp_core._collector import collector_paused
+from mcp_core._stretches import pause
 from mcp_core.elements import (
     Element,
     ElementCollection,
@@ -303,9 +302,9 @@ async def derive_all(
     # Every element made here lives as long as the catalogue: see mcp_core._collector.
     with collector_paused():
         while declarations.index(STRETCH):
-            await anyio.lowlevel.cancel_shielded_checkpoint()
+            await pause()
         while declarations.derive(STRETCH):
-            await anyio.lowlevel.cancel_shielded_checkpoint()
+            await pause()
         return declarations.collection()
 
 
