@@ -1451,3 +1451,50 @@ def test_any_kind_of_stdin_is_served_to_its_end_as_the_sdk_serves_it(
                 assert "result" in answer
             else:
                 assert answer["result"] == wanted, answer
+
+
+_TOOLS_DIR: Final = ROOT / ".tools"
+_TS_SDK: Final = _TOOLS_DIR / "node_modules" / "@modelcontextprotocol" / "sdk"
+_TS_CLIENT: Final = ROOT / "tests" / "fixtures" / "ts_stdio_client.mjs"
+
+
+def _node() -> str:
+    """Node with the TypeScript SDK installed beside it (CI installs both: scripts/install)."""
+    for node in (_TOOLS_DIR / "node_modules" / ".bin" / "node", Path("/usr/bin/node")):
+        if node.is_file() and (_TS_SDK / "package.json").is_file():
+            return str(node)
+    message = (
+        "Node and @modelcontextprotocol/sdk in .tools/: run bash scripts/install --with-services"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+def test_the_typescript_client_gets_the_same_session(launcher: str) -> None:
+    """The official TypeScript SDK's client over stdio sees the same server, prelude on or off.
+
+    Lists across pages, a plain call, a failing one, one taking the gateway (a hand-over: it
+    logs to the client), a ping: the same, but that the prelude served the first call before the
+    Python SDK was imported.
+    """
+    node = _node()
+    seen = {}
+    for prelude in (False, True):
+        done = subprocess.run(  # noqa: S603 -- Node and a fixture of ours
+            [node, str(_TS_CLIENT), str(_TS_SDK), *LAUNCHERS[launcher]],
+            cwd=ROOT,
+            env=_environment(prelude),
+            capture_output=True,
+            timeout=WAIT,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        seen[prelude] = json.loads(done.stdout)
+    assert seen[True].pop("loadedFirst") == {"result": False}
+    assert seen[False].pop("loadedFirst") == {"result": True}
+    assert seen[True] == seen[False]
+    assert seen[True]["tools"] == TOOLS
+    assert seen[True]["logged"] == ["x"]
+    assert seen[True]["loadedLast"] == {"result": True}
