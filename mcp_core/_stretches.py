@@ -26,7 +26,7 @@ from typing import Final
 import anyio
 import anyio.lowlevel
 
-__all__ = ["POLL", "TURN", "pause", "threads_waited_on", "waited_on"]
+__all__ = ["POLL", "TURN", "pause", "waited_on"]
 
 TURN: Final = 0.005
 """Seconds a pause gives the marked threads at most (the interpreter's switch interval)."""
@@ -47,11 +47,6 @@ def waited_on() -> Iterator[None]:
     finally:
         with _lock:
             _marked[0] -= 1
-
-
-def threads_waited_on() -> int:
-    """How many worker threads requests are waiting on now, in this process."""
-    return _marked[0]
 
 
 async def pause(*, cancellable: bool = False) -> None:

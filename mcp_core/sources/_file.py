@@ -162,9 +162,6 @@ class CollectionFileSource:
             SourceError: as ``provide()`` would (unreadable file, not a collection, elements
                 outside the declared kinds).
         """
-        return await self._looked_up(ref)
-
-    async def _looked_up(self, ref: ElementRef) -> Element | None:
         with waited_on():  # a build on the loop gives it its turn
             document = await anyio.to_thread.run_sync(self._indexed, ref, abandon_on_cancel=True)
         declared = self._declared
