@@ -103,3 +103,30 @@ async def test_a_collection_files_lookup_is_answered_while_the_file_builds(tmp_p
         order.append("looked up")
     assert found is not None
     assert order == ["looked up", "built"]
+
+
+async def test_a_thread_that_waits_for_the_build_never_stops_it() -> None:
+    """A sync tool blocked until the load is done: the load still ends (the pauses are bounded)."""
+    app = _big_app()
+    released = threading.Event()
+
+    @app.tool
+    def waits_for_the_load() -> str:
+        """Blocks its worker thread until the test lets it go (after the load)."""
+        if not released.wait(timeout=60):
+            return "never released"
+        return "released"
+
+    registry = app.registry
+    handlers = RequestHandlers(registry, registry, invoker=app.invoker)
+    answers: list[str] = []
+
+    async def call() -> None:
+        result = await handlers.call_tool("waits_for_the_load", {}, GATEWAY)
+        answers.append(result["content"][0]["text"])
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(call)
+        await registry.load()  # with the thread blocked throughout
+        released.set()
+    assert answers == ["released"]
