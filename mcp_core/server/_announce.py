@@ -20,10 +20,17 @@ import anyio.lowlevel
 
 from mcp_core.elements import ElementKind
 
-__all__ = ["CHANGE_GAP", "Announcer"]
+__all__ = ["CHANGE_GAP", "LIST_CHANGED", "Announcer"]
 
 CHANGE_GAP: Final = 1.0
 """Seconds at least between two list-changed announcements to the clients of one server run."""
+
+LIST_CHANGED: Final = (
+    (ElementKind.TOOL, "notifications/tools/list_changed"),
+    (ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE, "notifications/resources/list_changed"),
+    (ElementKind.PROMPT, "notifications/prompts/list_changed"),
+)
+"""Each list-changed notification and the kinds whose changes it announces."""
 
 
 @final

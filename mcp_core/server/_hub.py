@@ -25,7 +25,7 @@ from mcp.server.subscriptions import (
 )
 
 from mcp_core.elements import ElementKind
-from mcp_core.server._announce import Announcer
+from mcp_core.server._announce import LIST_CHANGED, Announcer
 from mcp_core.server._gateway import SessionState
 from mcp_core.server._lifecycle import Lifecycle
 from mcp_core.server._listen import VisibleBus
@@ -34,16 +34,12 @@ from mcp_core.visibility import SessionInfo
 
 __all__ = ["Hub", "Served"]
 
-# What a change of each kind is called on the handshake-era wire and on a 2026 listen stream.
-_CHANGES: Final[tuple[tuple[ElementKind, str, ServerEvent], ...]] = (
-    (ElementKind.TOOL, "notifications/tools/list_changed", ToolsListChanged()),
-    (
-        ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE,
-        "notifications/resources/list_changed",
-        ResourcesListChanged(),
-    ),
-    (ElementKind.PROMPT, "notifications/prompts/list_changed", PromptsListChanged()),
-)
+# What each list-changed notification (see _announce.LIST_CHANGED) is on a 2026 listen stream.
+_EVENTS: Final[dict[str, ServerEvent]] = {
+    "notifications/tools/list_changed": ToolsListChanged(),
+    "notifications/resources/list_changed": ResourcesListChanged(),
+    "notifications/prompts/list_changed": PromptsListChanged(),
+}
 
 
 class Served(Protocol):
@@ -123,12 +119,12 @@ class Hub:
         self._announcer.changed(kinds)
 
     async def _announce(self, kinds: ElementKind) -> None:
-        for changed, method, event in _CHANGES:
+        for changed, method in LIST_CHANGED:
             if kinds & changed:
                 for state in tuple(self.sessions.values()):
                     if state.connection.initialized.is_set():
                         await state.connection.notify(method, None)
-                await self.bus.publish(event)
+                await self.bus.publish(_EVENTS[method])
 
     async def resource_updated(self, uri: str) -> None:
         for state in tuple(self.sessions.values()):

@@ -37,7 +37,7 @@ from mcp_core.elements import Element, ElementKind, Icon
 from mcp_core.elements._definitions import WireModel, own_value
 from mcp_core.handlers import Invoker, LogLevel, escapes
 from mcp_core.registry import BackgroundRecovery, ChangeNotifier, ElementCatalog, ElementResolver
-from mcp_core.server._announce import Announcer
+from mcp_core.server._announce import LIST_CHANGED, Announcer
 from mcp_core.server._errors import wire_error
 from mcp_core.server._lifecycle import Lifecycle
 from mcp_core.server._middleware import Middleware
@@ -84,11 +84,6 @@ _CAPABILITIES: Final[Mapping[str, frozenset[str] | None]] = {
     "elicitation": frozenset({"form", "url"}),
     "experimental": None,
 }
-_CHANGES: Final = (
-    (ElementKind.TOOL, b"notifications/tools/list_changed"),
-    (ElementKind.RESOURCE | ElementKind.RESOURCE_TEMPLATE, b"notifications/resources/list_changed"),
-    (ElementKind.PROMPT, b"notifications/prompts/list_changed"),
-)
 # Free-form members of the results the prelude writes: their keys are the handler's, in its order.
 _FREE_FORM: Final = frozenset({"_meta", "structuredContent", "experimental"})
 
@@ -160,8 +155,8 @@ def _cancel(running: Mapping[str | int, asyncio.Task[None]], params: Mapping[str
 
 _WITHDRAWN: Final = "withdrawn by the client"
 """The cancellation message of a call its client cancelled: it is never answered."""
-_CLOSED: Final = b'"error":{"code":-32000,"message":"Connection closed"}}\n'
-"""The end of a call the session's end cut short, as the server writes it (``CONNECTION_CLOSED``)."""
+_CLOSED: Final = {"code": -32000, "message": "Connection closed"}
+"""The error of a call the session's end cut short, as the server writes it (``CONNECTION_CLOSED``)."""
 _CLOSING_WRITE: Final = 2.0
 """Seconds a call the session's end cut short may take to write its answer, as the server's."""
 
@@ -286,9 +281,9 @@ class Prelude:
         """Announce that the lists of ``kinds`` changed, as the server does to its sessions."""
         if not self._initialized:
             return
-        for changed, method in _CHANGES:
+        for changed, method in LIST_CHANGED:
             if kinds & changed:
-                await self._pipes.write(b'{"jsonrpc":"2.0","method":"' + method + b'"}\n')
+                await self._pipes.write(b'{"jsonrpc":"2.0","method":"' + method.encode() + b'"}\n')
 
     async def _serve(self, line: str) -> None:
         """Answer ``line``, or raise :class:`_NotServed` (nothing of it done) to hand it over."""
@@ -419,10 +414,9 @@ class Prelude:
             if admitted.is_set() and exc.args != (_WITHDRAWN,):
                 # The session ended (end of input) with the call running: the client is told,
                 # as the server tells it of its own requests then.
-                closed = b'{"jsonrpc":"2.0","id":' + wire_json(request_id) + b"," + _CLOSED
                 with contextlib.suppress(TimeoutError, asyncio.CancelledError):
                     async with asyncio.timeout(_CLOSING_WRITE):
-                        await self._pipes.write(closed)
+                        await self._error(request_id, _CLOSED)
             raise
         except BaseException as exc:
             if escapes(exc):
@@ -446,6 +440,9 @@ class Prelude:
         body: dict[str, Any] = {"code": error.code, "message": error.message}
         if error.data is not None:
             body["data"] = error.data
+        await self._error(request_id, body)
+
+    async def _error(self, request_id: str | int, body: Mapping[str, Any]) -> None:
         line = b'{"jsonrpc":"2.0","id":' + wire_json(request_id) + b',"error":' + wire_json(body)
         await self._pipes.write(line + b"}\n")
 
