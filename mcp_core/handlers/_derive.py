@@ -54,6 +54,7 @@ from mcp_core.handlers._functions import (
     shape_of,
     template_binding_problems,
 )
+from mcp_core.handlers._plan import vouch
 
 __all__ = [
     "OPTION_KEYS",
@@ -167,7 +168,7 @@ def tool_from_function(
         output_schema=output_schema,
         input_schema=input_schema,
     )
-    return _tool(*_handler_and_shape(fn, options))
+    return _from_function(_tool, fn, options)
 
 
 def resource_from_function(
@@ -202,7 +203,7 @@ def resource_from_function(
         meta=meta,
         tags=tags,
     )
-    return _resource(*_handler_and_shape(fn, options))
+    return _from_function(_resource, fn, options)
 
 
 def resource_template_from_function(
@@ -239,7 +240,7 @@ def resource_template_from_function(
         tags=tags,
         completions=completions,
     )
-    return _resource_template(*_handler_and_shape(fn, options))
+    return _from_function(_resource_template, fn, options)
 
 
 def prompt_from_function(
@@ -266,7 +267,7 @@ def prompt_from_function(
         tags=tags,
         completions=completions,
     )
-    return _prompt(*_handler_and_shape(fn, options))
+    return _from_function(_prompt, fn, options)
 
 
 # -- shared by the public functions and by marks (which may derive from unbound methods) -------
@@ -369,6 +370,22 @@ _AnyOptions = ToolOptions | ResourceOptions | ResourceTemplateOptions | PromptOp
 
 def _name(options: _AnyOptions, shape: FunctionShape) -> str:
     return options.get("name") or shape.name
+
+
+def _from_function(
+    deriver: Callable[[Any, FunctionShape, Any], Element], fn: Callable[..., Any], options: Any
+) -> Element:
+    """The element ``deriver`` makes of ``fn`` and its own shape.
+
+    A function that serves its element itself has just been checked against the element's
+    kind (its shape is the one a call binds), so the element is vouched for: admitting it does
+    not analyse the function again (see :func:`~mcp_core.handlers._plan.vouch`).
+    """
+    handler, shape, options = _handler_and_shape(fn, options)
+    element = deriver(handler, shape, options)
+    if handler is fn:
+        vouch(element)
+    return element
 
 
 def _handler_and_shape(fn: Callable[..., Any], options: Any) -> tuple[Any, FunctionShape, Any]:
@@ -554,6 +571,6 @@ def derive(
     """
     check_options(kind_label, options)
     if shape_from is None and not drop_first:
-        return _DERIVERS[kind_label](*_handler_and_shape(fn, options))
+        return _from_function(_DERIVERS[kind_label], fn, options)
     shape = shape_of(shape_from if shape_from is not None else fn, drop_first=drop_first)
     return _DERIVERS[kind_label](fn, shape, options)

@@ -315,17 +315,39 @@ async def _awaited(result: object) -> object:
     return result
 
 
+# Elements derived from a function that serves them, checked when derived (by identity, the
+# element held so its id is not reused), until they are admitted. Bounded: when full it starts
+# over, which only costs checking those elements again.
+_VOUCHED: dict[int, Element] = {}
+_VOUCHED_MAX: Final = 1 << 17
+
+
+def vouch(element: Element) -> None:
+    """Record that ``element``'s handler was just checked against its kind (by derivation).
+
+    Its admission then skips the handler's check (a catalogue's load analysed every function
+    twice: a quarter of merging it). Only the object itself is vouched for: a copy with another
+    handler (``dataclasses.replace``) is a different object and is checked.
+    """
+    if len(_VOUCHED) >= _VOUCHED_MAX:
+        _VOUCHED.clear()
+    _VOUCHED[id(element)] = element
+
+
 def validate_handler(element: Element) -> None:
     """Check that the element's handler can serve its kind; references are checked on use.
 
     Registries call this for every element they admit (the reference ``Registry`` does by
-    default), so a wrong-kind pairing costs only its element.
+    default), so a wrong-kind pairing costs only its element. An element derived from the
+    function serving it was checked when derived (:func:`vouch`); its handler is not analysed
+    again the first time it is admitted.
 
     Raises:
         HandlerKindError: the handler (or a completion provider) is of the wrong kind.
     """
-    if not isinstance(element.handler, HandlerRef):
-        _served_by(element, element.handler)
+    handler = element.handler
+    if _VOUCHED.pop(id(element), None) is not element and not isinstance(handler, HandlerRef):
+        _served_by(element, handler)
     for argument, provider in (element.completions or {}).items():
         if not isinstance(provider, HandlerRef):
             adapt_completion(provider, owner=f"{element.ref}: completion of {argument!r}")

@@ -36,10 +36,10 @@ import base64
 import dataclasses
 import json
 import mimetypes
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import pydantic
 import pydantic_core
 from pydantic_core import core_schema
 
@@ -126,11 +126,23 @@ def _json_text(data: object) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+def _is_model(value: object) -> bool:
+    """Whether ``value`` is a pydantic model, without importing pydantic's model machinery.
+
+    ``pydantic.BaseModel`` is imported lazily, and its import (about 6 ms) would otherwise land
+    on a server's first call: no value is a model before ``pydantic.main`` has been imported.
+    """
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(value, main.BaseModel)
+
+
 def _is_object(value: object) -> bool:
     if isinstance(value, (*CONTENT_TYPES, Message)):  # dataclasses too, but content, not data
         return False
-    return isinstance(value, Mapping | pydantic.BaseModel) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    return (
+        isinstance(value, Mapping)
+        or _is_model(value)
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
     )
 
 
@@ -143,7 +155,7 @@ def normalize_tool_result(
         TypeError: the value has no content form (e.g. ``bytes``, a nested list).
         pydantic_core.PydanticSerializationError: an object cannot be converted to JSON.
     """
-    if isinstance(value, pydantic.BaseModel):
+    if _is_model(value):
         value = own_result_value(value)  # the SDK's CallToolResult or content block, if it is one
     if isinstance(value, ToolResult):
         return value.to_wire()
@@ -219,7 +231,7 @@ def _guess(uri: str) -> str | None:
 
 
 def _contents(value: object, *, uri: str, mime_type: str | None) -> dict[str, Any]:
-    if isinstance(value, pydantic.BaseModel):
+    if _is_model(value):
         value = own_result_value(value)  # the SDK's resource contents or content block
     if isinstance(value, EmbeddedResource):
         return value.resource_contents()
@@ -278,7 +290,7 @@ def normalize_prompt_messages(value: object) -> list[dict[str, Any]]:
 
 
 def _message(value: object) -> dict[str, Any]:
-    if isinstance(value, pydantic.BaseModel):
+    if _is_model(value):
         value = own_result_value(value)  # the SDK's PromptMessage or content block
     if isinstance(value, Message):
         return value.to_wire()

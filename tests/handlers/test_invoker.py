@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 import sys
@@ -35,6 +36,7 @@ from mcp_core.handlers import (
     RequestedUri,
     Text,
     ToolResult,
+    _plan,
     prompt_from_function,
     resource_from_function,
     resource_template_from_function,
@@ -390,6 +392,54 @@ class TestInvokerValidateHandler:
             handler=StaticPrompt(),
             completions={"x": 42},
         )
+        with pytest.raises(HandlerKindError, match="cannot complete"):
+            invoker.validate_handler(element)
+
+    def test_a_derived_element_is_not_analysed_again_when_first_admitted(
+        self, invoker: Invoker, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Derivation vouches for the function it derived from; only that object, only once."""
+        seen: list[Element] = []
+        served_by = _plan._served_by
+
+        def counting(element: Element, handler: object) -> Any:
+            seen.append(element)
+            return served_by(element, handler)
+
+        monkeypatch.setattr(_plan, "_served_by", counting)
+
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        element = tool_from_function(add)
+        invoker.validate_handler(element)
+        assert seen == []
+        invoker.validate_handler(element)  # admitted again (another registry, a reload)
+        assert seen == [element]
+        twin = dataclasses.replace(element)  # equal, but not the object derivation checked
+        invoker.validate_handler(twin)
+        assert seen == [element, twin]
+
+    def test_a_copy_of_a_derived_element_with_another_handler_is_checked(
+        self, invoker: Invoker
+    ) -> None:
+        """Vouching holds for the derived object only: a replaced handler is analysed."""
+
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        element = tool_from_function(add)
+        with pytest.raises(HandlerKindError, match="PromptHandler"):
+            invoker.validate_handler(dataclasses.replace(element, handler=StaticPrompt()))
+        invoker.validate_handler(element)
+
+    def test_the_completions_of_a_derived_element_are_checked(self, invoker: Invoker) -> None:
+        """Only the handler is vouched for: a wrong completion provider is still refused."""
+
+        def greet(name: str) -> str:
+            return f"Hello {name}"
+
+        element = prompt_from_function(greet, completions={"name": 42})
         with pytest.raises(HandlerKindError, match="cannot complete"):
             invoker.validate_handler(element)
 

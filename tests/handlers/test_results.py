@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from typing import Any
 
 import pydantic
@@ -148,6 +150,23 @@ class TestNormalizeToolResult:
     def test_pydantic_model(self) -> None:
         """A pydantic model is dumped in JSON mode."""
         assert normalize_tool_result(Model(name="é"))["structuredContent"] == {"name": "é"}
+
+    def test_plain_results_do_not_import_pydantic_models(self) -> None:
+        """A server's first call of a tool returning plain values imports no model machinery.
+
+        ``pydantic.BaseModel`` is imported lazily (several milliseconds): asking whether a
+        result is a model must not be what imports it.
+        """
+        script = (
+            "import sys\n"
+            "from mcp_core.handlers._results import normalize_tool_result as t, "
+            "normalize_resource_contents as r, normalize_prompt_messages as p\n"
+            "t({'a': 1}); t(3); t('s'); t([1, 'x']); t(None)\n"
+            "r({'a': 1}, uri='x://y'); r('text', uri='x://y'); p('hi'); p({'role': 'user', "
+            "'content': 'hi'})\n"
+            "assert 'pydantic.main' not in sys.modules, 'pydantic.main was imported'\n"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)  # noqa: S603 -- our own script
 
     @pytest.mark.parametrize(
         ("value", "text"), [(3, "3"), ("s", "s"), ([1, 2], "[1, 2]"), (None, "null")]
