@@ -1318,7 +1318,8 @@ def _to_the_end(data: bytes, *, prelude: bool) -> tuple[int | None, list[bytes]]
     return process.returncode, out.splitlines()
 
 
-_SLOW_CALL: Final = [line(hello()), line(INITIALIZED), line(call(2, "slow", {}))]
+# A call that outlasts any hand-over, however loaded the machine: still running at the end.
+_SLOW_CALL: Final = [line(hello()), line(INITIALIZED), line(call(2, "slow", {"seconds": 3600}))]
 
 
 @pytest.mark.parametrize(
