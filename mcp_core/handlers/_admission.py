@@ -74,6 +74,11 @@ _SCHEMA_FIELDS: Final = ("input_schema", "output_schema")
 _Measure: TypeAlias = tuple[int, int, str | None]
 """A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
 
+_Part: TypeAlias = tuple[tuple[object, ...], bool, int, int]
+"""A definition's JSON documents (held, so their ids stay theirs), whether they are sound, and
+the room they leave: the definition passes when its other fields are sound, nest less than the
+third item and take at most the fourth in bytes."""
+
 
 @final
 class _Memo(Generic[K, V]):
@@ -105,17 +110,20 @@ class Admission:
     """Checks elements against the admission rules above, remembering what it has checked.
 
     Thousands of derived tools share a handful of schema objects, and a reload merges the same
-    elements again, so results are kept per definition and per JSON document (by identity), and
-    meta-schema verdicts per schema text, in bounded caches: a catalogue costs about one
-    meta-schema check per distinct schema and one short pass over each definition's fields.
+    elements again, so results are kept per definition, per JSON document and per combination
+    of a definition's documents (by identity), and meta-schema verdicts per schema text, in
+    bounded caches: a catalogue costs about one meta-schema check per distinct schema and one
+    short pass over each definition's other fields.
     """
 
-    __slots__ = ("_documents", "_limits", "_schemas", "_verdicts")
+    __slots__ = ("_cache_size", "_documents", "_limits", "_plans", "_schemas", "_verdicts")
 
     def __init__(self, limits: ElementLimits = DEFAULT_LIMITS, *, cache_size: int = 65_536) -> None:
         if not isinstance(limits, ElementLimits):
             raise TypeError(f"limits must be an ElementLimits, got {type(limits).__name__}")
         self._limits = limits
+        self._cache_size = cache_size
+        self._plans: dict[type, _Plan] = {}
         self._verdicts: _Memo[Definition, tuple[str, ...]] = _Memo(cache_size)
         self._documents: _Memo[object, _Measure] = _Memo(cache_size)
         self._schemas: _Memo[object, tuple[str, ...]] = _Memo(cache_size)
@@ -130,32 +138,100 @@ class Admission:
 
     def problems(self, element: Element) -> list[str]:
         """Why ``element`` may not enter a catalogue, one sentence each; empty when it may."""
-        definition = element.definition
-        found = self._verdicts.get(definition)
-        if found is None:
-            found = self._verdicts.put(definition, self._problems(definition))
-        return list(found)
+        return list(self._verdict(element.definition))
 
     def check(self, element: Element) -> None:
         """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
-        found = self.problems(element)
-        if found:
+        definition = element.definition
+        found = self._verdicts._entries.get(id(definition))  # noqa: SLF001 -- the memo's own table, read inline on the hot path
+        problems = (
+            found[1] if found is not None and found[0] is definition else self._decide(definition)
+        )
+        if problems:
             ref: ElementRef = element.ref
-            raise InvalidElementError(f"{ref}: {'; '.join(found)}", ref=ref)
+            raise InvalidElementError(f"{ref}: {'; '.join(problems)}", ref=ref)
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _problems(self, definition: Definition) -> tuple[str, ...]:
-        depth, size, problem = self._definition(definition)
-        limits = self._limits
-        schemas = (
-            (definition.input_schema, definition.output_schema)
-            if isinstance(definition, Tool)
-            else ()
+    def _verdict(self, definition: Definition) -> tuple[str, ...]:
+        found = self._verdicts.get(definition)
+        return self._decide(definition) if found is None else found
+
+    def _decide(self, definition: Definition) -> tuple[str, ...]:
+        """The problems of ``definition``, remembered; the common case decided without messages.
+
+        The hot path of a cold start. The fields that are not JSON documents (names,
+        descriptions: unique to each definition) are measured here, and the JSON documents
+        (shared by derived definitions) are judged together, once per combination of objects.
+        Whatever this does not admit outright gets the full account of :meth:`_account`.
+        """
+        cls = definition.__class__
+        plan = self._plans.get(cls)
+        if plan is None:
+            plan = self._plans[cls] = _Plan(cls)
+        depth, size, sound = 0, 0, True
+        # (zip(strict=True) would add about half the cost of this loop: equal by construction)
+        for value, extra in zip(plan.others(definition), plan.extras, strict=False):
+            if value is None:
+                continue
+            if value.__class__ is str and value.isascii():  # most fields: names, descriptions
+                size += len(value) + extra
+                continue
+            measure = _measure(value)
+            depth = max(depth, measure[0])
+            size += extra - 2 + measure[1]
+            sound = sound and measure[2] is None
+        part = plan.parts.get(plan.identities(definition))
+        if part is None:
+            part = self._documents_part(plan, definition)
+        verdict = (
+            ()
+            if sound and part[1] and depth < part[2] and size <= part[3]
+            else self._account(definition, plan)
         )
-        within = problem is None and depth <= limits.max_depth and size <= limits.max_bytes
-        if within and not self._any_schema_problem(schemas):
-            return ()  # the common case, decided without building any message
+        entries = self._verdicts._entries  # noqa: SLF001 -- the memo's own table, written inline
+        if len(entries) >= self._cache_size:
+            entries.clear()
+        entries[id(definition)] = (definition, verdict)
+        return verdict
+
+    def _documents_part(self, plan: _Plan, definition: Definition) -> _Part:
+        """Judge the JSON documents of ``definition`` and remember the :data:`_Part`."""
+        documents = plan.documents(definition)
+        depth, size, sound = 0, 0, True
+        for name, value in zip(plan.document_names, documents, strict=True):
+            if value is not None:
+                measure = self._document(value)
+                depth = max(depth, measure[0])
+                size += len(name) + 4 + measure[1]
+                sound = sound and measure[2] is None
+        limits = self._limits
+        sound = (
+            sound
+            and depth < limits.max_depth  # a schema nested deeper is never walked
+            and not self._any_schema_problem(tuple(documents[i] for i in plan.schema_indexes))
+        )
+        # The definition object itself takes 2 bytes and 1 level.
+        part = (documents, sound, limits.max_depth, limits.max_bytes - 2 - size)
+        parts = plan.parts
+        if len(parts) >= self._cache_size:
+            parts.clear()
+        parts[plan.identities(definition)] = part
+        return part
+
+    def _account(self, definition: Definition, plan: _Plan) -> tuple[str, ...]:
+        """Every problem of ``definition``, one sentence each, from one pass over its fields."""
+        depth, size, problem = 0, 2, None
+        for name, value in zip(plan.names, plan.values(definition), strict=True):
+            if value is None:
+                continue
+            measure = self._document(value) if name in _JSON_FIELDS else _measure(value)
+            depth = max(depth, measure[0])
+            size += len(name) + 4 + measure[1]
+            if problem is None and measure[2] is not None:
+                problem = f"{name}: {measure[2]}"
+        depth += 1
+        limits = self._limits
         found: list[str] = []
         if problem is not None:
             found.append(f"its definition cannot be sent: {problem}")
@@ -170,8 +246,9 @@ class Admission:
                 f"its definition takes about {size} bytes of JSON, more than the limit of "
                 f"{limits.max_bytes}; shrink it or raise ElementLimits.max_bytes"
             )
-        if depth <= limits.max_depth:
-            for name, schema in zip(_SCHEMA_FIELDS, schemas, strict=False):
+        if depth <= limits.max_depth and isinstance(definition, Tool):
+            schemas = (definition.input_schema, definition.output_schema)
+            for name, schema in zip(_SCHEMA_FIELDS, schemas, strict=True):
                 if schema is not None:
                     found.extend(
                         f"{name} is not a valid JSON Schema at {where}"
@@ -179,18 +256,13 @@ class Admission:
                     )
         return tuple(found)
 
+    def _document(self, value: object) -> _Measure:
+        """The measure of a JSON document (by identity: thousands of definitions share one)."""
+        found = self._documents.get(value)
+        return self._documents.put(value, _measure(value)) if found is None else found
+
     def _any_schema_problem(self, schemas: tuple[object, ...]) -> bool:
-        entries = self._schemas._entries  # noqa: SLF001 -- the memo's own table, read inline on the hot path
-        for schema in schemas:
-            if schema is None:
-                continue
-            found = entries.get(id(schema))
-            problems = (
-                found[1] if found is not None and found[0] is schema else self._schema(schema)
-            )
-            if problems:
-                return True
-        return False
+        return any(self._schema(schema) for schema in schemas if schema is not None)
 
     def _schema(self, schema: object) -> tuple[str, ...]:
         """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
@@ -201,31 +273,71 @@ class Admission:
             problems = self._schemas.put(schema, _meta_problems(text))
         return problems
 
-    def _definition(self, definition: Definition) -> _Measure:
-        # The hot path of a cold start: one pass over the fields, shared documents looked up.
-        depth, size, problem = 0, 2, None
-        documents = self._documents
-        entries = documents._entries  # noqa: SLF001 -- the memo's own table, read inline
-        fields, values = _shape(type(definition))
-        for (name, shared), value in zip(fields, values(definition), strict=True):
-            if value is None:
-                continue
-            if value.__class__ is str and value.isascii():  # most fields: names, descriptions
-                size += len(name) + len(value) + 6
-                continue
-            if isinstance(value, str):
-                measure: _Measure = (0, _text_size(value), _text_problem(value))
-            elif shared:  # a JSON document, possibly shared by thousands of definitions
-                found = entries.get(id(value))
-                hit = found is not None and found[0] is value
-                measure = found[1] if hit else documents.put(value, _measure(value))  # type: ignore[index]  # hit: found is a pair
-            else:
-                measure = _measure(value)
-            depth = max(depth, measure[0])
-            size += len(name) + 4 + measure[1]
-            if problem is None and measure[2] is not None:
-                problem = f"{name}: {measure[2]}"
-        return depth + 1, size, problem
+
+@final
+class _Plan:
+    """How :meth:`Admission._decide` reads one definition type, and its documents' verdicts.
+
+    ``values`` gets the values of the public fields ``names`` in order; ``others`` those of
+    the fields that are not JSON documents (``extras``: what each adds to the JSON size besides
+    its text, when it is a string), ``documents`` those that are (``schema_indexes``: which of
+    them are a tool's schemas). ``parts`` maps the identities of a definition's documents to
+    their :data:`_Part`, which holds them, so no id is reused.
+    """
+
+    __slots__ = (
+        "document_names",
+        "documents",
+        "extras",
+        "identities",
+        "names",
+        "others",
+        "parts",
+        "schema_indexes",
+        "values",
+    )
+
+    def __init__(self, cls: type) -> None:
+        self.names = names = _public_fields(cls)
+        self.values = _getter(names)
+        others = tuple(name for name in names if name not in _JSON_FIELDS)
+        self.document_names = tuple(name for name in names if name in _JSON_FIELDS)
+        self.others = _getter(others)
+        self.extras = tuple(len(name) + 6 for name in others)
+        self.documents = _getter(self.document_names)
+        self.identities = _identities(self.document_names)
+        self.schema_indexes = (
+            tuple(self.document_names.index(name) for name in _SCHEMA_FIELDS)
+            if issubclass(cls, Tool)
+            else ()
+        )
+        self.parts: dict[object, _Part] = {}
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
+    """A getter of the values of ``names`` as a tuple (one C call when there are several)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        get = operator.attrgetter(names[0])
+        return lambda obj: (get(obj),)
+    return lambda _obj: ()
+
+
+def _identities(names: tuple[str, ...]) -> Callable[[object], object]:
+    """A getter of the identities of the values of ``names``, as a key.
+
+    Written out for the usual counts (a tool has three documents, other definitions one):
+    ``tuple(map(id, values))`` costs twice as much.
+    """
+    match tuple(map(operator.attrgetter, names)):
+        case (one,):
+            return lambda obj: id(one(obj))
+        case (one, two, three):
+            return lambda obj: (id(one(obj)), id(two(obj)), id(three(obj)))
+        case _:
+            values = _getter(names)
+            return lambda obj: tuple(map(id, values(obj)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -238,9 +350,6 @@ def _meta_problems(text: str) -> tuple[str, ...]:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_SHAPES: dict[
-    type, tuple[tuple[tuple[str, bool], ...], Callable[[object], tuple[object, ...]]]
-] = {}
 
 
 def _public_fields(cls: type) -> tuple[str, ...]:
@@ -250,26 +359,6 @@ def _public_fields(cls: type) -> tuple[str, ...]:
         fields = dataclasses.fields(cls)
         names = _FIELDS[cls] = tuple(f.name for f in fields if not f.name.startswith("_"))
     return names
-
-
-def _shape(
-    cls: type,
-) -> tuple[tuple[tuple[str, bool], ...], Callable[[object], tuple[object, ...]]]:
-    """``(field, holds a JSON document)`` for each public field of a definition type.
-
-    And a getter of all their values at once (one C call instead of a ``getattr`` per field).
-    """
-    shape = _SHAPES.get(cls)
-    if shape is None:
-        names = _public_fields(cls)
-        getter = operator.attrgetter(*names) if len(names) > 1 else _one(names[0])
-        shape = _SHAPES[cls] = (tuple((name, name in _JSON_FIELDS) for name in names), getter)
-    return shape
-
-
-def _one(name: str) -> Callable[[object], tuple[object, ...]]:
-    get = operator.attrgetter(name)
-    return lambda obj: (get(obj),)
 
 
 def _measure(value: object) -> _Measure:
