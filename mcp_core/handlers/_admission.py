@@ -74,10 +74,10 @@ _SCHEMA_FIELDS: Final = ("input_schema", "output_schema")
 _Measure: TypeAlias = tuple[int, int, str | None]
 """A JSON value's nesting depth (a scalar is 0), approximate encoded size, and text problem."""
 
-_Part: TypeAlias = tuple[tuple[object, ...], bool, int, int]
-"""A definition's JSON documents (held, so their ids stay theirs), whether they are sound, and
-the room they leave: the definition passes when its other fields are sound, nest less than the
-third item and take at most the fourth in bytes."""
+_Part: TypeAlias = tuple[tuple[object, ...], int, int]
+"""A definition's JSON documents (held, so their ids stay theirs) and the room they leave: the
+definition is admitted when its other fields are sound, nest less than the second item and take
+at most the third in bytes (-1 when a document has a problem)."""
 
 
 @final
@@ -181,13 +181,12 @@ class Admission:
             depth = max(depth, measure[0])
             size += extra - 2 + measure[1]
             sound = sound and measure[2] is None
-        part = plan.parts.get(plan.identities(definition))
+        key = plan.identities(definition)
+        part = plan.parts.get(key)
         if part is None:
-            part = self._documents_part(plan, definition)
+            part = self._documents_part(plan, definition, key)
         verdict = (
-            ()
-            if sound and part[1] and depth < part[2] and size <= part[3]
-            else self._account(definition, plan)
+            () if sound and depth < part[1] and size <= part[2] else self._account(definition, plan)
         )
         entries = self._verdicts._entries  # noqa: SLF001 -- the memo's own table, written inline
         if len(entries) >= self._cache_size:
@@ -195,28 +194,41 @@ class Admission:
         entries[id(definition)] = (definition, verdict)
         return verdict
 
-    def _documents_part(self, plan: _Plan, definition: Definition) -> _Part:
-        """Judge the JSON documents of ``definition`` and remember the :data:`_Part`."""
+    def _documents_part(self, plan: _Plan, definition: Definition, key: object) -> _Part:
+        """Judge the JSON documents of ``definition``, remembering the :data:`_Part` under ``key``.
+
+        Only a combination of documents all seen before is remembered: one that recurs (derived
+        definitions share theirs) from its second definition on, and a catalogue whose schemas
+        are each their own costs no memory for combinations that never recur.
+        """
         documents = plan.documents(definition)
-        depth, size, sound = 0, 0, True
+        depth, size, sound, seen = 0, 0, True, True
+        memo = self._documents
+        entries = memo._entries  # noqa: SLF001 -- the memo's own table, read inline
         for name, value in zip(plan.document_names, documents, strict=True):
             if value is not None:
-                measure = self._document(value)
+                found = entries.get(id(value))
+                if found is not None and found[0] is value:
+                    measure = found[1]
+                else:
+                    measure, seen = memo.put(value, _measure(value)), False
                 depth = max(depth, measure[0])
                 size += len(name) + 4 + measure[1]
                 sound = sound and measure[2] is None
         limits = self._limits
-        sound = (
-            sound
-            and depth < limits.max_depth  # a schema nested deeper is never walked
-            and not self._any_schema_problem(tuple(documents[i] for i in plan.schema_indexes))
-        )
-        # The definition object itself takes 2 bytes and 1 level.
-        part = (documents, sound, limits.max_depth, limits.max_bytes - 2 - size)
+        sound = sound and depth < limits.max_depth  # a schema nested deeper is never walked
+        for index in plan.schema_indexes if sound else ():
+            schema = documents[index]
+            if schema is not None and self._schema(schema):
+                sound = False
+                break
+        # The definition object itself takes 2 bytes and 1 level; no room when unsound.
+        part = (documents, limits.max_depth, limits.max_bytes - 2 - size if sound else -1)
         parts = plan.parts
-        if len(parts) >= self._cache_size:
-            parts.clear()
-        parts[plan.identities(definition)] = part
+        if seen:
+            if len(parts) >= self._cache_size:
+                parts.clear()
+            parts[key] = part
         return part
 
     def _account(self, definition: Definition, plan: _Plan) -> tuple[str, ...]:
@@ -260,9 +272,6 @@ class Admission:
         """The measure of a JSON document (by identity: thousands of definitions share one)."""
         found = self._documents.get(value)
         return self._documents.put(value, _measure(value)) if found is None else found
-
-    def _any_schema_problem(self, schemas: tuple[object, ...]) -> bool:
-        return any(self._schema(schema) for schema in schemas if schema is not None)
 
     def _schema(self, schema: object) -> tuple[str, ...]:
         """The meta-schema problems of ``schema`` (by identity, then by canonical text)."""
