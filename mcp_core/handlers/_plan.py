@@ -327,8 +327,12 @@ def vouch(element: Element) -> None:
 
     Its admission then skips the handler's check (a catalogue's load analysed every function
     twice: a quarter of merging it). Only the object itself is vouched for: a copy with another
-    handler (``dataclasses.replace``) is a different object and is checked.
+    handler (``dataclasses.replace``) is a different object and is checked. A handler that
+    offers its kind's protocol method besides being callable is served by that method, not by
+    the function the derivation analysed: it is not vouched for.
     """
+    if _protocol_method(element.handler, element.kind) is not None:
+        return
     if len(_VOUCHED) >= _VOUCHED_MAX:
         _VOUCHED.clear()
     _VOUCHED[id(element)] = element

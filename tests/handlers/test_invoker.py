@@ -433,6 +433,22 @@ class TestInvokerValidateHandler:
             invoker.validate_handler(dataclasses.replace(element, handler=StaticPrompt()))
         invoker.validate_handler(element)
 
+    def test_a_derived_callable_that_is_also_a_handler_object_is_checked(
+        self, invoker: Invoker
+    ) -> None:
+        """Served by its protocol method, not by the ``__call__`` derivation analysed."""
+
+        class Both:
+            def __call__(self, a: int) -> int:
+                return a
+
+            def execute(self, arguments: Mapping[str, Any]) -> object:  # one argument short
+                return arguments
+
+        element = tool_from_function(Both(), name="both")
+        with pytest.raises(HandlerKindError, match="execute"):
+            invoker.validate_handler(element)
+
     def test_the_completions_of_a_derived_element_are_checked(self, invoker: Invoker) -> None:
         """Only the handler is vouched for: a wrong completion provider is still refused."""
 
