@@ -34,7 +34,9 @@ __all__ = [
     "ToolAnnotations",
     "ToolExecution",
     "WireModel",
+    "admission_verdict",
     "own_value",
+    "record_admission",
     "shared_wire",
 ]
 
@@ -397,6 +399,24 @@ def shared_wire(definition: Definition) -> dict[str, Any]:
         return wire
 
 
+def admission_verdict(definition: Definition) -> object:
+    """What admission recorded on ``definition`` (None: nothing yet).
+
+    Admission (``mcp_core.handlers``) judges a definition once per set of limits and keeps
+    the verdict on the definition itself, as the wire form is kept: a table beside the
+    definitions would hold them alive after their catalogue let them go. The value is the
+    limits the definition was admitted under, or a pair of those limits and the problems found.
+    Definitions are immutable, so the verdict stays true; a copy made with another field
+    (``dataclasses.replace``) starts without one.
+    """
+    return definition._admitted  # noqa: SLF001 -- the definitions' own record
+
+
+def record_admission(definition: Definition, verdict: object) -> None:
+    """Keep admission's ``verdict`` on ``definition`` (see :func:`admission_verdict`)."""
+    _set(definition, "_admitted", verdict)
+
+
 def _common_from_wire(owner: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "title": data.get("title"),
@@ -426,6 +446,8 @@ class Tool:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
     _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    # Admission's verdict on this definition (see admission_verdict).
+    _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         name = self.name
@@ -511,6 +533,8 @@ class Resource:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
     _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    # Admission's verdict on this definition (see admission_verdict).
+    _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri, str) or not _URI_SCHEME.match(self.uri):
@@ -583,6 +607,8 @@ class ResourceTemplate:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
     _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    # Admission's verdict on this definition (see admission_verdict).
+    _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.uri_template, str):
@@ -695,6 +721,8 @@ class Prompt:
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
     _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    # Admission's verdict on this definition (see admission_verdict).
+    _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_name("Prompt", self.name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import final
 
@@ -12,7 +12,7 @@ from mcp_core._refs import ElementKind, ElementRef
 from mcp_core.elements._definitions import Definition, Prompt, ResourceTemplate
 from mcp_core.errors import InvalidElementError
 
-__all__ = ["Element", "HandlerRef"]
+__all__ = ["Element", "HandlerRef", "take_vouch", "vouch_for"]
 
 _IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
@@ -65,6 +65,8 @@ class Element:
     handler: object
     completions: Mapping[str, object] | None = None
     tags: frozenset[str] = frozenset()
+    # Set by the derivation that built this very object (see vouch_for); unset otherwise.
+    _vouched: bool = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         definition = self.definition
@@ -162,3 +164,24 @@ def _same_handler(a: object, b: object) -> bool:
 def _same_completions(a: Mapping[str, object] | None, b: Mapping[str, object] | None) -> bool:
     a, b = a or {}, b or {}
     return a.keys() == b.keys() and all(_same_handler(a[k], b[k]) for k in a)
+
+
+def vouch_for(element: Element) -> None:
+    """Record on ``element`` that its handler was checked against its kind as it was built.
+
+    The derivation that builds an element from the function serving it has just checked that
+    pairing, so the first admission need not analyse the function again
+    (``mcp_core.handlers``). The record is on the object itself: a copy made with another
+    field (``dataclasses.replace``) starts without it, and no table beside the elements holds
+    them alive.
+    """
+    object.__setattr__(element, "_vouched", True)
+
+
+def take_vouch(element: Element) -> bool:
+    """Whether ``element`` was vouched for (:func:`vouch_for`), forgetting it: a vouch serves once."""
+    try:
+        object.__delattr__(element, "_vouched")
+    except AttributeError:
+        return False
+    return True

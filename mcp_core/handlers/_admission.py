@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Final, Generic, TypeAlias, TypeVar, final
 
 from mcp_core.elements import Definition, Element, ElementRef, Tool
+from mcp_core.elements._definitions import admission_verdict, record_admission
 from mcp_core.elements._json import thaw
 from mcp_core.errors import InvalidElementError
 from mcp_core.handlers._jsonschema import reference_problems, schema_problems
@@ -110,13 +111,15 @@ class Admission:
     """Checks elements against the admission rules above, remembering what it has checked.
 
     Thousands of derived tools share a handful of schema objects, and a reload merges the same
-    elements again, so results are kept per definition, per JSON document and per combination
-    of a definition's documents (by identity), and meta-schema verdicts per schema text, in
-    bounded caches: a catalogue costs about one meta-schema check per distinct schema and one
-    short pass over each definition's other fields.
+    elements again, so each definition's verdict is kept on the definition itself (under the
+    limits it was judged by: another ``Admission`` with the same limits object reuses it), and
+    results per JSON document and per combination of a definition's documents (by identity),
+    and meta-schema verdicts per schema text, in bounded caches: a catalogue costs about one
+    meta-schema check per distinct schema and one short pass over each definition's other
+    fields, and no table here holds a catalogue's definitions alive after it lets them go.
     """
 
-    __slots__ = ("_cache_size", "_documents", "_limits", "_plans", "_schemas", "_verdicts")
+    __slots__ = ("_cache_size", "_documents", "_limits", "_plans", "_schemas")
 
     def __init__(self, limits: ElementLimits = DEFAULT_LIMITS, *, cache_size: int = 65_536) -> None:
         if not isinstance(limits, ElementLimits):
@@ -124,7 +127,6 @@ class Admission:
         self._limits = limits
         self._cache_size = cache_size
         self._plans: dict[type, _Plan] = {}
-        self._verdicts: _Memo[Definition, tuple[str, ...]] = _Memo(cache_size)
         self._documents: _Memo[object, _Measure] = _Memo(cache_size)
         self._schemas: _Memo[object, tuple[str, ...]] = _Memo(cache_size)
 
@@ -143,10 +145,9 @@ class Admission:
     def check(self, element: Element) -> None:
         """Raise :class:`~mcp_core.errors.InvalidElementError` listing the element's problems."""
         definition = element.definition
-        found = self._verdicts._entries.get(id(definition))  # noqa: SLF001 -- the memo's own table, read inline on the hot path
-        problems = (
-            found[1] if found is not None and found[0] is definition else self._decide(definition)
-        )
+        if admission_verdict(definition) is self._limits:  # admitted before, under these limits
+            return
+        problems = self._verdict(definition)
         if problems:
             ref: ElementRef = element.ref
             raise InvalidElementError(f"{ref}: {'; '.join(problems)}", ref=ref)
@@ -154,8 +155,13 @@ class Admission:
     # -- internals ------------------------------------------------------------------------------
 
     def _verdict(self, definition: Definition) -> tuple[str, ...]:
-        found = self._verdicts.get(definition)
-        return self._decide(definition) if found is None else found
+        found = admission_verdict(definition)
+        if found is self._limits:
+            return ()
+        if found.__class__ is tuple and found[0] is self._limits:  # (limits, problems): refused
+            problems: tuple[str, ...] = found[1]
+            return problems
+        return self._decide(definition)
 
     def _decide(self, definition: Definition) -> tuple[str, ...]:
         """The problems of ``definition``, remembered; the common case decided without messages.
@@ -188,10 +194,7 @@ class Admission:
         verdict = (
             () if sound and depth < part[1] and size <= part[2] else self._account(definition, plan)
         )
-        entries = self._verdicts._entries  # noqa: SLF001 -- the memo's own table, written inline
-        if len(entries) >= self._cache_size:
-            entries.clear()
-        entries[id(definition)] = (definition, verdict)
+        record_admission(definition, (self._limits, verdict) if verdict else self._limits)
         return verdict
 
     def _documents_part(self, plan: _Plan, definition: Definition, key: object) -> _Part:

@@ -24,6 +24,7 @@ from mcp_core.elements import (
     HandlerRef,
     ResourceTemplate,
 )
+from mcp_core.elements._element import take_vouch, vouch_for
 from mcp_core.errors import (
     HandlerKindError,
     InvalidElementError,
@@ -315,27 +316,18 @@ async def _awaited(result: object) -> object:
     return result
 
 
-# Elements derived from a function that serves them, checked when derived (by identity, the
-# element held so its id is not reused), until they are admitted. Bounded: when full it starts
-# over, which only costs checking those elements again.
-_VOUCHED: dict[int, Element] = {}
-_VOUCHED_MAX: Final = 1 << 17
-
-
 def vouch(element: Element) -> None:
     """Record that ``element``'s handler was just checked against its kind (by derivation).
 
     Its admission then skips the handler's check (a catalogue's load analysed every function
-    twice: a quarter of merging it). Only the object itself is vouched for: a copy with another
-    handler (``dataclasses.replace``) is a different object and is checked. A handler that
-    offers its kind's protocol method besides being callable is served by that method, not by
-    the function the derivation analysed: it is not vouched for.
+    twice: a quarter of merging it). Only the object itself is vouched for, once: a copy with
+    another handler (``dataclasses.replace``) is a different object and is checked, and so is
+    a second admission. A handler that offers its kind's protocol method besides being
+    callable is served by that method, not by the function the derivation analysed: it is not
+    vouched for.
     """
-    if _protocol_method(element.handler, element.kind) is not None:
-        return
-    if len(_VOUCHED) >= _VOUCHED_MAX:
-        _VOUCHED.clear()
-    _VOUCHED[id(element)] = element
+    if _protocol_method(element.handler, element.kind) is None:
+        vouch_for(element)
 
 
 def validate_handler(element: Element) -> None:
@@ -350,7 +342,7 @@ def validate_handler(element: Element) -> None:
         HandlerKindError: the handler (or a completion provider) is of the wrong kind.
     """
     handler = element.handler
-    if _VOUCHED.pop(id(element), None) is not element and not isinstance(handler, HandlerRef):
+    if not take_vouch(element) and not isinstance(handler, HandlerRef):
         _served_by(element, handler)
     for argument, provider in (element.completions or {}).items():
         if not isinstance(provider, HandlerRef):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import sys
 from typing import Any
 
 import pytest
@@ -140,3 +143,59 @@ class TestLimits:
         first = admission.problems(element)
         assert admission.problems(element) == first
         assert first
+
+
+class TestVerdictsLiveOnTheDefinition:
+    """A verdict is kept on the definition itself: no table beside a catalogue holds it alive."""
+
+    def test_checking_adds_no_reference_to_the_definition(self) -> None:
+        """After admitting (or refusing) a definition, the admission holds no reference to it."""
+        admission = Admission()
+        for element in (tool({"type": "object"}), tool({"type": "object", "required": "a"})):
+            definition = element.definition
+            before = sys.getrefcount(definition)
+            with contextlib.suppress(InvalidElementError):
+                admission.check(element)
+            assert admission.problems(element) == admission.problems(element)
+            assert sys.getrefcount(definition) == before
+
+    def test_a_verdict_is_reused_under_the_same_limits_only(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Another admission with the same limits object reuses it; other limits decide anew."""
+        decided: list[object] = []
+        decide = Admission._decide  # counting the decisions under test
+
+        def counting(self: Admission, definition: Any) -> tuple[str, ...]:
+            decided.append(definition)
+            return decide(self, definition)
+
+        monkeypatch.setattr(Admission, "_decide", counting)
+        element = tool(deep(10))
+        Admission().check(element)
+        Admission(DEFAULT_LIMITS).check(element)
+        assert decided == [element.definition]
+        with pytest.raises(InvalidElementError, match="nests"):
+            Admission(ElementLimits(max_depth=8)).check(element)
+        assert len(decided) == 2
+        Admission().check(element)  # the first limits' verdict was replaced: decided again
+        assert len(decided) == 3
+
+    def test_a_refusal_is_remembered_with_its_message(self) -> None:
+        """The second check of a refused definition says the same, without deciding again."""
+        admission = Admission()
+        element = tool({"type": "object", "required": "a"})
+        first = admission.problems(element)
+        assert first
+        assert admission.problems(element) == first
+        with pytest.raises(InvalidElementError, match="required"):
+            admission.check(element)
+
+    def test_a_copy_with_another_field_is_judged_on_its_own(self) -> None:
+        """``dataclasses.replace`` makes a definition without a verdict: it is decided itself."""
+        admission = Admission(ElementLimits(max_bytes=200))
+        element = tool({"type": "object"})
+        admission.check(element)
+        longer = dataclasses.replace(element.definition, description="x" * 400)
+        with pytest.raises(InvalidElementError, match="bytes"):
+            admission.check(Element(definition=longer, handler=lambda: 1))

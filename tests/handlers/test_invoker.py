@@ -420,6 +420,17 @@ class TestInvokerValidateHandler:
         invoker.validate_handler(twin)
         assert seen == [element, twin]
 
+    def test_a_vouch_holds_nothing_alive(self) -> None:
+        """The vouch is on the element itself: nothing beside it refers to a derived element."""
+
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        element = tool_from_function(add)
+        plain = Element(definition=element.definition, handler=add)
+        assert sys.getrefcount(element) == sys.getrefcount(plain)
+        assert element == plain  # the vouch is no part of the value
+
     def test_a_copy_of_a_derived_element_with_another_handler_is_checked(
         self, invoker: Invoker
     ) -> None:
