@@ -104,6 +104,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 
 from mcp_core.server import _responses
+from mcp_core.server._paging import EncodedItems, dumps
 from mcp_core.server._responses import DeferredResponses
 from mcp_core.server._stdio import encode_response
 
@@ -526,15 +527,32 @@ class _Result:
         return JSONRPCResponse(jsonrpc="2.0", id=self.request_id, result=self.result)
 
     def encoded(self) -> bytes | None:
-        """The body as the SDK's ``_write`` writes it, or None where only its model can say."""
+        """The body as the SDK's ``_write`` writes it, or None where only its model can say.
+
+        A list page's items are joined from their JSON as ``json.dumps`` writes each, made once
+        per catalogue (:meth:`EncodedItems.dumped`): the same bytes as dumping the whole
+        answer, without encoding every item again at every page.
+        """
+        result = self.result
         try:
-            return json.dumps(
-                {"jsonrpc": "2.0", "id": self.request_id, "result": self.result},
-                separators=(",", ":"),
-                allow_nan=False,
-            ).encode()
+            if not any(type(value) is EncodedItems for value in result.values()):
+                return _dumped({"jsonrpc": "2.0", "id": self.request_id, "result": result})
+            members = b",".join(
+                _dumped(key)
+                + b":"
+                + (value.dumped() if type(value) is EncodedItems else _dumped(value))
+                for key, value in result.items()
+            )
         except (TypeError, ValueError, RecursionError):
             return None  # non-finite floats (the model writes null), values only it can dump
+        return (
+            b'{"jsonrpc":"2.0","id":' + _dumped(self.request_id) + b',"result":{' + members + b"}}"
+        )
+
+
+def _dumped(value: object) -> bytes:
+    """``value`` as the SDK's 2026-07-28 entry writes JSON (``json.dumps``, compact)."""
+    return dumps(value).encode()
 
 
 def _allowed(value: str | None, allowed: list[str]) -> bool:

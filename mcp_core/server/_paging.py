@@ -126,7 +126,7 @@ class Snapshot:
     The wire dicts are shared by every page served from the snapshot: treat them as read-only.
     """
 
-    __slots__ = ("_encoded", "keys", "refs", "source", "wires")
+    __slots__ = ("_as_dumped", "_encoded", "keys", "refs", "source", "wires")
 
     def __init__(self, definitions: Sequence[Definition]) -> None:
         # The catalogue sequence itself is kept: it is how the cache recognises it next time.
@@ -139,6 +139,8 @@ class Snapshot:
         self.wires: Final[list[dict[str, Any]]] = [shared_wire(d) for d in ordered]
         # Each wire form's JSON, encoded when a transport first asks (see EncodedItems).
         self._encoded: list[bytes | None] = [None] * len(ordered)
+        # The same as json.dumps writes it, made when a 2026-07-28 HTTP answer first asks.
+        self._as_dumped: list[bytes | None] | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -148,6 +150,25 @@ class Snapshot:
         found = self._encoded[index]
         if found is None:
             found = self._encoded[index] = wire_json(self.wires[index])
+        return found
+
+    def dumped(self, index: int) -> bytes:
+        """The JSON of the wire form at ``index`` as ``json.dumps`` writes it, made once and kept.
+
+        The SDK writes its 2026-07-28 HTTP bodies with ``json.dumps`` (non-ASCII characters
+        escaped, floats in Python's notation), not with the models' encoder :meth:`encoded`
+        follows. Most items read the same either way (ASCII text, no floats): those share the
+        bytes of :meth:`encoded` rather than holding a second copy. (Definitions hold no
+        non-finite float, which ``json.dumps`` would refuse here with a ValueError.)
+        """
+        table = self._as_dumped
+        if table is None:
+            table = self._as_dumped = [None] * len(self.keys)
+        found = table[index]
+        if found is None:
+            data = dumps(self.wires[index]).encode()
+            same = self._encoded[index]
+            found = table[index] = same if same is not None and same == data else data
         return found
 
     def encoded_range(self, start: int, stop: int) -> list[bytes]:
@@ -286,6 +307,16 @@ class EncodedItems(list[dict[str, Any]]):
             return b"[" + b",".join(snapshot.encoded_range(indices.start, indices.stop)) + b"]"
         encoded = snapshot.encoded
         return b"[" + b",".join([encoded(index) for index in indices]) + b"]"
+
+    def dumped(self) -> bytes:
+        """The JSON array of the items as ``json.dumps`` writes it (see :meth:`Snapshot.dumped`)."""
+        dumped = self._snapshot.dumped
+        return b"[" + b",".join([dumped(index) for index in self._indices]) + b"]"
+
+
+dumps: Final = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+"""``json.dumps(value, separators=(",", ":"), allow_nan=False)``, as the SDK's 2026-07-28 HTTP
+entry writes its bodies (one encoder, not one built per call as ``json.dumps`` does)."""
 
 
 def wire_json(value: object) -> bytes:

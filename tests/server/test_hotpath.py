@@ -69,7 +69,7 @@ class StaticTokens:
         return TOKENS.get(token)
 
 
-def build_app(*, authenticated: bool = False, **options: Any) -> Starlette:
+def build_app(*, authenticated: bool = False, **options: Any) -> Starlette:  # noqa: C901 -- one nested def per element
     """An app with healthy, failing, talking and hidden elements; bearer auth if ``authenticated``.
 
     ``options`` go to ``App.asgi`` (``json_response``, ``stateless``).
@@ -102,6 +102,11 @@ def build_app(*, authenticated: bool = False, **options: Any) -> Starlette:
         await ctx.info("working")
         await ctx.report_progress(1, 2)
         return "done"
+
+    @app.tool
+    def scale(value: float = 1e-07, label: str = "größe", factor: float = 1e16) -> float:
+        """Scale a value — by 10⁻³ ± ε (non-ASCII text and floats that encoders write apart)."""
+        return value * factor
 
     @app.tool(tags=("scope:admin",))
     def shutdown() -> str:
@@ -398,7 +403,9 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
 )
-TOOLS = st.sampled_from(["echo", "add", "fails", "not_a_number", "talks", "shutdown", "nope"])
+TOOLS = st.sampled_from(
+    ["echo", "add", "scale", "fails", "not_a_number", "talks", "shutdown", "nope"]
+)
 
 
 @st.composite

@@ -15,7 +15,7 @@ from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRe
 from mcp_core.registry import Registry
 from mcp_core.server import RequestHandlers
 from mcp_core.server._errors import InvalidCursorError
-from mcp_core.server._paging import CursorCodec, Page, Snapshot, SnapshotCache
+from mcp_core.server._paging import CursorCodec, EncodedItems, Page, Snapshot, SnapshotCache
 from mcp_core.sources import StaticSource
 from mcp_core.visibility import SessionInfo, predicate
 
@@ -92,6 +92,43 @@ class TestSnapshot:
         assert cache.of(definitions) is first
         assert cache.of([tool("a").definition]) is first
         assert cache.of((tool("b").definition,)) is not first
+
+    @given(
+        descriptions=st.lists(st.text(max_size=6) | st.none(), min_size=1, max_size=6),
+        numbers=st.lists(
+            st.floats(allow_nan=False, allow_infinity=False) | st.integers(), max_size=3
+        ),
+        prepared=st.booleans(),
+    )
+    @settings(max_examples=60)
+    def test_dumped_items_read_as_json_dumps_writes_them(
+        self, descriptions: list[str | None], numbers: list[float], prepared: bool
+    ) -> None:
+        """A page's ``dumped()`` is ``json.dumps`` of its items, whether or not they were encoded.
+
+        Once the preload has encoded an item, its dumped form shares those bytes when they are
+        the same (ASCII text, no float written differently).
+        """
+        definitions = [
+            Tool(
+                name=f"t{index}",
+                description=description,
+                input_schema={"type": "object", "examples": numbers},
+            )
+            for index, description in enumerate(descriptions)
+        ]
+        snapshot = Snapshot(definitions)
+        if prepared:
+            for index in range(len(snapshot)):
+                snapshot.encoded(index)
+        items = EncodedItems(snapshot, range(len(snapshot)))
+        expected = json.dumps(list(items), separators=(",", ":"), allow_nan=False).encode()
+        assert items.dumped() == expected
+        assert items.dumped() == expected  # made once, the same again
+        if prepared:
+            for index in range(len(snapshot)):
+                same = snapshot.dumped(index) == snapshot.encoded(index)
+                assert (snapshot.dumped(index) is snapshot.encoded(index)) == same
 
     async def test_visible_page_stops_after_proof_of_more(self) -> None:
         """A filtered page checks its elements plus one to know a next page exists."""
