@@ -391,12 +391,11 @@ def shared_wire(definition: Definition) -> dict[str, Any]:
     than one each. Read-only: changing it would change what every list shows. Use
     ``to_wire()`` for a copy of one's own.
     """
-    try:
-        return definition._wire  # noqa: SLF001 -- the definitions' own cache
-    except AttributeError:
+    wire = definition._wire  # noqa: SLF001 -- the definitions' own cache
+    if wire is None:
         wire = definition._wire_form(shared_plain)  # noqa: SLF001 -- same
         _set(definition, "_wire", wire)
-        return wire
+    return wire
 
 
 def admission_verdict(definition: Definition) -> object:
@@ -445,7 +444,7 @@ class Tool:
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
-    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    _wire: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
     # Admission's verdict on this definition (see admission_verdict).
     _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
@@ -532,7 +531,7 @@ class Resource:
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
-    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    _wire: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
     # Admission's verdict on this definition (see admission_verdict).
     _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
@@ -606,7 +605,7 @@ class ResourceTemplate:
     template: UriTemplate = field(init=False, repr=False, compare=False, hash=False)
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
-    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    _wire: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
     # Admission's verdict on this definition (see admission_verdict).
     _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 
@@ -720,7 +719,7 @@ class Prompt:
     meta: Mapping[str, Any] | None = None
     _ref: ElementRef = field(init=False, repr=False, compare=False, hash=False)
     # The shared wire form (see shared_wire), built on first use.
-    _wire: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    _wire: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
     # Admission's verdict on this definition (see admission_verdict).
     _admitted: object = field(default=None, init=False, repr=False, compare=False, hash=False)
 

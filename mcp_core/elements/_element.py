@@ -65,8 +65,8 @@ class Element:
     handler: object
     completions: Mapping[str, object] | None = None
     tags: frozenset[str] = frozenset()
-    # Set by the derivation that built this very object (see vouch_for); unset otherwise.
-    _vouched: bool = field(init=False, repr=False, compare=False, hash=False)
+    # Set by the derivation that built this very object (see vouch_for).
+    _vouched: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         definition = self.definition
@@ -180,8 +180,7 @@ def vouch_for(element: Element) -> None:
 
 def take_vouch(element: Element) -> bool:
     """Whether ``element`` was vouched for (:func:`vouch_for`), forgetting it: a vouch serves once."""
-    try:
-        object.__delattr__(element, "_vouched")
-    except AttributeError:
+    if not element._vouched:  # noqa: SLF001 -- the element's own record
         return False
+    object.__setattr__(element, "_vouched", False)
     return True

@@ -537,6 +537,7 @@ class _Result:
         try:
             if not any(type(value) is EncodedItems for value in result.values()):
                 return _dumped({"jsonrpc": "2.0", "id": self.request_id, "result": result})
+            head = b'{"jsonrpc":"2.0","id":' + _dumped(self.request_id) + b',"result":{'
             members = b",".join(
                 _dumped(key)
                 + b":"
@@ -545,9 +546,7 @@ class _Result:
             )
         except (TypeError, ValueError, RecursionError):
             return None  # non-finite floats (the model writes null), values only it can dump
-        return (
-            b'{"jsonrpc":"2.0","id":' + _dumped(self.request_id) + b',"result":{' + members + b"}}"
-        )
+        return head + members + b"}}"
 
 
 def _dumped(value: object) -> bytes:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 import re
 from typing import Any
 
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from mcp_core.elements import (
     Annotations,
+    Element,
     ElementKind,
     ElementRef,
     FrozenDict,
@@ -24,7 +27,9 @@ from mcp_core.elements import (
     ToolAnnotations,
     ToolExecution,
 )
+from mcp_core.elements._definitions import shared_wire
 from mcp_core.errors import InvalidElementError, InvalidUriTemplateError
+from mcp_core.handlers import Admission, tool_from_function
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "integer"}}}
 
@@ -162,6 +167,53 @@ class TestImmutability:
         assert a == b
         assert hash(a) == hash(b)
         assert len({a, b}) == 1
+
+
+def add(a: int, b: int = 1) -> int:
+    """Add two integers (module level: elements serving it can be pickled)."""
+    return a + b
+
+
+class TestCopies:
+    """Definitions and elements copy, deep-copy and pickle as equal values, whatever they cache."""
+
+    @staticmethod
+    def values() -> list[object]:
+        """Each kind fresh, then with its caches filled: a wire form, a verdict, a vouch."""
+        fresh: list[Any] = [
+            Tool(name="t", input_schema=OBJECT, meta={"k": [1.5]}),
+            Resource(uri="res://x", name="x"),
+            ResourceTemplate(uri_template="res://{id}", name="i"),
+            Prompt(name="p", arguments=(PromptArgument(name="a"),)),
+        ]
+        derived = tool_from_function(add)  # vouched for
+        cached: list[Any] = [Tool(name="c", input_schema=OBJECT), tool_from_function(add, name="d")]
+        shared_wire(cached[0])
+        Admission().check(Element(definition=cached[0], handler=add))
+        Admission().check(cached[1])
+        return [*fresh, derived, *cached]
+
+    @pytest.mark.parametrize(
+        "copier",
+        [
+            copy.copy,
+            copy.deepcopy,
+            lambda value: pickle.loads(pickle.dumps(value)),  # noqa: S301 -- our own bytes
+        ],
+        ids=["copy", "deepcopy", "pickle"],
+    )
+    def test_a_copy_is_an_equal_value(self, copier: Any) -> None:
+        """No private cache (an unset slot) breaks copying; the copy equals the original."""
+        for value in self.values():
+            twin = copier(value)
+            assert twin == value
+            assert type(twin) is type(value)
+
+    def test_asdict_reads_every_field(self) -> None:
+        """``dataclasses.asdict`` works on every definition (no field is left unset)."""
+        for value in self.values():
+            definition = value.definition if isinstance(value, Element) else value
+            assert dataclasses.asdict(definition)["name"] == definition.name  # type: ignore[call-overload,attr-defined]  # a definition
 
 
 class TestRefs:
