@@ -324,8 +324,10 @@ class Registry:
         or not that changed what the catalogue lists (it may be shadowed), or when a ``reload()``
         provided it for the first time here (it was said to have changed). Its first provide by
         a load never counts. This is what a deployment tells other workers
-        (``ChangePropagation``). Returns a function that unsubscribes; a listener that raises is
-        logged and ignored.
+        (``ChangePropagation``). A runtime ``register()`` or ``unregister()`` that changes the
+        element at a ref but not its definition (its tags, say, which no list shows but a search
+        index or a tag rule reads) calls ``listener(())``: no source changed, the catalogue did.
+        Returns a function that unsubscribes; a listener that raises is logged and ignored.
         """
         self._source_listeners.append(listener)
 
@@ -725,11 +727,10 @@ class Registry:
             raise TypeError(f"register() takes an Element, got {type(element).__name__}")
         self._admit(element)
         ref = element.ref
-        before = self._effective_definition(ref)
+        before = self._effective(ref)
         self._runtime[ref] = element
         self._views = None
-        if self._loaded and before != element.definition:
-            self._notify(ref.kind)
+        self._announce_write(ref, before, element)
 
     async def unregister(self, ref: ElementRef) -> bool:
         """Remove the runtime registration at ``ref``; return whether there was one."""
@@ -737,13 +738,27 @@ class Registry:
         if element is None:
             return False
         self._views = None
-        if self._loaded and self._effective_definition(ref) != element.definition:
-            self._notify(ref.kind)
+        self._announce_write(ref, element, self._effective(ref))
         return True
 
-    def _effective_definition(self, ref: ElementRef) -> Definition | None:
-        element = self._runtime.get(ref) or self._base.elements.get(ref)
-        return element.definition if element is not None else None
+    def _effective(self, ref: ElementRef) -> Element | None:
+        return self._runtime.get(ref) or self._base.elements.get(ref)
+
+    def _announce_write(
+        self, ref: ElementRef, before: Element | None, after: Element | None
+    ) -> None:
+        """Tell listeners what a runtime write changed at ``ref`` (nothing before the first load).
+
+        A changed definition is a change event of its kind; another element with the same
+        definition (other tags, handler or providers) changes no list, but what the catalogue
+        holds: source listeners are told, with no source (see :meth:`subscribe_sources`).
+        """
+        if not self._loaded:
+            return
+        if (before and before.definition) != (after and after.definition):
+            self._notify(ref.kind)
+        elif before is not after:
+            self._notify_sources(())
 
     def origin(self, ref: ElementRef) -> str | None:
         """Where the effective element at ``ref`` comes from (a source's description), or None.

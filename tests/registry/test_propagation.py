@@ -242,3 +242,31 @@ async def test_a_repaired_source_is_announced_again() -> None:
         mine.broken = True
         await until(lambda: theirs.provides == 2)
     assert mine.provides == 1  # the worker that repaired serves what it holds
+
+
+async def test_a_runtime_write_that_keeps_the_definition_tells_source_listeners_of_no_source() -> (
+    None
+):
+    """Tags changed by register()/unregister(): no change event, ``sources`` called with ()."""
+    definition = Tool(name="t", input_schema={"type": "object"})
+    plain = Element(definition=definition, handler=HandlerRef("m:f"))
+    tagged = Element(definition=definition, handler=HandlerRef("m:f"), tags=frozenset({"secret"}))
+    registry = Registry([])
+    told: list[object] = []
+    events: list[ElementKind] = []
+    registry.subscribe_sources(told.append)
+    registry.subscribe(events.append)
+    await registry.register(plain)  # before the first load: nobody is told
+    await registry.load()
+    await registry.register(tagged)  # same definition, other tags
+    await registry.register(tagged)  # the very same element: nothing changed
+    await registry.unregister(tagged.ref)  # the definition goes: a change event
+    await registry.register(plain)  # the definition comes back: a change event
+    assert told == [()]
+    assert events == [ElementKind.TOOL, ElementKind.TOOL]
+    bus = MemoryChangeBus()
+    async with workers(bus) as (first, _second, _backend):
+        await first.registry.register(tagged)
+        await first.registry.unregister(tagged.ref)
+        await anyio.sleep(0.1)
+    assert dict(bus.versions) == {}  # a runtime write is this worker's own: never published

@@ -254,6 +254,27 @@ async def test_a_shadowed_tool_is_never_found() -> None:
     assert await index.search("volcano", session) == ()
 
 
+async def test_a_runtime_registration_that_only_retags_a_tool_is_followed() -> None:
+    """Tags are indexed words: re-registering a tool with other tags rewrites its row.
+
+    The definition does not change, so no change event comes (lists are the same); the
+    registry tells source listeners instead, and the index reads it (found by the reload law).
+    """
+    definition = Tool(name="send_0", input_schema={"type": "object"})
+    registry = Registry(
+        [(StaticSource(ElementCollection([Element(definition=definition, handler=_handler)])), 0)]
+    )
+    index = ToolIndex(registry)
+    session = SESSIONS[0]
+    assert await index.search("secret", session) == ()
+    await registry.register(
+        Element(definition=definition, handler=_handler, tags=frozenset({"secret"}))
+    )
+    assert [h.tool.name for h in await index.search("secret", session)] == ["send_0"]
+    await registry.unregister(definition.ref)
+    assert await index.search("secret", session) == ()
+
+
 @pytest.mark.parametrize(
     ("query", "limit", "message"),
     [
