@@ -119,7 +119,9 @@ def _mcp_core(args: argparse.Namespace) -> None:
         app.run()
     else:
         # Without the flag, mcp-core's default: JSON unless a request needs a stream (ADR 0053).
-        _uvicorn(app.asgi(json_response=True if args.json_response else None), args.http)
+        # Loading at startup, as mcp-core's own HTTP runner (`run("http")`) does.
+        asgi = app.asgi(json_response=True if args.json_response else None, preload=True)
+        _uvicorn(asgi, args.http)
 
 
 def _mcpserver(args: argparse.Namespace) -> None:

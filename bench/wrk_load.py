@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import re
 import shutil
@@ -37,7 +38,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from bench import _catalogue  # noqa: E402 -- after the path is set
+from bench import _catalogue, _layers  # noqa: E402 -- after the path is set
 from bench._raw import HttpConnection, http_client, spawn_http  # noqa: E402
 
 MODERN: Final = "2026-07-28"
@@ -48,6 +49,8 @@ ENVELOPE: Final = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 TITLES: Final = {"mcp-core": "mcp-core", "mcpserver": "MCPServer", "floor": "floor"}
+_FOCUS: Final = {"mcp-core": "Starlette.__call__", "mcpserver": "Starlette.__call__"}
+"""The frame every request's handling passes through (the profile counts only those samples)."""
 _LATENCY: Final = re.compile(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.MULTILINE)
 _RATE: Final = re.compile(r"^Requests/sec:\s+([\d.]+)", re.MULTILINE)
 _ERRORS: Final = re.compile(r"Non-2xx or 3xx responses: (\d+)")
@@ -130,10 +133,19 @@ async def _sessions(url: str, count: int) -> list[str]:
     return opened
 
 
-def _cpu_seconds(pid: int) -> float:
-    """The user and system CPU time process ``pid`` has used (Linux ``/proc``)."""
+def _cpu_seconds(pid: int) -> tuple[float, float]:
+    """The user and the system CPU time process ``pid`` has used (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def _sampled(pid: int, raw: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """py-spy recording ``pid`` (the thread holding the GIL) into ``raw`` for ``seconds``."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    command = [spy, "record", "--gil", "--rate", "250", "--format", "raw", "--output", str(raw)]
+    command += ["--pid", str(pid), "--duration", str(math.ceil(seconds))]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _wrk(url: str, script: Path, *, connections: int, seconds: float) -> dict[str, float]:
@@ -169,7 +181,10 @@ def _wrk(url: str, script: Path, *, connections: int, seconds: float) -> dict[st
     return figures
 
 
-async def _one(lib: str, era: str, args: argparse.Namespace, folder: Path) -> dict[str, float]:
+async def _one(
+    lib: str, era: str, args: argparse.Namespace, folder: Path, *, raw: Path | None = None
+) -> dict[str, float]:
+    """One timed run of ``lib`` in ``era``; ``raw``: sampled by py-spy into that file."""
     command = [
         sys.executable,
         str(_ROOT / "bench" / "serve.py"),
@@ -198,13 +213,19 @@ async def _one(lib: str, era: str, args: argparse.Namespace, folder: Path) -> di
         )
         # Warm up (first list built, code paths hot), then the timed run.
         await asyncio.to_thread(_wrk, url, script, connections=args.connections, seconds=1)
-        before = _cpu_seconds(server.process.pid)
+        pid = server.process.pid
+        spy = _sampled(pid, raw, args.seconds) if raw is not None else None
+        user, system = _cpu_seconds(pid)
         figures = await asyncio.to_thread(
             _wrk, url, script, connections=args.connections, seconds=args.seconds
         )
-        spent = _cpu_seconds(server.process.pid) - before
+        user_after, system_after = _cpu_seconds(pid)
+        if spy is not None:
+            await asyncio.to_thread(spy.wait)
         # CPU time per answer: what a busy machine's share of the cores does not change much.
-        figures["cpu_per_request_s"] = spent / (figures["rps"] * args.seconds)
+        answered = figures["rps"] * args.seconds
+        figures["cpu_per_request_s"] = (user_after - user + system_after - system) / answered
+        figures["system_per_request_s"] = (system_after - system) / answered
         await server.stop()
         return figures
 
@@ -224,10 +245,60 @@ async def _main(args: argparse.Namespace) -> int:
                     figures = await _one(lib, era, args, Path(folder))
                     sys.stderr.write(f"round {round_ + 1} {era} {lib}: {figures}\n")
                     results.setdefault(era, {}).setdefault(lib, []).append(figures)
+        if args.profile is not None:
+            await _profiled(args, Path(folder))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     print(_table(results))
+    if args.profile is not None:
+        print()
+        print(_layer_table(results, args.profile, args.libs))
     return 0
+
+
+async def _profiled(args: argparse.Namespace, folder: Path) -> None:
+    """One more run per server and era, sampled by py-spy (apart: sampling costs the server CPU)."""
+    args.profile.mkdir(parents=True, exist_ok=True)
+    for era in args.eras:
+        for lib in args.libs:
+            if lib != "floor":
+                await _one(lib, era, args, folder, raw=args.profile / f"{lib}-{era}.txt")
+
+
+def _layer_table(
+    results: dict[str, dict[str, list[dict[str, float]]]], folder: Path, libs: list[str]
+) -> str:
+    """Each server's CPU per request split by layer: the profiled run's shares of user time."""
+    columns = [
+        (era, lib) for era in results for lib in libs if (folder / f"{lib}-{era}.txt").exists()
+    ]
+    shares = {
+        column: _layers.read_shares(
+            folder / f"{column[1]}-{column[0]}.txt", focus=_FOCUS[column[1]]
+        )
+        for column in columns
+    }
+    layers = list(dict.fromkeys(layer for found in shares.values() for layer in found))
+    head = " | ".join(f"{TITLES[lib]}, {era}" for era, lib in columns)
+    lines = [f"| µs of server CPU per request | {head} |", "|---" + "|---:" * len(columns) + "|"]
+
+    def cell(column: tuple[str, str], user_share: float | None) -> str:
+        runs = results[column[0]][column[1]]
+        total, system = _median(runs, "cpu_per_request_s"), _median(runs, "system_per_request_s")
+        if user_share is None:
+            return f"{system * 1e6:.0f}"
+        return f"{(total - system) * user_share * 1e6:.0f}"
+
+    for layer in layers:
+        row = " | ".join(cell(column, shares[column].get(layer, 0.0)) for column in columns)
+        lines.append(f"| {layer} | {row} |")
+    system_row = " | ".join(cell(column, None) for column in columns)
+    lines.append(f"| the kernel (system time: sockets, polling, waking threads) | {system_row} |")
+    total_row = " | ".join(
+        f"**{_median(results[era][lib], 'cpu_per_request_s') * 1e6:.0f}**" for era, lib in columns
+    )
+    lines.append(f"| **total** | {total_row} |")
+    return "\n".join(lines)
 
 
 def _median(runs: list[dict[str, float]], key: str) -> float:
@@ -274,6 +345,13 @@ def _parser() -> argparse.ArgumentParser:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "mcp-core-bench"
     )
     parser.add_argument("--json", type=Path, help="also save every run's figures")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="DIR",
+        help="after the rounds, one more run per server and era under py-spy (the bench "
+        "extra), its stacks kept in DIR; prints each server's CPU per request by layer",
+    )
     return parser
 
 

@@ -51,7 +51,6 @@ from mcp_core.registry._protocols import ChangeListener, ResolvedResource, Sourc
 from mcp_core.registry._recovery import DEFAULT_BACKOFF, Backoff, RetryTimer
 from mcp_core.sources import (
     DiagnosticKind,
-    ElementLookup,
     ElementSource,
     SourceDiagnostic,
     diagnostics_of,
@@ -59,6 +58,7 @@ from mcp_core.sources import (
 )
 from mcp_core.sources._diagnostics import describe_source
 from mcp_core.sources._marked import STRETCH
+from mcp_core.sources._protocol import lookup_of
 
 __all__ = ["DEFAULT_PROVIDE_TIMEOUT", "ChangeListener", "Priority", "Registry", "SourcesListener"]
 
@@ -839,12 +839,12 @@ class Registry:
 
     async def _element_of(self, entry: _Entry, ref: ElementRef) -> Element | None:
         """What ``entry``'s source holds at ``ref``: by lookup if it can, else by providing it once."""
-        source = entry.source
-        if not entry.provided and isinstance(source, ElementLookup):
+        lookup = None if entry.provided else lookup_of(entry.source)
+        if lookup is not None:
             with tracer.start_as_current_span(
                 "mcp_core.source.lookup", attributes={SOURCE: entry.label}
             ) as span:
-                found, outcome = await self._looked_up(entry, source.lookup, ref)
+                found, outcome = await self._looked_up(entry, lookup, ref)
                 span.set_attribute(OUTCOME, outcome)
                 return found
         if not entry.provided:

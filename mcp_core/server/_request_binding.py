@@ -289,7 +289,7 @@ class RequestBinding:
 
         async def rounds() -> dict[str, Any]:
             asking = await InputRounds.resume(
-                owner=owner_of(info),
+                owner=lambda: owner_of(info),  # digested only if a state is read or issued
                 request_state=params.request_state,
                 input_responses=params.input_responses,
                 ledger=self._ledger,

@@ -165,7 +165,11 @@ class RoundLedger:
 
 @final
 class InputRounds:
-    """One 2026-07-28 request's questions to the client: replayed answers and new questions."""
+    """One 2026-07-28 request's questions to the client: replayed answers and new questions.
+
+    ``owner`` is the caller's digest (:func:`owner_of`), or a function giving it: most requests
+    neither present a state nor ask a question, so it is computed only when one is read or issued.
+    """
 
     __slots__ = (
         "_answers",
@@ -183,7 +187,7 @@ class InputRounds:
     def __init__(
         self,
         *,
-        owner: str,
+        owner: str | Callable[[], str],
         answers: Mapping[str, dict[str, Any]] | None = None,
         sent: Mapping[str, int] | None = None,
         round_number: int = 0,
@@ -204,7 +208,7 @@ class InputRounds:
     async def resume(
         cls,
         *,
-        owner: str,
+        owner: str | Callable[[], str],
         request_state: str | None,
         input_responses: Mapping[str, object] | None,
         ledger: RoundLedger,
@@ -225,6 +229,7 @@ class InputRounds:
         if request_state is not None:
             state = _decode(request_state)
             if state is not None:
+                owner = owner if isinstance(owner, str) else owner()
                 if state["owner"] != owner:
                     raise InvalidRequestStateError(
                         "requestState was issued to another caller; send the request again "
@@ -323,13 +328,18 @@ class InputRounds:
             raise RuntimeError("the request was stopped without a question to ask")
         return result
 
+    def _owner_text(self) -> str:
+        if not isinstance(self._owner, str):
+            self._owner = self._owner()
+        return self._owner
+
     def input_required(self, state_id: str) -> dict[str, Any]:
         """The ``InputRequiredResult`` (wire shape) for the open questions."""
         state = {
             "v": _STATE_VERSION,
             "id": state_id,
             "round": self._round + 1,
-            "owner": self._owner,
+            "owner": self._owner_text(),
             "asked": {key: request["method"] for key, request in self._pending.items()},
             "answers": self._used,
             "sent": self._notified,

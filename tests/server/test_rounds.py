@@ -314,6 +314,47 @@ class TestReplayedNotifications:
         assert not second.replayed({"method": "notifications/progress", "progress": last})
 
 
+class TestTheOwnerIsDigestedOnlyWhenNeeded:
+    """A request that presents no state and asks nothing never computes its caller's digest."""
+
+    async def test_a_plain_request_never_asks_for_the_owner(self) -> None:
+        """No state presented, no question asked: the owner function is not called."""
+        asked_for: list[str] = []
+
+        def owner() -> str:
+            asked_for.append("o")
+            return "o"
+
+        rounds = await InputRounds.resume(
+            owner=owner, request_state=None, input_responses=None, ledger=RoundLedger()
+        )
+
+        async def work() -> dict[str, Any]:
+            return {"content": []}
+
+        assert await rounds.run(work, RoundLedger()) == {"content": []}
+        assert asked_for == []
+
+    async def test_a_state_is_checked_and_issued_against_the_owner(self) -> None:
+        """Issuing a state digests the owner once; a state of another owner is refused."""
+        asked_for: list[str] = []
+
+        def owner() -> str:
+            asked_for.append("o")
+            return "o"
+
+        first = InputRounds(owner=owner)
+        ledger = RoundLedger()
+        await ledger.issue("s1")
+        state = first.input_required("s1")["requestState"]
+        first.input_required("s1")
+        assert asked_for == ["o"]
+        with pytest.raises(InvalidRequestStateError, match="another caller"):
+            await InputRounds.resume(
+                owner=lambda: "p", request_state=state, input_responses={}, ledger=ledger
+            )
+
+
 PAID: list[str] = []
 
 

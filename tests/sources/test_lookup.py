@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
 import pytest
 
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.errors import SourceError, SourceUnavailableError
 from mcp_core.sources import (
     CachedSource,
+    ElementLookup,
+    ElementSource,
     FilteredSource,
     IsolatedSource,
     LazySource,
@@ -17,6 +22,7 @@ from mcp_core.sources import (
     lookup_in,
     prefetch_kinds,
 )
+from mcp_core.sources._protocol import lookup_of
 from mcp_core.stores import MemoryStore
 from tests.strategies import BrokenStore, CountingSource, tool_element
 
@@ -213,3 +219,60 @@ class TestCachedSourceLookupAndKinds:
         assert wrapped.kinds() == ElementKind.TOOL
         assert reader.kinds_calls == 0
         await prefetch_kinds(StaticSource(tools("a")))  # nothing to read ahead: a no-op
+
+
+class _Forwarding:
+    """A wrapper that forwards unknown attributes to its inner object (``lookup`` too, if any)."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def kinds(self) -> ElementKind:
+        """The inner source's kinds."""
+        return cast("CountingSource", self._inner).kinds()
+
+    async def provide(self) -> ElementCollection:
+        """The inner source's collection."""
+        return await cast("CountingSource", self._inner).provide()
+
+
+class _NoLookup(_Forwarding):
+    """A source whose class says it has no ``lookup``."""
+
+    lookup = None
+
+
+def _with_instance_lookup() -> _Forwarding:
+    """A source whose ``lookup`` is set on the instance, not its class."""
+    inner = looking_up("a")
+    holder = _Forwarding(inner.inner)
+    holder.__dict__["lookup"] = inner.lookup
+    return holder
+
+
+# shape → (the source, whether its class offers lookup)
+_SHAPES: dict[str, tuple[Callable[[], ElementSource], bool]] = {
+    "class method": (lambda: looking_up("a"), True),
+    "no lookup": (lambda: CountingSource(tools("a")), False),
+    "lookup = None": (lambda: _NoLookup(CountingSource(tools("a"))), False),
+    "instance attribute": (_with_instance_lookup, False),
+    "forwarding to a lookup": (lambda: _Forwarding(looking_up("a")), False),
+    "forwarding to none": (lambda: _Forwarding(CountingSource(tools("a"))), False),
+    "static source": (lambda: StaticSource(tools("a")), True),
+    "prefixed": (lambda: PrefixedSource(CountingSource(tools("a")), "p"), True),
+}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+async def test_lookup_of_is_the_class_offering_it_and_lookup_in_agrees(shape: str) -> None:
+    """``lookup_of`` finds a lookup where the class offers one; the answer is the same either way."""
+    make, offered = _SHAPES[shape]
+    source = make()
+    assert (lookup_of(source) is not None) is offered
+    if offered:
+        assert isinstance(source, ElementLookup)
+    expected = (await make().provide()).get(TOOL_A)
+    assert await lookup_in(source, TOOL_A) == expected
