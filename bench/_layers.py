@@ -43,7 +43,7 @@ LAYERS: Final[tuple[tuple[str, str], ...]] = (
     ("mcp_core/visibility", _BINDING),
     ("mcp_core/", _HANDLERS),
     ("/bench/", "the tool's own code"),
-    ("mcp_core_bench", "the tool's own code"),
+    ("mcp-core-bench/", "the tool's own code"),
     ("mcp/server/streamable_http", "SDK transport (session manager, session transport)"),
     ("mcp/", _KERNEL),
     ("mcp_types/", _KERNEL),

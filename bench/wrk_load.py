@@ -49,8 +49,6 @@ ENVELOPE: Final = {
     "io.modelcontextprotocol/clientCapabilities": {},
 }
 TITLES: Final = {"mcp-core": "mcp-core", "mcpserver": "MCPServer", "floor": "floor"}
-_FOCUS: Final = {"mcp-core": "Starlette.__call__", "mcpserver": "Starlette.__call__"}
-"""The frame every request's handling passes through (the profile counts only those samples)."""
 _LATENCY: Final = re.compile(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.MULTILINE)
 _RATE: Final = re.compile(r"^Requests/sec:\s+([\d.]+)", re.MULTILINE)
 _ERRORS: Final = re.compile(r"Non-2xx or 3xx responses: (\d+)")
@@ -273,10 +271,7 @@ def _layer_table(
         (era, lib) for era in results for lib in libs if (folder / f"{lib}-{era}.txt").exists()
     ]
     shares = {
-        column: _layers.read_shares(
-            folder / f"{column[1]}-{column[0]}.txt", focus=_FOCUS[column[1]]
-        )
-        for column in columns
+        column: _layers.read_shares(folder / f"{column[1]}-{column[0]}.txt") for column in columns
     }
     layers = list(dict.fromkeys(layer for found in shares.values() for layer in found))
     head = " | ".join(f"{TITLES[lib]}, {era}" for era, lib in columns)

@@ -29,7 +29,18 @@ from opentelemetry.util.types import AttributeValue
 
 from mcp_core._version import VERSION
 
-__all__ = ["OUTCOME", "SOURCE", "tracer"]
+__all__ = ["OUTCOME", "SOURCE", "tracer", "tracing"]
+
+
+def tracing() -> bool:
+    """Whether the application has set a tracer provider (spans are wanted from now on).
+
+    Until then every span of the OpenTelemetry API is a non-recording one: mcp-core skips making
+    its own and the SDK's request span (see :class:`_Tracer` and
+    ``mcp_core.server._tracing.RequestSpan``). A provider, once set, stays.
+    """
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
 
 _UNSET: Final = nullcontext(trace.INVALID_SPAN)
 """What a span is while no provider is set: the current context stays, nothing records."""
@@ -56,7 +67,7 @@ class _Tracer:
         self, name: str, attributes: Mapping[str, AttributeValue] | None = None
     ) -> AbstractContextManager[trace.Span]:
         """A span named ``name``, current while the ``with`` block runs (see the class)."""
-        if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        if not tracing():
             return _UNSET
         return self._otel.start_as_current_span(name, attributes=attributes)
 

@@ -78,7 +78,7 @@ from mcp_core.server._requests import ElementInvoker, RequestHandlers
 from mcp_core.server._rounds import DEFAULT_MAX_INPUT_ROUNDS, RoundLedger
 from mcp_core.server._serving import run_server
 from mcp_core.server._stdio import stdio_streams
-from mcp_core.server._tracing import trace_context_from_headers
+from mcp_core.server._tracing import trace_context_from_headers, with_request_span_when_tracing
 from mcp_core.server._uvicorn import listen, serve_asgi, url_of
 from mcp_core.visibility import ALWAYS, ElementVisibility, SessionInfo
 
@@ -279,6 +279,7 @@ class McpServer:
         # Ahead of the SDK's request span: over HTTP, a traceparent header parents it when the
         # request's _meta carries none.
         self.lowlevel.middleware.insert(0, trace_context_from_headers)
+        self.lowlevel.middleware = with_request_span_when_tracing(self.lowlevel.middleware)
         # Seals the requestState of InputRequiredResults and verifies it on the retry, before any
         # handler sees it (see mcp_core.server._rounds).
         self.lowlevel.middleware.append(RequestStateBoundary(security, default_audience=name))

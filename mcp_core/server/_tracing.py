@@ -11,17 +11,54 @@ client's trace.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, final
 
-from mcp.server.context import CallNext, HandlerResult
+from mcp.server._otel import OpenTelemetryMiddleware
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
+from mcp.shared._otel import extract_trace_context
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
+from mcp_core._telemetry import tracing
 from mcp_core.server._gateway import Ctx, http_request_of
 
-__all__ = ["trace_context_from_headers"]
+__all__ = ["RequestSpan", "trace_context_from_headers", "with_request_span_when_tracing"]
 
 _HEADERS = ("traceparent", "tracestate")
+
+
+@final
+class RequestSpan:
+    """The SDK's request span (its ``OpenTelemetryMiddleware``), left out while nobody traces.
+
+    The SDK opens a server span around every request; with no tracer provider set it is a
+    non-recording span, made current and closed again (about 20 µs of a ``tools/call``). Then
+    this calls the rest of the chain directly, unless the request's ``_meta`` carries a trace
+    context: the SDK's span makes that current, so whatever the handler calls downstream carries
+    the client's trace even when this server records nothing, and that is kept. Once a provider
+    is set, every request gets the SDK's span.
+    """
+
+    __slots__ = ("_span",)
+
+    def __init__(self, span: ServerMiddleware[Any]) -> None:
+        self._span = span
+
+    async def __call__(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
+        """The request, in the SDK's span when it records or carries the client's trace."""
+        if tracing() or extract_trace_context(ctx.meta) is not None:
+            return await self._span(ctx, call_next)
+        return await call_next(ctx)
+
+
+def with_request_span_when_tracing(
+    chain: list[ServerMiddleware[Any]],
+) -> list[ServerMiddleware[Any]]:
+    """``chain`` (a low-level server's middleware) with the SDK's request span in a :class:`RequestSpan`."""
+    return [
+        RequestSpan(layer) if isinstance(layer, OpenTelemetryMiddleware) else layer
+        for layer in chain
+    ]
 
 
 async def trace_context_from_headers(ctx: Ctx, call_next: CallNext) -> HandlerResult:
@@ -49,8 +86,7 @@ async def trace_context_from_headers(ctx: Ctx, call_next: CallNext) -> HandlerRe
 
 
 def _header_carrier(headers: Any) -> dict[str, str] | None:
-    if headers is None:
-        return None
+    if headers is None or not isinstance(headers.get("traceparent"), str):
+        return None  # most requests: no trace context to carry
     found = {name: headers.get(name) for name in _HEADERS}
-    carrier = {name: value for name, value in found.items() if isinstance(value, str)}
-    return carrier if "traceparent" in carrier else None
+    return {name: value for name, value in found.items() if isinstance(value, str)}
