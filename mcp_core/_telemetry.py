@@ -2,7 +2,8 @@
 
 mcp-core never configures OpenTelemetry: an application that sets a tracer provider (the
 ``opentelemetry-sdk``, an agent, ``opentelemetry-instrument``) gets mcp-core's spans under it,
-and one that does not pays for the API's no-op spans only. The spans (``docs/operating.md``):
+and one that does not pays for no span at all (:func:`tracing`; ADR 0119). The spans
+(``docs/operating.md``):
 
 - the request: the official SDK's server span per request (``tools/call add``...), parented on
   the trace context the client sent in ``_meta`` or, over HTTP, in its ``traceparent`` header;
