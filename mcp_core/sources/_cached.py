@@ -24,10 +24,9 @@ from mcp_core.errors import CacheStoreError, CollectionFormatError, NotSerializa
 from mcp_core.sources._diagnostics import DiagnosticKind, SourceDiagnostic, describe_source
 from mcp_core.sources._entries import DEFAULT_MAX_ENTRY_BYTES, Entry, EntryCodec
 from mcp_core.sources._protocol import (
-    ElementLookup,
     ElementSource,
     handler_targets_of,
-    lookup_in,
+    lookup_of,
     prefetch_kinds,
     source_identity,
 )
@@ -275,10 +274,11 @@ class CachedSource:
         entry, collection = await self._lookup(key, [])
         if collection is not None:
             return collection.get(ref)
-        if not isinstance(self._inner, ElementLookup):
+        lookup = lookup_of(self._inner)
+        if lookup is None:
             return (await self.provide()).get(ref)
         try:
-            return await lookup_in(self._inner, ref)
+            return await lookup(ref)
         except Exception as exc:
             stale = self._stale(entry, key, exc, []) if self._serve_stale else None
             if stale is None:
