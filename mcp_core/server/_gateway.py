@@ -125,7 +125,7 @@ class ServerGateway:
     :class:`~mcp_core.errors.ClientCapabilityError` otherwise.
     """
 
-    __slots__ = ("_ctx", "_levels", "_rounds", "_session")
+    __slots__ = ("_ctx", "_levels", "_log_level", "_rounds", "_session")
 
     def __init__(
         self,
@@ -138,9 +138,17 @@ class ServerGateway:
         self._ctx = ctx
         self._session = session
         self._rounds = rounds
-        allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)
-        threshold = LOG_LEVELS.index(log_level) if log_level is not None else 0
-        self._levels = frozenset(level for level in LOG_LEVELS[threshold:] if level in allowed)
+        self._log_level = log_level
+        self._levels: frozenset[str] | None = None  # worked out at the first log(): most never do
+
+    def _passing(self) -> frozenset[str]:
+        """The levels a log message may have to be sent: the session's threshold and the era's."""
+        if self._levels is None:
+            allowed = allowed_log_levels(self._ctx.protocol_version, self._ctx.meta)
+            log_level = self._log_level
+            threshold = LOG_LEVELS.index(log_level) if log_level is not None else 0
+            self._levels = frozenset(level for level in LOG_LEVELS[threshold:] if level in allowed)
+        return self._levels
 
     @property
     def session(self) -> SessionInfo:
@@ -164,7 +172,7 @@ class ServerGateway:
 
     async def log(self, level: LogLevel, data: Any, *, logger: str | None = None) -> None:
         """Send ``notifications/message`` if ``level`` passes the session's threshold."""
-        if level not in self._levels:
+        if level not in self._passing():
             return
         _check_sendable({"data": data, "logger": logger}, "gateway.log()")
         said = {"method": "notifications/message", "level": level, "data": data, "logger": logger}
