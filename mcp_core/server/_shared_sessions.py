@@ -335,6 +335,7 @@ class RedisEventStore:
     __slots__ = (
         "_ended",
         "_follow",
+        "_forgetting",
         "_key",
         "_max_age",
         "_max_event_bytes",
@@ -371,6 +372,7 @@ class RedisEventStore:
         self._max_age = float(max_age)
         self._follow = float(follow)
         self._ended: OrderedDict[str, None] = OrderedDict()
+        self._forgetting: set[asyncio.Task[None]] = set()  # end_session's deletions in flight
         self._refusals = Refusals(_log, "shared session events")
 
     def __repr__(self) -> str:
@@ -490,7 +492,19 @@ class RedisEventStore:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # the list expires on its own
-        loop.create_task(self.forget(session_id))  # noqa: RUF006 -- fire and forget; errors are caught inside
+        # Held until done (a task only the loop references may be collected mid-flight).
+        task = loop.create_task(self.forget(session_id))
+        self._forgetting.add(task)
+        task.add_done_callback(self._forgetting.discard)
+
+    async def settle(self) -> None:
+        """Wait for the deletions :meth:`end_session` started: call it before closing the store.
+
+        A deletion still running when its store closes would open a connection of its own and
+        leave it open.
+        """
+        if self._forgetting:
+            await asyncio.gather(*self._forgetting, return_exceptions=True)
 
     async def forget(self, session_id: str) -> None:
         """Delete ``session_id``'s events now (a store that does not answer: they expire)."""

@@ -325,9 +325,11 @@ async def redis_events(**bounds: Any) -> AsyncIterator[tuple[RedisEventStore, Re
     """A Redis event store in a namespace of its own (removed afterwards)."""
     assert REDIS_URL is not None
     async with RedisStore(REDIS_URL, namespace=f"events-{secrets.token_hex(4)}") as store:
+        events = RedisEventStore(store, key=b"k" * 32, **bounds)
         try:
-            yield RedisEventStore(store, key=b"k" * 32, **bounds), store
+            yield events, store
         finally:
+            await events.settle()  # end_session's deletions, before the store closes
             await store.delete_prefix("")
 
 
@@ -379,7 +381,7 @@ class TestRedisEvents:
 
     async def test_ended_and_bounded(self) -> None:
         """events.ended and events.bounded: a session keeps its newest max_events events."""
-        async with redis_events(max_events=3, max_event_bytes=600) as (events, _):
+        async with redis_events(max_events=3, max_event_bytes=600) as (events, store):
             ids = [await events.store_event("a", "1", response(n)) for n in range(5)]
             big = await events.store_event("a", "1", response(9, "x" * 1000))
             assert (await replayed(events, "a", ids[0]))[0] is None  # trimmed
@@ -388,6 +390,8 @@ class TestRedisEvents:
             assert big not in [m.event_id for m in sent]  # larger than an event may be: not kept
             events.end_session("a")
             assert await replayed(events, "a", ids[3]) == (None, [])
+            await events.settle()  # the list's deletion, started by end_session, is done
+            assert await store.client.exists(store.key("events:a")) == 0
 
     async def test_a_request_stream_is_followed_to_its_answer(self) -> None:
         """A resume of a request still running (here or elsewhere) delivers what comes, to the answer."""
