@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
-__all__ = ["LAYERS", "layer_of", "layer_shares"]
+__all__ = ["FRAME", "LAYERS", "layer_of", "layer_shares", "read_shares"]
 
 _BINDING: Final = "mcp-core binding (session info, rounds, gateway, trace context)"
 _HANDLERS: Final = "mcp-core handlers (resolve, visibility, invoke, result)"
@@ -65,12 +65,13 @@ LAYERS: Final[tuple[tuple[str, str], ...]] = (
 
 OTHER: Final = "unattributed (no layer on the stack)"
 
-_FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
+FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
+"""One frame of py-spy's collapsed stacks: ``function (file:line)``."""
 
 
 def layer_of(frame: str) -> str | None:
     """The layer a py-spy frame (``function (file:line)``) belongs to, or None: its caller's."""
-    match = _FRAME.match(frame)
+    match = FRAME.match(frame)
     where = f"{match['file']} {match['function']}" if match else frame
     for key, layer in LAYERS:
         if key in where:

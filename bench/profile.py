@@ -51,7 +51,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from bench import _blackbox, _catalogue, serve  # noqa: E402 -- after the path is set
+from bench import _blackbox, _catalogue, _layers, serve  # noqa: E402 -- after the path is set
 from bench._raw import (  # noqa: E402
     Connection,
     HttpConnection,
@@ -62,7 +62,6 @@ from bench._raw import (  # noqa: E402
 )
 
 FIGURES: Final = ("spawn", "first-walk", "walk", "call", "ping", "load", "memory", "gc")
-_FRAME: Final = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 _ATTACH_SECONDS: Final = 1.0
 
 
@@ -206,7 +205,7 @@ async def _profile(args: argparse.Namespace, raw: Path) -> str:
 
 def _frame(text: str) -> str:
     """``function (file)``: the line number dropped, site-packages shortened."""
-    found = _FRAME.match(text)
+    found = _layers.FRAME.match(text)
     if found is None:
         return text
     path = found.group("file")

@@ -24,8 +24,6 @@ from mcp_core.server._gateway import Ctx, http_request_of
 
 __all__ = ["RequestSpan", "trace_context_from_headers", "with_request_span_when_tracing"]
 
-_HEADERS = ("traceparent", "tracestate")
-
 
 @final
 class RequestSpan:
@@ -86,7 +84,12 @@ async def trace_context_from_headers(ctx: Ctx, call_next: CallNext) -> HandlerRe
 
 
 def _header_carrier(headers: Any) -> dict[str, str] | None:
-    if headers is None or not isinstance(headers.get("traceparent"), str):
+    parent = headers.get("traceparent") if headers is not None else None
+    if not isinstance(parent, str):
         return None  # most requests: no trace context to carry
-    found = {name: headers.get(name) for name in _HEADERS}
-    return {name: value for name, value in found.items() if isinstance(value, str)}
+    state = headers.get("tracestate")
+    return (
+        {"traceparent": parent, "tracestate": state}
+        if isinstance(state, str)
+        else {"traceparent": parent}
+    )
