@@ -432,6 +432,19 @@ def _machine(kit: Kit, plan: Plan, roles: dict[Role, RoleStatus]) -> type[RuleBa
                         self.words, items, self.origin(f"source {index}")
                     )
 
+            @precondition(lambda self: writer and self.universe.loaded and self.held_by_sources())
+            @rule(pick=st.integers(min_value=0, max_value=50))
+            def copy_comes_and_goes(self, pick: int) -> None:
+                # A copy of a definition a source holds, registered and unregistered again: it
+                # changes no listed definition either time, so neither step may announce one (a
+                # registry comparing definitions by identity does). Apart from register_copy and
+                # unregister, which meet this way only now and then.
+                held = self.held_by_sources()
+                ref = held[pick % len(held)].ref
+                self.register_copy(pick)
+                self.step(lambda registry: registry.unregister(ref))
+                self.universe.runtime.pop(ref, None)
+
         @precondition(lambda self: bool(plan.failures) and self.universe.loaded and self.sources)
         @rule(
             index=st.integers(min_value=0, max_value=3),

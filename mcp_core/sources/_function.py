@@ -12,7 +12,7 @@ from mcp_core.sources._marked import Declarations, Marked, Provider, derive_all
 
 __all__ = ["FunctionSource", "declared_kind"]
 
-_UNMARKED = ElementMark(ElementKind.TOOL, {}, "FunctionSource(...)")
+_UNMARKED = ElementMark(ElementKind.TOOL, {}, None, "FunctionSource(...)")
 
 
 def declared_kind(fn: object) -> ElementKind:

@@ -87,7 +87,9 @@ class StoreUnderTest:
 # -- store.roundtrip ------------------------------------------------------------------------------
 
 _STEPS: Final = st.lists(
-    st.tuples(st.sampled_from(_KEYS), _VALUES, st.sampled_from(_TTLS))
+    # Half the sets go to one of three keys, so a key is often set again before it is read (a
+    # store that keeps the first value got through one run in three when sets spread over all).
+    st.tuples(st.sampled_from(_KEYS[:3]) | st.sampled_from(_KEYS), _VALUES, st.sampled_from(_TTLS))
     | st.sampled_from(_KEYS)
     | st.sampled_from(_WAITS),
     min_size=1,
