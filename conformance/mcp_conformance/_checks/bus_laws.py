@@ -17,8 +17,8 @@ catch up. A bus whose outages only its server can
 cause (Redis) is held to the interrupted half of the laws by its own tests.
 
 Back-pressure: a step may stall a subscription (its task stops reading, as a busy worker would)
-and another publish a burst of changes (up to 70) while it stalls, or one step do both; the stalled subscription
-reads again before deliveries are judged. ``publish`` must not wait for a subscriber to read:
+and another publish a burst of changes (up to 70) while it stalls, or one step do both; the
+stalled subscription reads again before deliveries are judged. ``publish`` must not wait for a subscriber to read:
 one that does not return within the kit's patience while a subscription stalls fails
 ``bus.delivers``, as does a bus that drops what a slow subscription had no room for without
 interrupting it (a bus may interrupt a subscriber that cannot keep up, which then catches up).
@@ -158,13 +158,20 @@ class _Subscription:
 
 
 def _reached(subscription: _Subscription) -> Callable[[], bool]:
-    """Whether everything ``subscription`` is owed has reached it."""
+    """Whether everything ``subscription`` is owed has reached it.
+
+    Asked again after every item received, so each item is matched once, against what is still
+    unmet (matching every item against everything owed on every arrival was cubic in a burst).
+    """
+    unmet = list(subscription.owed)
+    seen = 0
 
     def ready() -> bool:
-        return all(
-            any(change.reached_by(item) for item in subscription.items)
-            for change in subscription.owed
-        )
+        nonlocal unmet, seen
+        for item in subscription.items[seen:]:
+            unmet = [change for change in unmet if not change.reached_by(item)]
+        seen = len(subscription.items)
+        return not unmet
 
     return ready
 
