@@ -141,8 +141,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--log-level",
         default="WARNING",
+        type=str.upper,  # "debug" as uvicorn spells it, or "DEBUG" as logging does
         choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-        help="server log level (default %(default)s); logs go to stderr",
+        help="server log level, in either case (default %(default)s); logs go to stderr",
     )
     worker = run.add_argument_group(
         "one worker of several (docs/deployment.md)",

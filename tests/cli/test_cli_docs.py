@@ -99,3 +99,20 @@ def test_the_readme_first_look_starts_clean(tmp_path: Path) -> None:
     )
     assert (inspected.returncode, inspected.stderr) == (0, "")
     assert "diagnostics (0):" in inspected.stdout
+
+
+@pytest.mark.parametrize("spelling", ["debug", "Debug", "DEBUG"])
+def test_the_log_level_is_read_in_either_case(spelling: str) -> None:
+    """``--log-level debug`` (uvicorn's spelling) is DEBUG, as ``--log-level DEBUG`` is."""
+    assert commands()["run"].parse_args(["--log-level", spelling]).log_level == "DEBUG"
+
+
+def test_an_unknown_log_level_is_refused_with_the_choices(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A level that is not one of the four names the culprit and the choices."""
+    with pytest.raises(SystemExit):
+        commands()["run"].parse_args(["--log-level", "verbose"])
+    error = capsys.readouterr().err
+    assert "--log-level: invalid choice: 'VERBOSE'" in error
+    assert "'DEBUG', 'INFO', 'WARNING', 'ERROR'" in error
