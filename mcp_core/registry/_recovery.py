@@ -21,6 +21,10 @@ import anyio
 
 __all__ = ["DEFAULT_BACKOFF", "Backoff", "RetryTimer"]
 
+_SPREAD: Final = random.Random()  # noqa: S311 -- spreading, not secrecy
+"""The jitter's own generator: the application's (and a test framework's) ``random`` stream is
+left as it was; drawing from it in a background retry perturbed a seeded sequence elsewhere."""
+
 
 @final
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +59,7 @@ class Backoff:
         # factor ** exponent overflows for long outages; the cap is reached long before.
         steps = math.log(self.maximum / self.initial, self.factor) if self.factor > 1 else 0
         base = self.maximum if exponent > steps else self.initial * self.factor**exponent
-        spread = base * self.jitter * (2 * random.random() - 1)  # noqa: S311 -- spreading, not secrecy
+        spread = base * self.jitter * (2 * _SPREAD.random() - 1)
         return min(max(base + spread, 0.0), self.maximum * (1 + self.jitter))
 
 

@@ -70,6 +70,8 @@ MAX_VERSION_AHEAD: Final = 60.0
 
 _RECONNECT_FIRST: Final = 0.25
 _RECONNECT_MAX: Final = 5.0
+_SPREAD: Final = random.Random()  # noqa: S311 -- spreading reconnections, not secrecy
+"""The jitter's own generator, so that the application's ``random`` stream is left alone."""
 _MAX_MESSAGE: Final = 64 * 1024
 _MAX_FIELD: Final = 512  # bytes of a source key in the hash
 _MAX_VALUE: Final = 80  # bytes of a "version:mac" value
@@ -361,7 +363,7 @@ class RedisChangeBus:
                     if connected:
                         self._connected -= 1
                 await anyio.sleep(delay)
-                delay = min(delay * 2, _RECONNECT_MAX) * (0.9 + 0.2 * random.random())  # noqa: S311 -- spreading, not secrecy
+                delay = min(delay * 2, _RECONNECT_MAX) * (0.9 + 0.2 * _SPREAD.random())
 
     def _errors(self) -> tuple[type[Exception], ...]:
         import redis.exceptions  # noqa: PLC0415 -- redis is optional; a store exists, so it imports

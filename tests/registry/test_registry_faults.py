@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from typing import Any
 
 import anyio
@@ -311,6 +312,18 @@ class TestRecovery:
         for bad in ({"initial": 0}, {"maximum": 0.5}, {"factor": 0.5}, {"jitter": 1}):
             with pytest.raises(ValueError, match="Backoff"):
                 Backoff(**bad)
+
+    def test_the_jitter_leaves_the_applications_random_stream_alone(self) -> None:
+        """A retry's spread is drawn from a generator of its own, not from ``random``'s stream."""
+        spread = Backoff(initial=10, maximum=10, jitter=0.5)
+        state = random.getstate()
+        try:
+            expected = [random.random() for _ in range(3)]  # noqa: S311 -- a test's stream
+            random.setstate(state)
+            drawn = [(spread.delay(1), random.random())[1] for _ in range(3)]  # noqa: S311
+        finally:
+            random.setstate(state)
+        assert drawn == expected
 
 
 class TestHealth:
