@@ -33,7 +33,6 @@ import hashlib
 import hmac
 import json
 import logging
-import random
 import time
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
+from mcp_core._backoff import Backoff
 from mcp_core.errors import CacheStoreError
 from mcp_core.stores._breaker import BackendHealth
 from mcp_core.stores._bus import Change, check_source_keys
@@ -68,10 +68,8 @@ DEFAULT_BUS_REPAIR: Final = 5.0
 MAX_VERSION_AHEAD: Final = 60.0
 """Seconds a version may lie ahead of the Redis server's clock; further ahead it is refused."""
 
-_RECONNECT_FIRST: Final = 0.25
-_RECONNECT_MAX: Final = 5.0
-_SPREAD: Final = random.Random()  # noqa: S311 -- spreading reconnections, not secrecy
-"""The jitter's own generator, so that the application's ``random`` stream is left alone."""
+_RECONNECT: Final = Backoff(initial=0.25, maximum=5.0)
+"""How long a lost subscription waits before it connects again (spread, so workers do not align)."""
 _MAX_MESSAGE: Final = 64 * 1024
 _MAX_FIELD: Final = 512  # bytes of a source key in the hash
 _MAX_VALUE: Final = 80  # bytes of a "version:mac" value
@@ -341,29 +339,27 @@ class RedisChangeBus:
     # -- the subscription -------------------------------------------------------------------
 
     async def _follow(self, send: MemoryObjectSendStream[Change]) -> None:
-        delay = _RECONNECT_FIRST
         async with send:
             while True:
                 connected = False
+                delay = _RECONNECT.maximum  # _listen ends only by raising; this is never used
                 try:
                     async for change in self._listen():
                         if not connected:
                             connected = True
                             self._connected += 1
                             self._recovered()
-                            delay = _RECONNECT_FIRST
                         await send.send(change)
                 except Exception as exc:  # noqa: BLE001 -- any failure of the connection: reconnect
                     if not isinstance(
                         exc, (CacheStoreError, TimeoutError, OSError, *self._errors())
                     ):
                         _log.exception("change bus on %r: unexpected failure", self._store)
-                    self._interrupted(f"{type(exc).__name__}: {exc}", delay)
+                    delay = self._interrupted(f"{type(exc).__name__}: {exc}")
                 finally:
                     if connected:
                         self._connected -= 1
                 await anyio.sleep(delay)
-                delay = min(delay * 2, _RECONNECT_MAX) * (0.9 + 0.2 * _SPREAD.random())
 
     def _errors(self) -> tuple[type[Exception], ...]:
         import redis.exceptions  # noqa: PLC0415 -- redis is optional; a store exists, so it imports
@@ -503,8 +499,10 @@ class RedisChangeBus:
         self._failures = 0
         self._next_try = None
 
-    def _interrupted(self, error: str, delay: float) -> None:
+    def _interrupted(self, error: str) -> float:
+        """Record a lost connection; the seconds to wait before the next attempt."""
         self._failures += 1
+        delay = _RECONNECT.delay(self._failures)
         self._last_error = error
         self._next_try = time.time() + delay
         if self._down_since is None:
@@ -514,6 +512,7 @@ class RedisChangeBus:
                 self._store,
                 error,
             )
+        return delay
 
 
 def _same(mac: str, expected: str) -> bool:

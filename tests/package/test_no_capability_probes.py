@@ -18,6 +18,7 @@ PACKAGE: Final = Path(__file__).resolve().parents[2] / "mcp_core"
 
 # module → (number of getattr/hasattr calls, which of ADR 0113's kinds they are)
 KNOWN: Final[dict[str, tuple[int, str]]] = {
+    "_backoff.py": (1, "own dataclass fields walked by name"),
     "_lazy.py": (1, "delegation: the packages' names imported on first use (PEP 562)"),
     "bridges/_mcpserver.py": (1, "foreign object: an adopted FastMCP's settings"),
     "bridges/_remote.py": (7, "the SDK's private internals: RemoteSource's tool listing"),
@@ -34,7 +35,6 @@ KNOWN: Final[dict[str, tuple[int, str]]] = {
     "handlers/_resolve.py": (1, "foreign object: dependency-injector providers"),
     "handlers/_sdk_values.py": (2, "foreign objects: the SDK's values"),
     "handlers/containers.py": (3, "foreign objects: dependency-injector containers"),
-    "registry/_recovery.py": (1, "own dataclass fields walked by name"),
     "server/_context.py": (2, "delegation: the SDK's Context"),
     "server/_events.py": (3, "the SDK's private internals, one guarded place"),
     "server/_gateway.py": (1, "the SDK's private internals: connection_of"),

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import socket
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AbstractAsyncContextManager
@@ -130,6 +131,27 @@ class TestBoundedRedis:
                 await store.get("k")
             assert store.health().state == "down"
             await store.aclose()
+
+    async def test_a_lost_bus_reconnects_on_a_growing_capped_wait(self) -> None:
+        """Nothing listening: each failure in a row waits longer, 0.25 s doubled up to 5 s.
+
+        Each wait is the registry's ``Backoff`` for that many failures (spread by 10 %).
+        """
+        with socket_port() as port:
+            store = RedisStore(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+            bus = RedisChangeBus(store, secret=BUS_SECRET)
+            waits: dict[int, float] = {}
+            async with bus.subscribe():
+                with anyio.fail_after(20):
+                    while len(waits) < 3:
+                        health = bus.health()
+                        if health.state == "down" and health.next_try is not None:
+                            waits.setdefault(health.failures, health.next_try - time.time())
+                        await anyio.sleep(0.01)
+            await store.aclose()
+        assert min(waits) == 1, waits
+        for failures, wait in waits.items():
+            assert wait <= min(0.25 * 2 ** (failures - 1), 5.0) * 1.1, waits
 
     def test_refuses_bad_timeouts(self) -> None:
         """A timeout that is not a positive number is a ValueError."""

@@ -1,35 +1,35 @@
 """Change bus laws: ``ChangeBus``'s ``bus.*`` (an ``--mcp-change-bus`` target).
 
-A factory is called as ``make_change_bus()`` and returns a new bus that nothing else publishes
-on (a fresh namespace, for a bus on a server). Each example plays generated steps on it: open a
-subscription (up to three at once, each followed by a task of its own, so they can be closed in
-any order), close one, publish a few source keys (``a`` and ``A``, ``a*``, ``src:1``, ``é``)
-from one of two origins. Every subscription lives in the process of the publisher, so the law's
-"the publisher's own subscriptions included" is always in play.
+A factory is called as ``make_change_bus()`` and returns a new bus that nothing else publishes on (a
+fresh namespace, for a bus on a server). Each example plays generated steps on it: open a
+subscription (up to three at once, each followed by a task of its own, so they can be closed in any
+order), close one, publish a few source keys (``a`` and ``A``, ``a*``, ``src:1``, ``é``) from one of
+two origins. Every subscription lives in the process of the publisher, so the law's "the publisher's
+own subscriptions included" is always in play.
 
 Interruptions: the ``ChangeBus`` protocol has no way to cut a bus off, so for a bus that only
 implements it the kit checks ``bus.delivers`` and ``bus.catch-up`` on an uninterrupted bus (a
-catch-up a subscription receives unprompted still counts as covering what it holds). A bus that
-also has ``take_down()`` and ``bring_back()`` (as ``MemoryChangeBus`` has, to rehearse an outage)
-gets them among the steps: while it is down a publish may raise ``CacheStoreError``, and after
-``bring_back()`` (called at the end of an example at the latest) every open subscription must
-catch up. A bus whose outages only its server can
-cause (Redis) is held to the interrupted half of the laws by its own tests.
+catch-up a subscription receives unprompted still counts as covering what it holds). A bus that also
+has ``take_down()`` and ``bring_back()`` (as ``MemoryChangeBus`` has, to rehearse an outage) gets
+them among the steps: while it is down a publish may raise ``CacheStoreError``, and after
+``bring_back()`` (called at the end of an example at the latest) every open subscription must catch
+up. A bus whose outages only its server can cause (Redis) is held to the interrupted half of the
+laws by its own tests.
 
-Back-pressure: a step may stall a subscription (its task stops reading, as a busy worker would)
-and another publish a burst of changes (up to 70) while it stalls, or one step do both; the
-stalled subscription reads again before deliveries are judged. ``publish`` must not wait for a subscriber to read:
-one that does not return within the kit's patience while a subscription stalls fails
+Back-pressure: a step may stall a subscription (its task stops reading, as a busy worker would) and
+another publish a burst of changes (up to 70) while it stalls, or one step do both; the stalled
+subscription reads again before deliveries are judged. ``publish`` must not wait for a subscriber to
+read: one that does not return within the kit's patience while a subscription stalls fails
 ``bus.delivers``, as does a bus that drops what a slow subscription had no room for without
 interrupting it (a bus may interrupt a subscriber that cannot keep up, which then catches up).
 
-Waiting: a bus may deliver from another connection (Redis pub/sub), so what a subscription is
-owed is waited for, up to 5 s of silence. Once something did not come in a check, the kit waits 0.2 s in
+Waiting: a bus may deliver from another connection (Redis pub/sub), so what a subscription is owed
+is waited for, up to 5 s of silence. Once something did not come in a check, the kit waits 0.2 s in
 the rest of that check: the failure is found, and shrinking it must not take minutes.
 
 Each law is judged on its own: ``bus.versions`` on what ``publish`` returns, ``bus.delivers``
-against those returned changes, ``bus.catch-up`` against the versions ``publish`` returned (at
-least them, for every key ever published), so a bus that breaks one law fails only that one.
+against those returned changes, ``bus.catch-up`` against the versions ``publish`` returned (at least
+them, for every key ever published), so a bus that breaks one law fails only that one.
 """
 
 from __future__ import annotations
