@@ -119,6 +119,8 @@ _PACKAGES: Final = {
     "mcpserver": ("mcp", "pydantic"),
     "fastmcp": ("fastmcp", "mcp", "pydantic"),
 }
+_DISTRIBUTIONS: Final = {"mcp-core": "mcp-core-server"}
+"""A package's distribution where its name differs (``mcp-core`` on PyPI is another project)."""
 
 
 def _versions(args: argparse.Namespace) -> dict[str, str]:
@@ -129,7 +131,7 @@ def _versions(args: argparse.Namespace) -> dict[str, str]:
     found: dict[str, str] = {}
     for package in packages:
         try:
-            found[package] = version(package)
+            found[package] = version(_DISTRIBUTIONS.get(package, package))
         except PackageNotFoundError:
             found[package] = "absent"
     return found

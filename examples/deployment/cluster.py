@@ -97,13 +97,21 @@ def haproxy_config(bind: str, workers: Mapping[str, str], *, sticky: bool = True
       a request 45 s, not an hour; request headers within 10 s, as the workers bound them.
     - ``option forwardfor``: ``X-Forwarded-For``, which the workers believe from the balancer
       (``--trusted-proxy``), so one client's sessions count against its own limit.
+    - Logging: one line on standard error for each request that did not end normally (a 5xx,
+      an error of the balancer's own, a connection cut) or was sent to another worker after a
+      failed connection, with its status, timings and termination state; successful requests
+      are not logged.
     """
     lines = [
         "global",
         "    maxconn 4096",
+        "    log stderr format raw local0",
         "",
         "defaults",
         "    mode http",
+        "    log global",
+        "    option httplog",
+        "    option dontlog-normal",
         "    option http-server-close",
         "    option http-no-delay",
         "    option forwardfor",

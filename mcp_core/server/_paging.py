@@ -297,7 +297,9 @@ class EncodedItems(list[dict[str, Any]]):
     def __init__(self, snapshot: Snapshot, indices: Sequence[int]) -> None:
         wires = snapshot.wires
         if type(indices) is range:  # a page without visibility rules: one slice
-            super().__init__(wires[indices.start : indices.stop])
+            start, stop = indices.start, indices.stop
+            # A page of the whole list (no page size) is copied once, not sliced and copied.
+            super().__init__(wires if start == 0 and stop == len(wires) else wires[start:stop])
         else:
             super().__init__(wires[index] for index in indices)
         self._snapshot = snapshot

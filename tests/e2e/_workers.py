@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -39,6 +40,7 @@ __all__ = [
     "has",
     "health",
     "needs_cluster",
+    "show_logs",
 ]
 
 needs_cluster = pytest.mark.skipif(
@@ -52,8 +54,7 @@ def deployed(root: Path) -> Iterator[Cluster]:
     """The example's deployment in ``root`` (Redis, w1, w2, HAProxy) serving a catalogue copy.
 
     The copy (``cluster.env["CATALOGUE_FILE"]``) is the test's to change. When the block ends
-    every process is stopped and the workers' last log lines are printed (pytest shows them when
-    a test fails).
+    every process is stopped and the logs are shown as :func:`show_logs` shows them.
     """
     catalogue = root / "catalogue.json"
     shutil.copy(EXAMPLE / "catalogue.json", catalogue)
@@ -61,8 +62,37 @@ def deployed(root: Path) -> Iterator[Cluster]:
         try:
             yield cluster
         finally:
-            for name in ("w1", "w2"):
-                print(f"--- {name}\n{cluster.log(name)[-4000:]}")  # noqa: T201 -- shown when a test fails
+            show_logs(cluster, ("w1", "w2"))
+
+
+_TROUBLE: Final = re.compile(r"Traceback|ERROR|CRITICAL|Exception in")
+_AFTER_TROUBLE: Final = 30  # lines kept after each line that reports trouble
+_TAIL: Final = 3000  # characters of the end of each worker's log
+
+
+def show_logs(cluster: Cluster, workers: Iterable[str]) -> None:
+    """Print what a failed test needs of the logs (pytest shows it only when a test fails).
+
+    For each worker, every error its whole log reports (a traceback, an ``ERROR`` line, with the
+    lines that follow) and then the log's end; then the balancer's log, which holds one line per
+    request that did not end normally (the documented configuration logs only those).
+    """
+    for name in workers:
+        text = cluster.log(name)
+        head, tail = text[:-_TAIL], text[-_TAIL:]
+        lines = head.splitlines()
+        kept = sorted(
+            {
+                index
+                for start, line in enumerate(lines)
+                if _TROUBLE.search(line)
+                for index in range(start, min(start + _AFTER_TROUBLE, len(lines)))
+            }
+        )
+        errors = "\n".join(lines[index] for index in kept)[-20_000:]
+        print(f"--- {name}: errors before the end\n{errors}\n--- {name}: the end\n{tail}")  # noqa: T201 -- shown when a test fails
+    if balancer := cluster.log("haproxy"):
+        print(f"--- haproxy: requests that did not end normally\n{balancer[-8000:]}")  # noqa: T201 -- shown when a test fails
 
 
 def add_catalogue_tool(path: Path, name: str) -> None:

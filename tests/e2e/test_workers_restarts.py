@@ -38,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.clients import WAIT, text, until
 from tests.e2e._http import Event, RawSession, answer_to, parse_sse
-from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster
+from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster, show_logs
 
 pytestmark = [
     needs_cluster,
@@ -75,8 +75,7 @@ def cluster(
         yield deployment
     finally:
         deployment.stop()
-        for name in WORKERS:
-            print(f"--- {name}\n{deployment.log(name)[-3000:]}")  # noqa: T201 -- shown when a test fails
+        show_logs(deployment, WORKERS)
 
 
 @dataclass

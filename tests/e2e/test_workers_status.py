@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster
+from tests.e2e._workers import EXAMPLE, Cluster, needs_cluster, show_logs
 from tests.e2e.test_status_page import ARTEFACTS, chromium, headless
 
 pytestmark = [needs_cluster]
@@ -60,8 +60,7 @@ def cluster(tmp_path: Path) -> Iterator[StatusCluster]:
         yield deployment
     finally:
         deployment.stop()
-        for name in WORKERS:
-            print(f"--- {name}\n{deployment.log(name)[-3000:]}")  # noqa: T201 -- shown when a test fails
+        show_logs(deployment, WORKERS)
 
 
 def workers_on(url: str) -> dict[str, tuple[str, str]]:
