@@ -74,8 +74,9 @@ def show_logs(cluster: Cluster, workers: Iterable[str]) -> None:
     """Print what a failed test needs of the logs (pytest shows it only when a test fails).
 
     For each worker, every error its whole log reports (a traceback, an ``ERROR`` line, with the
-    lines that follow) and then the log's end; then the balancer's log, which holds one line per
-    request that did not end normally (the documented configuration logs only those).
+    lines that follow) and then the log's end; then the balancer's log, which the documented
+    configuration writes only for what did not go well: a request that did not end normally or
+    was sent to another worker, a worker leaving or rejoining the rotation.
     """
     for name in workers:
         text = cluster.log(name)
@@ -92,7 +93,7 @@ def show_logs(cluster: Cluster, workers: Iterable[str]) -> None:
         errors = "\n".join(lines[index] for index in kept)[-20_000:]
         print(f"--- {name}: errors before the end\n{errors}\n--- {name}: the end\n{tail}")  # noqa: T201 -- shown when a test fails
     if balancer := cluster.log("haproxy"):
-        print(f"--- haproxy: requests that did not end normally\n{balancer[-8000:]}")  # noqa: T201 -- shown when a test fails
+        print(f"--- haproxy\n{balancer[-8000:]}")  # noqa: T201 -- shown when a test fails
 
 
 def add_catalogue_tool(path: Path, name: str) -> None:
