@@ -728,27 +728,41 @@ class RemoteSource:
         backoff = first
         status = self._status
         while True:
-            try:
-                async with self._connect(None) as client:
-                    self._notes = ()
-                    status.protocol = client.protocol_version
-                    status.discover = client.session.discover_result
-                    await self._refresh(client)
-                    if isinstance(self._target, StdioServerParameters):
-                        self._shared = client
-                    backoff = first
-                    await self._watch(client)
-            except (_Down, MCPError, *_TRANSPORT_ERRORS) as exc:
-                self._went_down(str(exc) if isinstance(exc, _Down) else _reason(exc))
-            except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure; logged
-                if not _expected(exc):  # what the remote did is said in one line, below
-                    _log.exception("%r: the connection failed unexpectedly", self)
-                self._went_down(_reason(exc))
-            finally:
-                self._shared = None
+            with anyio.CancelScope() as connection:
+                handled = False
+                try:
+                    async with self._connect(None) as client:
+                        try:
+                            self._notes = ()
+                            status.protocol = client.protocol_version
+                            status.discover = client.session.discover_result
+                            await self._refresh(client)
+                            if isinstance(self._target, StdioServerParameters):
+                                self._shared = client
+                            backoff = first
+                            await self._watch(client)
+                        except Exception as exc:
+                            # Said down at once, then closed within the check's bound: closing
+                            # talks to the remote (a cancellation, the session's end), and one
+                            # that stopped answering must not hold the supervisor.
+                            handled = True
+                            self._lost(exc)
+                            connection.deadline = anyio.current_time() + self._check_bound
+                            raise
+                except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure
+                    if not handled:
+                        self._lost(exc)
+                finally:
+                    self._shared = None
             _log.info("%r: connecting again in %g s", self, backoff)
             await anyio.sleep(backoff)
             backoff = min(backoff * 2, self._max_backoff)
+
+    def _lost(self, exc: Exception) -> None:
+        """The connection failed with ``exc``: down, with the reason (an unexpected one logged)."""
+        if not _expected(exc):  # what the remote did is said in one line, by _went_down
+            _log.error("%r: the connection failed unexpectedly", self, exc_info=exc)
+        self._went_down(_reason(exc))
 
     async def _refresh(self, client: Client) -> None:
         status = self._status
@@ -775,7 +789,7 @@ class RemoteSource:
         counts as a lost connection (a request to a server that died may otherwise wait for its
         whole read timeout).
         """
-        bound = min(self._timeout, max(1.0, 4 * self._health_interval))
+        bound = self._check_bound
         announced, silent = self._announcing(client.server_capabilities)
         async with anyio.create_task_group() as tasks:
             if silent:
@@ -795,13 +809,21 @@ class RemoteSource:
                     # While a forwarded request holds the stdio session, it is the check: a
                     # remote busy with a long call may not answer a ping in time, and that
                     # request's own timeout bounds it.
-                    with anyio.fail_after(bound):
-                        await _check(client)
+                    try:
+                        with anyio.fail_after(bound):
+                            await _check(client)
+                    except TimeoutError:
+                        raise _Down(f"it did not answer a check within {bound:g} s") from None
                 if self._pending.is_set() or self._status.down is not None:
                     # The remote changed, or a forwarded request failed while this connection
                     # works: list again (which also clears "down").
                     self._pending = anyio.Event()
                     await self._refresh(client)
+
+    @property
+    def _check_bound(self) -> float:
+        """Seconds a connection check (or closing a connection) may take before it has failed."""
+        return min(self._timeout, max(1.0, 4 * self._health_interval))
 
     def _announcing(self, capabilities: types.ServerCapabilities) -> tuple[set[str], set[str]]:
         """The lists (of those taken) whose changes the remote announces, and those it does not."""
@@ -1267,7 +1289,8 @@ async def _check(client: Client) -> None:
     """
     try:
         if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            await client.session.discover()
+            # A request on the wire: the session's discover() answers from what it adopted.
+            await client.session.send_discover(client.protocol_version)
             return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)  # ping is handshake-era only

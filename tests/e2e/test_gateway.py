@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import tempfile
@@ -10,10 +11,13 @@ from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import IO
 
+import anyio
 import pytest
 from mcp import Client
 
-from tests.clients import MCP_CORE, ROOT, Inbox, bearer, text, tool_names
+from mcp_core.bridges import RemoteSource
+from mcp_core.errors import SourceUnavailableError
+from tests.clients import MCP_CORE, ROOT, WAIT, Inbox, bearer, text, tool_names
 from tests.e2e.conftest import free_port, start, stop
 
 GATEWAY = ROOT / "examples" / "gateway"
@@ -221,3 +225,53 @@ class TestBackendDown:
         assert "serving its last good collection" in status
         assert after == before | {"weather_alerts"}
         assert text(back) == "no alerts for oslo"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_frozen_backend_is_found_by_the_health_check(mode: str) -> None:
+    """Nothing called, nothing listed: the periodic check alone finds a frozen backend, and its return.
+
+    The backend is stopped with SIGSTOP: its connections stay open and nothing fails by itself.
+    The check must reach it in either era (a ``server/discover`` answered from the client's
+    own memory proved nothing, and a frozen backend went unseen until the next listing), so
+    the source is unavailable, and says why, within the check's bound; resumed, it is back.
+    """
+    port = free_port()
+    weather = start_weather(port)
+    source = RemoteSource.http(
+        f"http://127.0.0.1:{port}/mcp",
+        name="weather",
+        mode="auto" if mode == "2026-07-28" else "legacy",
+        health_interval=0.1,
+        poll_interval=None,
+    )
+    changed = anyio.Event()
+
+    def announced(kinds: object) -> None:
+        changed.set()
+
+    async def until_available(*, wanted: bool) -> None:
+        nonlocal changed
+        with anyio.fail_after(WAIT):
+            while source.available is not wanted:
+                await changed.wait()
+                changed = anyio.Event()
+
+    source.subscribe(announced)
+    try:
+        async with source.running():
+            assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
+            assert source.available is True
+            weather.send_signal(signal.SIGSTOP)
+            await until_available(wanted=False)
+            found_by_the_check = (
+                r"'weather' is unavailable \(it did not answer a check within 1 s\)"
+            )
+            with pytest.raises(SourceUnavailableError, match=found_by_the_check):
+                await source.provide()
+            weather.send_signal(signal.SIGCONT)
+            await until_available(wanted=True)
+            assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
+    finally:
+        weather.send_signal(signal.SIGCONT)
+        stop(weather)
