@@ -227,14 +227,25 @@ class TestBackendDown:
         assert text(back) == "no alerts for oslo"
 
 
-@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_a_frozen_backend_is_found_by_the_health_check(mode: str) -> None:
-    """Nothing called, nothing listed: the periodic check alone finds a frozen backend, and its return.
+FAULTS = {
+    # SIGSTOP: connections stay open, nothing fails by itself; only the check can tell.
+    "frozen": r"'weather' is unavailable \(it did not answer a check within 1 s\)",
+    # SIGKILL: connections reset; SIGTERM: the backend drains and ends its streams gracefully.
+    "killed": r"'weather' is unavailable \(",
+    "stopped": r"'weather' is unavailable \(",
+}
 
-    The backend is stopped with SIGSTOP: its connections stay open and nothing fails by itself.
-    The check must reach it in either era (a ``server/discover`` answered from the client's
-    own memory proved nothing, and a frozen backend went unseen until the next listing), so
-    the source is unavailable, and says why, within the check's bound; resumed, it is back.
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_backend_gone_silent_is_found_by_the_health_check(mode: str, fault: str) -> None:
+    """Nothing called, nothing listed: the periodic check alone finds a backend gone, and its return.
+
+    The backend is frozen (SIGSTOP), killed (SIGKILL) or stopped (SIGTERM, a drain that ends its
+    streams as a redeploy does). The check must reach it in either era (a ``server/discover``
+    answered from the client's own memory proved nothing: a stopped or frozen backend went
+    unseen until the next listing), and a frozen one is said down as its check fails, not once
+    a close that waits on it ends; then the backend is resumed or started again, and is back.
     """
     port = free_port()
     weather = start_weather(port)
@@ -243,6 +254,7 @@ async def test_a_frozen_backend_is_found_by_the_health_check(mode: str) -> None:
         name="weather",
         mode="auto" if mode == "2026-07-28" else "legacy",
         health_interval=0.1,
+        max_backoff=0.5,
         poll_interval=None,
     )
     changed = anyio.Event()
@@ -262,14 +274,20 @@ async def test_a_frozen_backend_is_found_by_the_health_check(mode: str) -> None:
         async with source.running():
             assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
             assert source.available is True
-            weather.send_signal(signal.SIGSTOP)
+            if fault == "frozen":
+                weather.send_signal(signal.SIGSTOP)
+            elif fault == "killed":
+                weather.kill()
+                weather.wait()
+            else:
+                stop(weather)
             await until_available(wanted=False)
-            found_by_the_check = (
-                r"'weather' is unavailable \(it did not answer a check within 1 s\)"
-            )
-            with pytest.raises(SourceUnavailableError, match=found_by_the_check):
+            with pytest.raises(SourceUnavailableError, match=FAULTS[fault]):
                 await source.provide()
-            weather.send_signal(signal.SIGCONT)
+            if fault == "frozen":
+                weather.send_signal(signal.SIGCONT)
+            else:
+                weather = start_weather(port)
             await until_available(wanted=True)
             assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
     finally:
