@@ -184,9 +184,10 @@ class RemoteSource:
     - ``poll_interval``: while running, seconds between listings of a remote that does not
       announce its changes (no ``listChanged`` capability, or ``subscriptions/listen``
       refused); None: never (such a remote's changes are seen when it reconnects);
-    - ``health_interval``: seconds between connection checks while running; ``max_backoff``:
-      the longest wait between reconnection attempts (it doubles from ``health_interval``, or
-      one second if that is longer);
+    - ``health_interval``: seconds between connection checks while running (a request the
+      remote answers; one unanswered within ``min(timeout, max(1, 4 * health_interval))``
+      seconds marks it down); ``max_backoff``: the longest wait between reconnection attempts
+      (it doubles from ``health_interval``, or one second if that is longer);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
     - ``max_elements`` (10,000), ``max_bytes`` (16 MiB) and ``max_listing_time`` (30 s): what
       one listing may read in all (elements across every page and kind; bytes received, for
