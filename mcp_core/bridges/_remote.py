@@ -103,6 +103,7 @@ __all__ = [
 _log = logging.getLogger("mcp_core.bridges")
 
 _T = TypeVar("_T")
+_C = TypeVar("_C")
 ConnectMode = Literal["auto", "legacy", "2026-07-28"]
 
 _KIND_CAPABILITY: Final = (
@@ -521,7 +522,7 @@ class RemoteSource:
                             return await request(shared, relay)
                         finally:
                             self._relay = None
-                async with self._connect(relay) as client:
+                async with _closed_within(self._check_bound, self._connect(relay)) as client:
                     return await request(client, relay)
             except ExceptionGroup as group:
                 # A transport's task group wraps what failed in it (a 2026-07-28 session opens
@@ -729,32 +730,27 @@ class RemoteSource:
         backoff = first
         status = self._status
         while True:
-            with anyio.CancelScope() as connection:
-                handled = False
-                try:
-                    async with self._connect(None) as client:
-                        try:
-                            self._notes = ()
-                            status.protocol = client.protocol_version
-                            status.discover = client.session.discover_result
-                            await self._refresh(client)
-                            if isinstance(self._target, StdioServerParameters):
-                                self._shared = client
-                            backoff = first
-                            await self._watch(client)
-                        except Exception as exc:
-                            # Said down at once, then closed within the check's bound: closing
-                            # talks to the remote (a cancellation, the session's end), and one
-                            # that stopped answering must not hold the supervisor.
-                            handled = True
-                            self._lost(exc)
-                            connection.deadline = anyio.current_time() + self._check_bound
-                            raise
-                except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure
-                    if not handled:
+            handled = False
+            try:
+                async with _closed_within(self._check_bound, self._connect(None)) as client:
+                    try:
+                        self._notes = ()
+                        status.protocol = client.protocol_version
+                        status.discover = client.session.discover_result
+                        await self._refresh(client)
+                        if isinstance(self._target, StdioServerParameters):
+                            self._shared = client
+                        backoff = first
+                        await self._watch(client)
+                    except Exception as exc:
+                        handled = True  # said down at once: the close may wait on the remote
                         self._lost(exc)
-                finally:
-                    self._shared = None
+                        raise
+            except Exception as exc:  # noqa: BLE001 -- the supervisor outlives any failure
+                if not handled:
+                    self._lost(exc)
+            finally:
+                self._shared = None
             _log.info("%r: connecting again in %g s", self, backoff)
             await anyio.sleep(backoff)
             backoff = min(backoff * 2, self._max_backoff)
@@ -1299,6 +1295,31 @@ async def _check(client: Client) -> None:
     except MCPError as exc:
         if not _refused(exc):
             raise
+
+
+@asynccontextmanager
+async def _closed_within(
+    seconds: float, connection: AbstractAsyncContextManager[_C]
+) -> AsyncIterator[_C]:
+    """``connection``, whose closing may take at most ``seconds`` once the block has ended.
+
+    Closing talks to the remote (a request's cancellation, a handshake-era session's end): one
+    that stopped answering must not hold what the block already has, an answer or the failure
+    to report (a forwarded call waited its read timeout, minutes, past its ``call_timeout``).
+    A close cut short still raises what the block raised.
+    """
+    raised: BaseException | None = None
+    with anyio.CancelScope() as closing:
+        async with connection as value:
+            try:
+                yield value
+            except BaseException as exc:
+                raised = exc
+                raise
+            finally:
+                closing.deadline = anyio.current_time() + seconds
+    if raised is not None and closing.cancelled_caught:
+        raise raised
 
 
 def _sole(group: ExceptionGroup[Exception]) -> Exception:

@@ -9,14 +9,18 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any, cast
 
 import anyio
 import pytest
 from mcp import Client
 
+from mcp_core import ClientGateway
 from mcp_core.bridges import RemoteSource
+from mcp_core.elements import ElementKind, ElementRef
 from mcp_core.errors import SourceUnavailableError
+from mcp_core.handlers import Invoker
+from mcp_core.handlers.testing import RecordingGateway
 from tests.clients import MCP_CORE, ROOT, WAIT, Inbox, bearer, text, tool_names
 from tests.e2e.conftest import free_port, start, stop
 
@@ -290,6 +294,57 @@ async def test_a_backend_gone_silent_is_found_by_the_health_check(mode: str, fau
                 weather = start_weather(port)
             await until_available(wanted=True)
             assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
+    finally:
+        weather.send_signal(signal.SIGCONT)
+        stop(weather)
+
+
+class FreezesOnProgress:
+    """A client gateway that freezes ``process`` (SIGSTOP) when the first progress arrives."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.recorded = RecordingGateway()
+        self.process = process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.recorded, name)
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Freeze the backend mid-call, then record the notification."""
+        self.process.send_signal(signal.SIGSTOP)
+        await self.recorded.progress(progress, total, message)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_call_to_a_backend_frozen_mid_call_keeps_to_its_timeout(mode: str) -> None:
+    """The backend freezes while a forwarded call runs: the call ends as ``call_timeout`` says.
+
+    The call times out after ``call_timeout``; closing its connection (the cancellation, and in
+    the handshake era the session's end) talks to the frozen backend, and is cut within the
+    check's bound: it waited for the HTTP read timeout, five minutes, before.
+    """
+    port = free_port()
+    weather = start_weather(port)
+    try:
+        source = RemoteSource.http(
+            f"http://127.0.0.1:{port}/mcp",
+            name="weather",
+            mode="auto" if mode == "2026-07-28" else "legacy",
+            timeout=2.0,
+            call_timeout=1.0,
+        )
+        collection = await source.provide()
+        (forecast,) = (e for e in collection if e.ref == ElementRef(ElementKind.TOOL, "forecast"))
+        gateway = FreezesOnProgress(weather)
+        with anyio.fail_after(WAIT):
+            result = await Invoker().call_tool(
+                forecast, {"city": "oslo"}, cast("ClientGateway", gateway)
+            )
+        assert result["isError"] is True
+        assert "'weather' answered: Request 'tools/call' timed out" in str(result["content"])
+        assert [type(call).__name__ for call in gateway.recorded.calls][-1] == "ProgressCall"
     finally:
         weather.send_signal(signal.SIGCONT)
         stop(weather)
