@@ -231,6 +231,12 @@ class TestBackendDown:
         assert text(back) == "no alerts for oslo"
 
 
+def weather_source(port: int, mode: str, **options: Any) -> RemoteSource:
+    """The weather backend on ``port`` as a remote source, spoken to in ``mode``'s era."""
+    era = "auto" if mode == "2026-07-28" else "legacy"
+    return RemoteSource.http(f"http://127.0.0.1:{port}/mcp", name="weather", mode=era, **options)
+
+
 FAULTS = {
     # SIGSTOP: connections stay open, nothing fails by itself; only the check can tell.
     "frozen": r"'weather' is unavailable \(it did not answer a check within 1 s\)",
@@ -253,14 +259,7 @@ async def test_a_backend_gone_silent_is_found_by_the_health_check(mode: str, fau
     """
     port = free_port()
     weather = start_weather(port)
-    source = RemoteSource.http(
-        f"http://127.0.0.1:{port}/mcp",
-        name="weather",
-        mode="auto" if mode == "2026-07-28" else "legacy",
-        health_interval=0.1,
-        max_backoff=0.5,
-        poll_interval=None,
-    )
+    source = weather_source(port, mode, health_interval=0.1, max_backoff=0.5, poll_interval=None)
     changed = anyio.Event()
 
     def announced(kinds: object) -> None:
@@ -328,13 +327,7 @@ async def test_a_call_to_a_backend_frozen_mid_call_keeps_to_its_timeout(mode: st
     port = free_port()
     weather = start_weather(port)
     try:
-        source = RemoteSource.http(
-            f"http://127.0.0.1:{port}/mcp",
-            name="weather",
-            mode="auto" if mode == "2026-07-28" else "legacy",
-            timeout=2.0,
-            call_timeout=1.0,
-        )
+        source = weather_source(port, mode, timeout=2.0, call_timeout=1.0)
         collection = await source.provide()
         (forecast,) = (e for e in collection if e.ref == ElementRef(ElementKind.TOOL, "forecast"))
         gateway = FreezesOnProgress(weather)
