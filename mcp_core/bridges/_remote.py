@@ -187,7 +187,8 @@ class RemoteSource:
       refused); None: never (such a remote's changes are seen when it reconnects);
     - ``health_interval``: seconds between connection checks while running (a request the
       remote answers; one unanswered within ``min(timeout, max(1, 4 * health_interval))``
-      seconds marks it down); ``max_backoff``: the longest wait between reconnection attempts
+      seconds marks it down, as does a forwarded request's own handshake unanswered within that
+      bound); ``max_backoff``: the longest wait between reconnection attempts
       (it doubles from ``health_interval``, or one second if that is longer);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
     - ``max_elements`` (10,000), ``max_bytes`` (16 MiB) and ``max_listing_time`` (30 s): what
@@ -412,12 +413,53 @@ class RemoteSource:
     async def _connect(self, relay: _Relay | None) -> AsyncIterator[Client]:
         """A connected client whose callbacks relay to ``relay`` (or to the request in turn).
 
+        A request's own connection (``relay`` given) must complete its handshake within the
+        check's bound, as a check must: a remote that froze since its last check held a call for
+        the whole ``timeout``, past the call's own ``call_timeout``.
+
         Raises:
             _Down: the remote cannot be reached or did not complete the handshake.
         """
         status = self._status
+        within = self._check_bound if relay is not None else None
+        attempts = self._attempts(relay)
+        current: Callable[[], _Relay | None] = (
+            (lambda: relay) if relay is not None else (lambda: self._relay)
+        )
+        for index, (mode, prior) in enumerate(attempts):
+            # The scope holds the whole connection (its tasks live in it); only the handshake has
+            # a deadline.
+            with anyio.CancelScope() as waited:
+                if within is not None:
+                    waited.deadline = anyio.current_time() + within
+                async with AsyncExitStack() as stack:
+                    try:
+                        client = await self._open(stack, mode, prior, current, listen=relay is None)
+                    except _Down:
+                        if waited.cancel_called:
+                            break  # silent, not refusing this era: no other era is tried
+                        if index + 1 == len(attempts):
+                            raise
+                        status.handshake = False
+                        continue
+                    waited.deadline = math.inf
+                    if (
+                        self._mode in MODERN_PROTOCOL_VERSIONS
+                        and client.protocol_version != self._mode
+                    ):
+                        raise _Down(f"it speaks {client.protocol_version}, not {self._mode}")
+                    if relay is not None and status.tools is not None:
+                        _know_tools(client, status.tools)
+                    yield client
+                    return
+            break  # the handshake's deadline passed
+        raise _Down(f"it did not answer a handshake within {within:g} s")
+
+    def _attempts(self, relay: _Relay | None) -> list[tuple[str, types.DiscoverResult | None]]:
+        """The eras to try connecting in, in turn, each with the discovery to adopt (if any)."""
+        status = self._status
         # A pinned 2026-07-28 still probes (server/discover): adopting without it would leave the
-        # remote's capabilities unknown. What was negotiated is checked below.
+        # remote's capabilities unknown. What was negotiated is checked once connected.
         attempts: list[tuple[str, types.DiscoverResult | None]] = [
             ("auto" if self._mode in MODERN_PROTOCOL_VERSIONS else self._mode, None)
         ]
@@ -434,24 +476,7 @@ class RemoteSource:
             era = relay.gateway.session.attributes.get("protocol_version")
             if self._mode == "auto" and era in HANDSHAKE_PROTOCOL_VERSIONS and status.handshake:
                 attempts.insert(0, ("legacy", None))
-        current: Callable[[], _Relay | None] = (
-            (lambda: relay) if relay is not None else (lambda: self._relay)
-        )
-        for index, (mode, prior) in enumerate(attempts):
-            async with AsyncExitStack() as stack:
-                try:
-                    client = await self._open(stack, mode, prior, current, listen=relay is None)
-                except _Down:
-                    if index + 1 == len(attempts):
-                        raise
-                    status.handshake = False
-                    continue
-                if self._mode in MODERN_PROTOCOL_VERSIONS and client.protocol_version != self._mode:
-                    raise _Down(f"it speaks {client.protocol_version}, not {self._mode}")
-                if relay is not None and status.tools is not None:
-                    _know_tools(client, status.tools)
-                yield client
-                return
+        return attempts
 
     async def _open(
         self,

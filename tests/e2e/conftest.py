@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,8 +66,13 @@ def start(
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a server process and reap it (SIGKILL if it lingers)."""
+    """Terminate a server process and reap it (SIGKILL if it lingers).
+
+    A process a test froze (SIGSTOP) is resumed after the SIGTERM, so that it acts on it.
+    """
     process.terminate()
+    with suppress(ProcessLookupError):
+        process.send_signal(signal.SIGCONT)
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:

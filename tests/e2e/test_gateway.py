@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import AbstractAsyncContextManager, contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, cast
 
 import anyio
@@ -341,3 +343,97 @@ async def test_a_call_to_a_backend_frozen_mid_call_keeps_to_its_timeout(mode: st
     finally:
         weather.send_signal(signal.SIGCONT)
         stop(weather)
+
+
+async def test_a_call_to_a_backend_frozen_since_its_last_check_keeps_to_the_check_bound() -> None:
+    """Frozen just before a call: the call's own handshake is held to the check's bound.
+
+    In the handshake era a forwarded call opens a session of its own; against a backend that
+    froze since its last check, that handshake waited for the whole ``timeout`` (here longer
+    than the test's bound), past the call's ``call_timeout``.
+    """
+    port = free_port()
+    weather = start_weather(port)
+    source = weather_source(
+        port, "legacy", timeout=120.0, call_timeout=1.0, health_interval=0.25, poll_interval=None
+    )
+    try:
+        async with source.running():
+            collection = await source.provide()
+            (forecast,) = (e for e in collection if e.ref.key == "forecast")
+            weather.send_signal(signal.SIGSTOP)
+            with anyio.fail_after(WAIT):
+                result = await Invoker().call_tool(
+                    forecast, {"city": "oslo"}, cast("ClientGateway", RecordingGateway())
+                )
+        assert result["isError"] is True
+        assert "'weather' is unavailable (it did not answer a handshake within 1 s)" in str(
+            result["content"]
+        )
+    finally:
+        weather.send_signal(signal.SIGCONT)
+        stop(weather)
+
+
+@pytest.mark.parametrize("fault", ["frozen", "killed"])
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_stdio_backend_gone_silent_is_found_by_the_health_check(
+    mode: str, fault: str, tmp_path: Path
+) -> None:
+    """The same over stdio: a backend process frozen (SIGSTOP) or killed is said down, then back.
+
+    The backend's process is the source's own child; it writes its pid first (``exec`` keeps
+    it), so the test can freeze or kill it. A frozen one keeps its pipes open: only the check can
+    tell, and closing its session (which waits on the process) is cut within the check's bound.
+    A killed one is started again by the source at its next try.
+    """
+    pid_file = tmp_path / "pid"
+    script = f'echo $$ > "$0"; exec "{MCP_CORE}" run "{GATEWAY / "weather.py"}"'
+    source = RemoteSource.stdio(
+        "sh",
+        ["-c", script, str(pid_file)],
+        name="weather",
+        mode="auto" if mode == "2026-07-28" else "legacy",
+        health_interval=0.1,
+        max_backoff=0.5,
+        poll_interval=None,
+    )
+    changed = anyio.Event()
+
+    def announced(kinds: object) -> None:
+        changed.set()
+
+    async def until_available(*, wanted: bool) -> None:
+        nonlocal changed
+        with anyio.fail_after(WAIT):
+            while source.available is not wanted:
+                await changed.wait()
+                changed = anyio.Event()
+
+    def backend() -> int:
+        return int(pid_file.read_text())
+
+    source.subscribe(announced)
+    frozen: int | None = None
+    try:
+        async with source.running():
+            assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
+            first = backend()
+            if fault == "frozen":
+                frozen = first
+                os.kill(first, signal.SIGSTOP)
+            else:
+                os.kill(first, signal.SIGKILL)
+            await until_available(wanted=False)
+            with pytest.raises(SourceUnavailableError, match=FAULTS[fault]):
+                await source.provide()
+            if fault == "frozen":
+                os.kill(first, signal.SIGCONT)
+            await until_available(wanted=True)
+            assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
+            if fault == "killed":
+                assert backend() != first  # started again
+    finally:
+        if frozen is not None:
+            with suppress(ProcessLookupError):
+                os.kill(frozen, signal.SIGCONT)

@@ -4,10 +4,13 @@ The gateway (``tests/e2e/servers/hostile_gateway.py``, served by ``mcp-core run`
 its own, a healthy backend (``examples/gateway/weather.py``) and the hostile one
 (``tests/e2e/servers/hostile_backend.py``), restarted for each example with a generated plan:
 huge, endless, byte-heavy or churning lists, self-referring, remote or over-deep schemas,
-over-long names, storms of ``list_changed``. Whatever it sends:
+over-long names, storms of ``list_changed``; and in time: slow lists, calls answered late or
+never, the whole backend freezing (SIGSTOP) while it is listed and called. Whatever it sends:
 
 - the gateway's own tool, the healthy backend and ``/healthz`` keep answering (each within
   :data:`LIVENESS`, a bound for a loaded machine: the frozen gateway took minutes);
+- a call to one of the hostile backend's tools answers, a result or an error, within the same
+  bound (its ``call_timeout`` is 2 s: a call to a backend that froze was held for minutes);
 - a backend whose first page is servable is served (it is never dropped whole for what else it
   sends);
 - each client hears at most about one ``tools/list_changed`` a second;
@@ -21,6 +24,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.clients import MCP_CORE, ROOT, send_call, text, tool_names, until
 from tests.e2e.conftest import free_port, start, stop
@@ -60,6 +65,9 @@ plans = st.fixed_dictionaries(
         "description_bytes": st.sampled_from([0, 1_000, 200_000]),
         "storm": st.integers(0, 30),
         "churn": st.booleans(),
+        "list_delay": st.sampled_from([0, 0.2, 1.0]),
+        "call": st.sampled_from(["answer", "slow", "hang"]),
+        "freeze_after": st.sampled_from([0.2, 1.0, 2.5]),
     },
 )
 
@@ -129,6 +137,7 @@ def peak_rss(process: subprocess.Popen[bytes]) -> int:
 @example(plan={"per_page": 5, "schema": "deep", "depth": 150})  # too deep for the SDK server
 @example(plan={"per_page": 5, "name_length": 129})  # one long name dropped the backend
 @example(plan={"per_page": 5, "storm": 30, "churn": True})  # ~195 notifications in 5 s
+@example(plan={"per_page": 5, "freeze_after": 1.0})  # a call to it was held for minutes
 def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[str, Any]) -> None:
     """Whatever the hostile backend sends, everything else keeps answering, memory bounded."""
     path = deployment.plans / "plan.json"
@@ -158,12 +167,16 @@ class Heard:
 
 
 def servable(plan: dict[str, Any]) -> bool:
-    """Whether the plan's first page holds tools the gateway serves (valid, within its bounds)."""
+    """Whether the plan's first page holds tools the gateway serves (valid, within its bounds).
+
+    A backend that freezes may do so before the gateway has read its whole list.
+    """
     per_page: int = plan.get("per_page", 10)
     name_length: int = plan.get("name_length", 0)
     size = per_page * (plan.get("description_bytes", 0) + name_length + 200)
     plain: bool = plan.get("schema", "plain") == "plain"
-    return plain and name_length <= 128 - len("hostile_") and size <= MAX_MESSAGE_BYTES
+    fits = name_length <= 128 - len("hostile_") and size <= MAX_MESSAGE_BYTES
+    return plain and fits and "freeze_after" not in plan
 
 
 async def answered(listed: Path) -> bool:
@@ -197,7 +210,11 @@ async def probe(deployment: Deployment, listed: Path, served: bool) -> Heard:
                 assert text(forecast).startswith("oslo: day 1:")
                 health = await http.get(f"{deployment.url}/healthz")
                 assert health.status_code == 200, health.text[:300]
-                assert {"echo", "weather_forecast"} <= await tool_names(client)
+                names = await tool_names(client)
+                assert {"echo", "weather_forecast"} <= names
+                for name in sorted(name for name in names if name.startswith("hostile_"))[:1]:
+                    with suppress(MCPError):  # an error is an answer, as a result is
+                        await send_call(client, name, {"x": "hi"})
             await anyio.sleep(0.1)
 
         async def hostile_served() -> bool:

@@ -17,7 +17,13 @@ served over streamable HTTP on 127.0.0.1. The plan (every key optional):
   passes on to its clients;
 - ``raw_depth`` (0): the first tool's schema nests that many objects, written into the HTTP
   answer after the SDK serialised it (the SDK's own serialiser stops at about 100), so the page
-  is deeper than the official client's JSON parser reads (about 200 levels).
+  is deeper than the official client's JSON parser reads (about 200 levels);
+- ``list_delay`` (0): seconds each list answer waits before it is sent (a slow backend);
+- ``call`` (``"answer"``): what a ``tools/call`` gets: ``"answer"`` at once, ``"slow"`` after
+  1.5 s, or ``"hang"``, never an answer;
+- ``freeze_after``: seconds after its first answered list when the whole process stops itself
+  (SIGSTOP): connections stay open and nothing answers, as a backend that froze (whoever stops
+  it must send SIGCONT, as ``tests/e2e/conftest.py``'s ``stop`` does).
 
 Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
 made, so a test can tell where the gateway is.
@@ -26,10 +32,14 @@ made, so a test can tell where the gateway is.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
@@ -70,6 +80,10 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     listings = [0]
 
     raw_depth = int(plan.get("raw_depth", 0))
+    list_delay = float(plan.get("list_delay", 0))
+    on_call = str(plan.get("call", "answer"))
+    freeze_after = plan.get("freeze_after")
+    freezing: list[threading.Timer] = []
 
     def page(number: int) -> types.ListToolsResult:
         found = None if churn else built.get(number)
@@ -102,14 +116,27 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
             await ctx.session.send_tool_list_changed()
         cursor = params.cursor if params is not None else None
         made = page(int(cursor) if cursor else 0)
+        await anyio.sleep(list_delay)
         with listed.open("a") as log:
             log.write("answered\n")
+        if freeze_after is not None and not freezing:
+            freezing.append(threading.Timer(float(freeze_after), freeze))
+            freezing[0].start()
         return made
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if on_call == "hang":
+            await anyio.sleep_forever()
+        if on_call == "slow":
+            await anyio.sleep(1.5)
         return types.CallToolResult(content=[types.TextContent(type="text", text="hostile")])
 
     return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def freeze() -> None:
+    """Stop this whole process, as a backend that froze (SIGCONT resumes it)."""
+    os.kill(os.getpid(), signal.SIGSTOP)
 
 
 MARKER = "__deep__"

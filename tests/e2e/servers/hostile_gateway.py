@@ -37,9 +37,12 @@ app.add_source(
         RemoteSource.http(os.environ["HEALTHY_URL"], name="weather", **options), "weather"
     )
 )
+# A call to the hostile backend (which may hang its calls, or freeze) is given 2 s.
 app.add_source(
     PrefixedSource(
-        RemoteSource.http(os.environ["HOSTILE_URL"], name="hostile", **options, **bounds),
+        RemoteSource.http(
+            os.environ["HOSTILE_URL"], name="hostile", call_timeout=2.0, **options, **bounds
+        ),
         "hostile",
     )
 )
