@@ -542,6 +542,8 @@ class RemoteSource:
                 shared = self._shared
                 if shared is not None:
                     async with self._lock:
+                        if status.down is not None:  # found down while this one waited
+                            raise self._unavailable(status.down)
                         self._relay = relay
                         try:
                             return await request(shared, relay)
@@ -827,15 +829,18 @@ class RemoteSource:
             while True:
                 with anyio.move_on_after(self._health_interval):
                     await self._pending.wait()
-                if self._relay is None:
-                    # While a forwarded request holds the stdio session, it is the check: a
-                    # remote busy with a long call may not answer a ping in time, and that
-                    # request's own timeout bounds it.
+                # The check takes its turn with the requests forwarded on a stdio session: a
+                # remote busy with a long call may not answer a ping in time, but one that froze
+                # must be found even while requests keep coming (each waited for its turn and
+                # then its call_timeout, and the remote was never checked).
+                async with self._lock:
                     try:
                         with anyio.fail_after(bound):
                             await _check(client)
                     except TimeoutError:
-                        raise _Down(f"it did not answer a check within {bound:g} s") from None
+                        why = f"it did not answer a check within {bound:g} s"
+                        self._went_down(why)  # before the next request takes its turn
+                        raise _Down(why) from None
                 if self._pending.is_set() or self._status.down is not None:
                     # The remote changed, or a forwarded request failed while this connection
                     # works: list again (which also clears "down").
@@ -1135,8 +1140,9 @@ async def _call(
     except MCPError as exc:
         if exc.code == _URL_ELICITATION_REQUIRED:
             raise  # the URL the user must open: the client's answer, as the remote gave it
-        # The remote refused the call: say so, as a tool error.
-        raise ToolError(f"the remote MCP server {source.name!r} answered: {exc}") from exc
+        # The remote refused the call, or did not answer it in time: say so, as a tool error.
+        said = "did not answer" if exc.code == types.REQUEST_TIMEOUT else "answered"
+        raise ToolError(f"the remote MCP server {source.name!r} {said}: {exc}") from exc
     return tool_result_from_wire(_own_leg(result))
 
 

@@ -338,7 +338,7 @@ async def test_a_call_to_a_backend_frozen_mid_call_keeps_to_its_timeout(mode: st
                 forecast, {"city": "oslo"}, cast("ClientGateway", gateway)
             )
         assert result["isError"] is True
-        assert "'weather' answered: Request 'tools/call' timed out" in str(result["content"])
+        assert "'weather' did not answer: Request 'tools/call' timed out" in str(result["content"])
         assert [type(call).__name__ for call in gateway.recorded.calls][-1] == "ProgressCall"
     finally:
         weather.send_signal(signal.SIGCONT)
@@ -437,3 +437,61 @@ async def test_a_stdio_backend_gone_silent_is_found_by_the_health_check(
         if frozen is not None:
             with suppress(ProcessLookupError):
                 os.kill(frozen, signal.SIGCONT)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_frozen_stdio_backend_is_found_while_calls_keep_coming(
+    mode: str, tmp_path: Path
+) -> None:
+    """Calls keep the one stdio session busy while the backend is frozen: the check still runs.
+
+    Requests to a stdio remote take turns on its session; the check skipped its turn while one
+    held it, so with calls coming steadily a frozen backend was never found down, and each call
+    waited for the calls before it and then for its own ``call_timeout``. The check now takes
+    its turn too: after the calls already waiting, the remote is found down, and the calls after
+    that fail at once; then the source starts the backend again.
+    """
+    pid_file = tmp_path / "pid"
+    script = f'echo $$ > "$0"; exec "{MCP_CORE}" run "{GATEWAY / "weather.py"}"'
+    source = RemoteSource.stdio(
+        "sh",
+        ["-c", script, str(pid_file)],
+        name="weather",
+        mode="auto" if mode == "2026-07-28" else "legacy",
+        health_interval=0.1,
+        max_backoff=0.5,
+        poll_interval=None,
+        call_timeout=1.0,
+    )
+    outcomes: list[str] = []
+    first = 0
+    try:
+        async with source.running():
+            collection = await source.provide()
+            (explain,) = (e for e in collection if e.ref.key == "explain")
+            first = int(pid_file.read_text())
+            os.kill(first, signal.SIGSTOP)
+
+            async def caller() -> None:
+                while source.available is not False:
+                    result = await Invoker().call_tool(
+                        explain, {"city": "oslo"}, cast("ClientGateway", RecordingGateway())
+                    )
+                    outcomes.append(str(result["content"]))
+                    await anyio.sleep(0.01)
+
+            with anyio.fail_after(WAIT):
+                async with anyio.create_task_group() as callers:
+                    callers.start_soon(caller)
+                    callers.start_soon(caller)
+            result = await Invoker().call_tool(
+                explain, {"city": "oslo"}, cast("ClientGateway", RecordingGateway())
+            )
+        assert "'weather' did not answer: Request 'tools/call' timed out" in outcomes[0]
+        assert "'weather' is unavailable (it did not answer a check within 1 s)" in str(
+            result["content"]
+        )
+    finally:
+        if first:
+            with suppress(ProcessLookupError):
+                os.kill(first, signal.SIGCONT)
