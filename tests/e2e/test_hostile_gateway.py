@@ -5,12 +5,16 @@ its own, a healthy backend (``examples/gateway/weather.py``) and the hostile one
 (``tests/e2e/servers/hostile_backend.py``), restarted for each example with a generated plan:
 huge, endless, byte-heavy or churning lists, self-referring, remote or over-deep schemas,
 over-long names, storms of ``list_changed``; and in time: slow lists, calls answered late or
-never, the whole backend freezing (SIGSTOP) while it is listed and called. Whatever it sends:
+never, the whole backend freezing (SIGSTOP) while it is listed and called. A second hostile
+backend, over stdio (started by the gateway, ended by the test for each example so that the
+gateway starts it again), carries out the same plan's timing and notifications on a small page
+(the bounds on bytes are for HTTP remotes). Whatever they send:
 
 - the gateway's own tool, the healthy backend and ``/healthz`` keep answering (each within
   :data:`LIVENESS`, a bound for a loaded machine: the frozen gateway took minutes);
-- a call to one of the hostile backend's tools answers, a result or an error, within the same
-  bound (its ``call_timeout`` is 2 s: a call to a backend that froze was held for minutes);
+- a call to one of each hostile backend's tools answers, a result or an error, within the same
+  bound (their ``call_timeout`` is 2 s: a call to a backend that froze was held for minutes,
+  and over stdio, with calls coming steadily, a frozen backend was never found down);
 - a backend whose first page is servable is served (it is never dropped whole for what else it
   sends);
 - each client hears at most about one ``tools/list_changed`` a second;
@@ -21,11 +25,14 @@ never, the whole backend freezing (SIGSTOP) while it is listed and called. Whate
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +87,7 @@ class Deployment:
     gateway: subprocess.Popen[bytes]
     hostile_port: int
     plans: Path
+    piped: Path  # the stdio backend's plan
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
 
@@ -87,8 +95,12 @@ class Deployment:
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
     """The healthy backend and the gateway, which finds the hostile one as each example starts it."""
     weather_port, hostile_port, gateway_port = free_port(), free_port(), free_port()
+    plans = tmp_path_factory.mktemp("plans")
+    piped = plans / "piped.json"
+    piped.write_text("{}")
     weather = start_weather(weather_port)
     env = {
+        "PIPED_PLAN": str(piped),
         "HEALTHY_URL": f"http://127.0.0.1:{weather_port}/mcp",
         "HOSTILE_URL": f"http://127.0.0.1:{hostile_port}/mcp",
         "HOSTILE_MAX_ELEMENTS": str(MAX_ELEMENTS),
@@ -105,7 +117,8 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         f"http://127.0.0.1:{gateway_port}",
         gateway,
         hostile_port,
-        tmp_path_factory.mktemp("plans"),
+        plans,
+        piped,
         [weather, gateway],
     )
     try:
@@ -113,6 +126,22 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     finally:
         for process in running.processes:
             stop(process)
+        end_piped(piped)
+
+
+def end_piped(plan: Path) -> None:
+    """End the stdio backend started with ``plan`` (frozen or not), if it runs."""
+    pid = plan.with_name(plan.name + ".pid")
+    if pid.exists():
+        with suppress(ProcessLookupError):
+            os.kill(int(pid.read_text()), signal.SIGKILL)
+        pid.unlink()
+
+
+def piped_plan(plan: dict[str, Any]) -> dict[str, Any]:
+    """What the stdio backend does: the plan's timing and notifications, on a page of 5 tools."""
+    timing = ("list_delay", "call", "freeze_after", "storm", "churn")
+    return {"per_page": 5, **{key: plan[key] for key in timing if key in plan}}
 
 
 def peak_rss(process: subprocess.Popen[bytes]) -> int:
@@ -144,12 +173,16 @@ def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[
     path.write_text(json.dumps(plan))
     listed = path.with_name("plan.json.listed")
     listed.unlink(missing_ok=True)
+    deployment.piped.write_text(json.dumps(piped_plan(plan)))
+    piped_listed = deployment.piped.with_name(deployment.piped.name + ".listed")
+    piped_listed.unlink(missing_ok=True)
+    end_piped(deployment.piped)  # the gateway starts it again, with this plan
     port = deployment.hostile_port
     hostile = start(
         [sys.executable, str(SERVERS / "hostile_backend.py"), str(port), str(path)], port
     )
     try:
-        heard = anyio.run(probe, deployment, listed, servable(plan))
+        heard = anyio.run(probe, deployment, (listed, piped_listed), servable(plan))
     finally:
         stop(hostile)
     assert heard.count <= heard.seconds / 1.0 + 2, plan
@@ -185,8 +218,8 @@ async def answered(listed: Path) -> bool:
     return await path.exists() and "answered" in await path.read_text()
 
 
-async def probe(deployment: Deployment, listed: Path, served: bool) -> Heard:
-    """Once the hostile backend answered a list, everything else answers, for a while.
+async def probe(deployment: Deployment, listed: tuple[Path, Path], served: bool) -> Heard:
+    """Once both hostile backends answered a list, everything else answers, for a while.
 
     With ``served``, the hostile backend's tools are then served too.
     """
@@ -201,7 +234,8 @@ async def probe(deployment: Deployment, listed: Path, served: bool) -> Heard:
         httpx2.AsyncClient() as http,
     ):
         began = anyio.current_time()
-        await until(lambda: answered(listed))  # the gateway reconnects within about a second
+        for path in listed:  # the gateway reconnects within about a second
+            await until(partial(answered, path))
         stop_at = anyio.current_time() + WINDOW
         while anyio.current_time() < stop_at:
             with anyio.fail_after(LIVENESS):
@@ -212,9 +246,10 @@ async def probe(deployment: Deployment, listed: Path, served: bool) -> Heard:
                 assert health.status_code == 200, health.text[:300]
                 names = await tool_names(client)
                 assert {"echo", "weather_forecast"} <= names
-                for name in sorted(name for name in names if name.startswith("hostile_"))[:1]:
-                    with suppress(MCPError):  # an error is an answer, as a result is
-                        await send_call(client, name, {"x": "hi"})
+                for prefix in ("hostile_", "piped_"):
+                    for name in sorted(name for name in names if name.startswith(prefix))[:1]:
+                        with suppress(MCPError):  # an error is an answer, as a result is
+                            await send_call(client, name, {"x": "hi"})
             await anyio.sleep(0.1)
 
         async def hostile_served() -> bool:

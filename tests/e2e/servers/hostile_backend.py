@@ -1,7 +1,10 @@
 """A hostile MCP backend: the SDK's low-level server, sending whatever its plan says.
 
 Run as ``python hostile_backend.py PORT PLAN`` (``PLAN`` a JSON file, read once at start) and
-served over streamable HTTP on 127.0.0.1. The plan (every key optional):
+served over streamable HTTP on 127.0.0.1, or as ``python hostile_backend.py --stdio PLAN`` and
+served over stdio (it then writes its pid to ``PLAN + ".pid"``, so that a test can end it and
+the gateway that started it starts it again with the plan of the moment). The plan (every key
+optional):
 
 - ``pages`` (1) and ``per_page`` (10): how many tool-list pages, and tools on each; with
   ``endless`` the last page points at another page forever;
@@ -43,6 +46,7 @@ import anyio
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
+from mcp.server.stdio import stdio_server
 
 
 def schema_of(plan: dict[str, Any]) -> dict[str, Any]:
@@ -165,11 +169,23 @@ class Deepen:
         await self.app(scope, receive, rewritten if scope["type"] == "http" else send)
 
 
+async def serve_stdio(server: Server[Any]) -> None:
+    """Serve ``server`` over this process's stdin and stdout."""
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
 def main() -> None:
     """Serve the plan given on the command line."""
-    port, plan_path = int(sys.argv[1]), Path(sys.argv[2])
+    stdio = sys.argv[1] == "--stdio"
+    plan_path = Path(sys.argv[2])
     plan = json.loads(plan_path.read_text())
     server = build(plan, plan_path.with_name(plan_path.name + ".listed"))
+    if stdio:
+        plan_path.with_name(plan_path.name + ".pid").write_text(str(os.getpid()))
+        anyio.run(serve_stdio, server)
+        return
+    port = int(sys.argv[1])
     app: Any = server.streamable_http_app()
     if plan.get("raw_depth"):
         app = Deepen(app, int(plan["raw_depth"]))

@@ -1,13 +1,16 @@
 """A gateway with a local tool, a healthy backend and a hostile one (see ``hostile_backend.py``).
 
 Served by ``mcp-core run ... --transport http`` in the hostile-backend tests. ``HEALTHY_URL`` and
-``HOSTILE_URL`` say where the backends listen; ``HOSTILE_MAX_ELEMENTS``, ``HOSTILE_MAX_BYTES``
+``HOSTILE_URL`` say where the backends listen; with ``PIPED_PLAN``, a second hostile backend is
+started over stdio with that plan, under the prefix ``piped``; ``HOSTILE_MAX_ELEMENTS``, ``HOSTILE_MAX_BYTES``
 and ``HOSTILE_MAX_MESSAGE_BYTES`` set the hostile remote's bounds (the defaults otherwise).
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from mcp_core.app import App
@@ -46,6 +49,16 @@ app.add_source(
         "hostile",
     )
 )
+
+piped = os.environ.get("PIPED_PLAN")
+if piped:
+    command = [str(Path(__file__).with_name("hostile_backend.py")), "--stdio", piped]
+    app.add_source(
+        PrefixedSource(
+            RemoteSource.stdio(sys.executable, command, name="piped", call_timeout=2.0, **options),
+            "piped",
+        )
+    )
 
 
 @app.tool
