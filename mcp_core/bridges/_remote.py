@@ -539,11 +539,11 @@ class RemoteSource:
         relay = _Relay(gateway)
         try:
             try:
-                shared = self._shared
-                if shared is not None:
+                if self._shared is not None:
                     async with self._lock:
-                        if status.down is not None:  # found down while this one waited
-                            raise self._unavailable(status.down)
+                        shared = self._shared  # the session of now: it may have been replaced
+                        if status.down is not None or shared is None:  # while this one waited
+                            raise self._unavailable(status.down or "the connection closed")
                         self._relay = relay
                         try:
                             return await request(shared, relay)
