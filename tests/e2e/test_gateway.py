@@ -239,6 +239,38 @@ def weather_source(port: int, mode: str, **options: Any) -> RemoteSource:
     return RemoteSource.http(f"http://127.0.0.1:{port}/mcp", name="weather", mode=era, **options)
 
 
+class Availability:
+    """Waits for a source to be available or not, woken by its change announcements."""
+
+    def __init__(self, source: RemoteSource) -> None:
+        self.source = source
+        self.changed = anyio.Event()
+        source.subscribe(self.announced)
+
+    def announced(self, kinds: object) -> None:
+        """A change was announced: look again."""
+        self.changed.set()
+
+    async def until(self, *, wanted: bool) -> None:
+        """Until ``source.available`` is ``wanted`` (bounded by WAIT)."""
+        with anyio.fail_after(WAIT):
+            while self.source.available is not wanted:
+                await self.changed.wait()
+                self.changed = anyio.Event()
+
+
+def stdio_weather(pid_file: Path, mode: str, **options: Any) -> RemoteSource:
+    """The weather backend over stdio, writing its pid to ``pid_file`` (``exec`` keeps it)."""
+    script = f'echo $$ > "$0"; exec "{MCP_CORE}" run "{GATEWAY / "weather.py"}"'
+    return RemoteSource.stdio(
+        "sh",
+        ["-c", script, str(pid_file)],
+        name="weather",
+        mode="auto" if mode == "2026-07-28" else "legacy",
+        **options,
+    )
+
+
 FAULTS = {
     # SIGSTOP: connections stay open, nothing fails by itself; only the check can tell.
     "frozen": r"'weather' is unavailable \(it did not answer a check within 1 s\)",
@@ -262,19 +294,7 @@ async def test_a_backend_gone_silent_is_found_by_the_health_check(mode: str, fau
     port = free_port()
     weather = start_weather(port)
     source = weather_source(port, mode, health_interval=0.1, max_backoff=0.5, poll_interval=None)
-    changed = anyio.Event()
-
-    def announced(kinds: object) -> None:
-        changed.set()
-
-    async def until_available(*, wanted: bool) -> None:
-        nonlocal changed
-        with anyio.fail_after(WAIT):
-            while source.available is not wanted:
-                await changed.wait()
-                changed = anyio.Event()
-
-    source.subscribe(announced)
+    until_available = Availability(source).until
     try:
         async with source.running():
             assert {e.ref.key for e in await source.provide()} >= {"forecast", "explain"}
@@ -388,32 +408,12 @@ async def test_a_stdio_backend_gone_silent_is_found_by_the_health_check(
     A killed one is started again by the source at its next try.
     """
     pid_file = tmp_path / "pid"
-    script = f'echo $$ > "$0"; exec "{MCP_CORE}" run "{GATEWAY / "weather.py"}"'
-    source = RemoteSource.stdio(
-        "sh",
-        ["-c", script, str(pid_file)],
-        name="weather",
-        mode="auto" if mode == "2026-07-28" else "legacy",
-        health_interval=0.1,
-        max_backoff=0.5,
-        poll_interval=None,
-    )
-    changed = anyio.Event()
-
-    def announced(kinds: object) -> None:
-        changed.set()
-
-    async def until_available(*, wanted: bool) -> None:
-        nonlocal changed
-        with anyio.fail_after(WAIT):
-            while source.available is not wanted:
-                await changed.wait()
-                changed = anyio.Event()
+    source = stdio_weather(pid_file, mode, health_interval=0.1, max_backoff=0.5, poll_interval=None)
+    until_available = Availability(source).until
 
     def backend() -> int:
         return int(pid_file.read_text())
 
-    source.subscribe(announced)
     frozen: int | None = None
     try:
         async with source.running():
@@ -452,16 +452,8 @@ async def test_a_frozen_stdio_backend_is_found_while_calls_keep_coming(
     that fail at once; then the source starts the backend again.
     """
     pid_file = tmp_path / "pid"
-    script = f'echo $$ > "$0"; exec "{MCP_CORE}" run "{GATEWAY / "weather.py"}"'
-    source = RemoteSource.stdio(
-        "sh",
-        ["-c", script, str(pid_file)],
-        name="weather",
-        mode="auto" if mode == "2026-07-28" else "legacy",
-        health_interval=0.1,
-        max_backoff=0.5,
-        poll_interval=None,
-        call_timeout=1.0,
+    source = stdio_weather(
+        pid_file, mode, health_interval=0.1, max_backoff=0.5, poll_interval=None, call_timeout=1.0
     )
     outcomes: list[str] = []
     first = 0
