@@ -2,8 +2,9 @@
 
 Served by ``mcp-core run ... --transport http`` in the hostile-backend tests. ``HEALTHY_URL`` and
 ``HOSTILE_URL`` say where the backends listen; with ``PIPED_PLAN``, a second hostile backend is
-started over stdio with that plan, under the prefix ``piped``; ``HOSTILE_MAX_ELEMENTS``, ``HOSTILE_MAX_BYTES``
-and ``HOSTILE_MAX_MESSAGE_BYTES`` set the hostile remote's bounds (the defaults otherwise).
+started over stdio with that plan, under the prefix ``piped``; ``HOSTILE_MAX_ELEMENTS``,
+``HOSTILE_MAX_BYTES`` and ``HOSTILE_MAX_MESSAGE_BYTES`` set the hostile remote's bounds (the
+defaults otherwise).
 """
 
 from __future__ import annotations
