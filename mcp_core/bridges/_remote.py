@@ -30,16 +30,17 @@ checks the connection every ``health_interval`` seconds, and on failure reconnec
 back, so the registry provides again.
 
 Bounds. A remote costs the gateway only itself: a listing reads at most ``max_elements``
-elements, ``max_bytes`` bytes (HTTP remotes) and ``max_listing_time`` seconds, with a running
-budget across its pages and kinds; past a bound it serves what it read, with a diagnostic saying
-which bound to raise. No single message from an HTTP remote may exceed ``max_message_bytes``
-(a larger answer becomes an error for that request alone, unread): the official client turns
-one message into models taking up to about 50 times its size while it is read, so this bounds
-what one remote can make the process hold at once. The elements are made from what was read a
-stretch at a time, with the event loop free between stretches, and each element that cannot be
-made (too deep, an invalid name, schema or ``$ref``) is skipped with one diagnostic line. The
-remote's ``list_changed`` notifications never make it list more than about half the time: the
-next listing waits at least a second, and at least as long as the last one took.
+elements, ``max_bytes`` bytes and ``max_listing_time`` seconds, with a running budget across its
+pages and kinds; past a bound it serves what it read, with a diagnostic saying which bound to
+raise. No single message from an HTTP or stdio remote may exceed ``max_message_bytes`` (a larger
+answer becomes an error for that request alone, unread; over stdio, for the request in progress):
+the official client turns one message into models taking up to about 50 times its size while it
+is read, so this bounds what one remote can make the process hold at once (``_metering``). The
+elements are made from what was read a stretch at a time, with the event loop free between
+stretches, and each element that cannot be made (too deep, an invalid name, schema or ``$ref``) is
+skipped with one diagnostic line. The remote's ``list_changed`` notifications never make it list
+more than about half the time: the next listing waits at least a second, and at least as long as
+the last one took.
 
 Optional features. Whatever the remote does not offer costs only that feature: a list method or
 ``subscriptions/listen`` it refuses (-32601, say) is skipped with a diagnostic naming the remote
@@ -53,7 +54,6 @@ forwarded request fails at once with a clear, retryable error instead of waiting
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -70,7 +70,7 @@ import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext, IncomingMessage
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import SubscriptionLost
 from mcp.server import Server
@@ -79,6 +79,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from mcp_core._stretches import pause
 from mcp_core.bridges._common import Backend, SharedRun, bridged, wire_of
+from mcp_core.bridges._metering import READABLE_DEPTH, Meter, Metered, metered_stdio
 from mcp_core.elements import Element, ElementCollection, ElementKind, ElementRef
 from mcp_core.elements._json import JsonValue
 from mcp_core.errors import (
@@ -192,10 +193,10 @@ class RemoteSource:
       (it doubles from ``health_interval``, or one second if that is longer);
     - ``max_pages``: pages read per list before giving up on a remote that never ends one;
     - ``max_elements`` (10,000), ``max_bytes`` (16 MiB) and ``max_listing_time`` (30 s): what
-      one listing may read in all (elements across every page and kind; bytes received, for
-      HTTP remotes) and how long it may take; past one, the elements read so far are served
-      with a diagnostic; ``max_message_bytes`` (4 MiB): the largest message read from an HTTP
-      remote (see the module docs);
+      one listing may read in all (elements across every page and kind; bytes received) and
+      how long it may take; past one, the elements read so far are served with a diagnostic;
+      ``max_message_bytes`` (4 MiB): the largest message read from the remote (see the
+      module docs);
     - ``kinds``: the kinds to take from the remote (default: all it has);
     - ``tags``: tags given to every element (``{"scope:weather"}`` with ``scoped_by_tag``
       makes the whole remote visible only to sessions with that scope).
@@ -291,7 +292,7 @@ class RemoteSource:
         self._max_bytes = max_bytes
         self._max_listing_time = max_listing_time
         self._max_message_bytes = max_message_bytes
-        self._meter = _Meter(max_message_bytes)
+        self._meter = Meter(max_message_bytes)
         self._kinds = kinds
         self._tags = frozenset(tags)
         self._listeners = ChangeListeners()
@@ -497,14 +498,14 @@ class RemoteSource:
                         # Bodies as sent: a bound on bytes received is a bound on what is held.
                         headers={**self._headers, "Accept-Encoding": "identity"},
                         timeout=httpx2.Timeout(self._timeout, read=_SSE_READ_TIMEOUT),
-                        transport=_Metered(httpx2.AsyncHTTPTransport(), self._meter),
+                        transport=Metered(httpx2.AsyncHTTPTransport(), self._meter),
                     )
                 )
                 transport = streamable_http_client(
                     self._target, http_client=http, max_sse_event_size=self._max_message_bytes
                 )
             else:
-                transport = stdio_client(self._target)
+                transport = metered_stdio(self._target, self._meter)
             return await stack.enter_async_context(
                 Client(
                     transport,
@@ -656,7 +657,7 @@ class RemoteSource:
                     self._note(
                         "skipped",
                         f"{dropped} elements of its {what} list nest JSON more than "
-                        f"{_READABLE_DEPTH} levels deep, too deep to be read; skipped",
+                        f"{READABLE_DEPTH} levels deep, too deep to be read; skipped",
                     )
                 )
             listed = getattr(page, key)
@@ -700,8 +701,8 @@ class RemoteSource:
         """One page of a list (asked for again, its too-deep elements left out, if need be).
 
         The official client parses a message whole: one element nested deeper than its JSON
-        parser allows (about 200 levels) makes the whole page unreadable. Once an HTTP remote
-        has sent such a page, its JSON answers are read here first and such elements left out
+        parser allows (about 200 levels) makes the whole page unreadable. Once a remote has sent
+        such a page, its JSON answers are read here first and such elements left out
         (each skipped with a diagnostic), so the others are served.
         """
         meter = self._meter
@@ -927,7 +928,7 @@ class _Budget:
     """What one listing may still read: elements left, and bytes received since it began."""
 
     elements: int
-    meter: _Meter
+    meter: Meter
     taken: int = 0
     spent: bool = False
     start: int = field(init=False)
@@ -937,7 +938,7 @@ class _Budget:
 
     @property
     def received(self) -> int:
-        """Bytes received from the remote since the listing began (HTTP remotes)."""
+        """Bytes received from the remote since the listing began."""
         return self.meter.received - self.start
 
     def take(self, count: int) -> int:
@@ -946,152 +947,6 @@ class _Budget:
         self.taken += room
         self.spent = self.spent or room < count
         return room
-
-
-@final
-class _Meter:
-    """Bytes received from an HTTP remote, and whether an answer was refused for its size.
-
-    ``deep``: the remote has sent a page too deep for the official client, so its JSON answers
-    are read first and their too-deep elements left out (``dropped`` counts them).
-    """
-
-    __slots__ = ("deep", "dropped", "limit", "received", "refused")
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.received = 0
-        self.refused = False
-        self.deep = False
-        self.dropped = 0
-
-
-@final
-class _Metered(httpx2.AsyncBaseTransport):
-    """An HTTP transport that counts what the remote sends and bounds each JSON answer.
-
-    A JSON answer is read here, up to the meter's limit: a larger one is cut off unread and
-    replaced by a JSON-RPC error for the request it answered (so that request fails alone, and
-    nothing larger than the limit is ever held). Event streams are counted as they are read; the
-    SDK's transport bounds each of their events.
-    """
-
-    __slots__ = ("_inner", "_meter")
-
-    def __init__(self, inner: httpx2.AsyncBaseTransport, meter: _Meter) -> None:
-        self._inner = inner
-        self._meter = meter
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
-        meter = self._meter
-        content_type = response.headers.get("content-type", "").lower()
-        encoding = response.headers.get("content-encoding", "identity").lower()
-        if not content_type.startswith("application/json") and encoding == "identity":
-            response.stream = _Counted(response.stream, meter)  # type: ignore[arg-type]  # an async stream
-            return response
-        chunks: list[bytes] = []
-        size = 0
-        too_large = encoding != "identity"  # unasked-for compression: its size is unknown
-        try:
-            async for chunk in response.stream:  # type: ignore[union-attr]  # an async stream
-                size += len(chunk)
-                meter.received += len(chunk)
-                if size > meter.limit or too_large:
-                    too_large = True
-                    break
-                chunks.append(chunk)
-        finally:
-            await response.aclose()
-        headers = [(k, v) for k, v in response.headers.raw if k.lower() != b"content-length"]
-        body = b"".join(chunks)
-        if too_large:
-            meter.refused = True
-            body = _oversized_answer(request, meter.limit)
-            headers = [(b"content-type", b"application/json")]
-        elif meter.deep:
-            body = _readable(body, meter)
-        return httpx2.Response(
-            response.status_code,
-            headers=headers,
-            stream=httpx2.ByteStream(body),
-            request=request,
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-@final
-class _Counted(httpx2.AsyncByteStream):
-    """A response stream whose bytes are counted on a meter as they are read."""
-
-    __slots__ = ("_inner", "_meter")
-
-    def __init__(self, inner: httpx2.AsyncByteStream, meter: _Meter) -> None:
-        self._inner = inner
-        self._meter = meter
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        meter = self._meter
-        async for chunk in self._inner:
-            meter.received += len(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-_READABLE_DEPTH: Final = 150  # JSON levels in one listed element: the client's parser reads ~200
-_LISTED: Final = ("tools", "resources", "resourceTemplates", "prompts")
-
-
-def _readable(body: bytes, meter: _Meter) -> bytes:
-    """A list answer ``body`` without its elements nested more than ``_READABLE_DEPTH`` levels."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return body  # not something to mend: the client says what is wrong with it
-    result = message.get("result") if isinstance(message, dict) else None
-    if not isinstance(result, dict):
-        return body
-    dropped = 0
-    for key in _LISTED:
-        items = result.get(key)
-        if isinstance(items, list):
-            kept = [item for item in items if _depth(item) <= _READABLE_DEPTH]
-            dropped += len(items) - len(kept)
-            result[key] = kept
-    if not dropped:
-        return body
-    meter.dropped += dropped
-    return json.dumps(message).encode()
-
-
-def _depth(value: object) -> int:
-    """How many levels of JSON objects and arrays ``value`` nests (without recursion)."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            deepest = max(deepest, depth)
-            stack.extend((member, depth + 1) for member in item)
-    return deepest
-
-
-def _oversized_answer(request: httpx2.Request, limit: int) -> bytes:
-    """A JSON-RPC error answering ``request``: its answer was larger than ``limit`` bytes."""
-    try:
-        request_id = json.loads(request.content).get("id")
-    except (ValueError, AttributeError, httpx2.RequestNotRead):
-        request_id = None
-    message = f"the remote's answer is larger than max_message_bytes={limit} bytes; it was not read"
-    error = {"code": types.INTERNAL_ERROR, "message": message}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 
 
 def _admit(

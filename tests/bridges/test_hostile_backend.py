@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -183,36 +184,96 @@ class TestListingBounds:
         assert longest <= 256  # never more than a stretch without the other task's turn
 
 
+@dataclass(frozen=True)
+class HostileRemote:
+    """``remote(plan, **options)``: a RemoteSource for the hostile server over ``transport``."""
+
+    transport: str
+    folder: Path
+    serve_http: Any
+
+    def __call__(self, plan: dict[str, Any], **options: Any) -> RemoteSource:
+        if self.transport == "http":
+            return RemoteSource.http(self.serve_http(**plan), name="hostile", **options)
+        path = self.folder / "plan.json"
+        path.write_text(json.dumps(plan))
+        return RemoteSource.stdio(
+            sys.executable, [str(HOSTILE), "--stdio", str(path)], name="hostile", **options
+        )
+
+
+@pytest.fixture(params=["http", "stdio"])
+def hostile_remote(
+    request: pytest.FixtureRequest, tmp_path: Path, serve_hostile: Any
+) -> HostileRemote:
+    """The hostile server as a RemoteSource's remote, over each transport."""
+    return HostileRemote(request.param, tmp_path, serve_hostile)
+
+
 class TestMessageBytes:
-    """Over HTTP, what a remote sends is counted: no answer over max_message_bytes is held."""
+    """What a remote sends is counted, over HTTP and stdio: no message over the bound is held.
+
+    Reading one costs time linear in its size (``test_metering.py`` holds the framing's laws).
+    """
 
     async def test_a_page_over_max_bytes_fails_that_listing_alone(
-        self, serve_hostile: Any, caplog: pytest.LogCaptureFixture
+        self, hostile_remote: HostileRemote, caplog: pytest.LogCaptureFixture
     ) -> None:
         """One ~8 MB page: the remote is unavailable, saying which bound; no traceback of ours."""
-        url = serve_hostile(per_page=4000, description_bytes=2000)
-        source = RemoteSource.http(url, name="hostile", max_message_bytes=1_000_000)
+        source = hostile_remote(
+            {"per_page": 4000, "description_bytes": 2000}, max_message_bytes=1_000_000
+        )
         with pytest.raises(SourceUnavailableError, match="larger than max_message_bytes=1000000"):
             await source.provide()
         assert not [r for r in tracebacks(caplog) if r.name.startswith("mcp_core")]
 
-    async def test_pages_are_read_with_a_running_byte_budget(self, serve_hostile: Any) -> None:
+    async def test_pages_are_read_with_a_running_byte_budget(
+        self, hostile_remote: HostileRemote
+    ) -> None:
         """Ten pages of ~200 kB against a 500 kB budget: the pages read by then are served."""
-        url = serve_hostile(pages=10, per_page=100, description_bytes=2000)
-        source = RemoteSource.http(url, name="hostile", max_bytes=500_000)
+        source = hostile_remote(
+            {"pages": 10, "per_page": 100, "description_bytes": 2000}, max_bytes=500_000
+        )
         collection = await source.provide()
         (note,) = source.diagnostics()
         assert "more than max_bytes=500000" in note.message
         assert 100 <= len(collection) <= 300
         assert len(collection) % 100 == 0
 
-    async def test_large_pages_within_the_bound_are_read(self, serve_hostile: Any) -> None:
+    async def test_large_pages_within_the_bound_are_read(
+        self, hostile_remote: HostileRemote
+    ) -> None:
         """A 3 MB page (over the SDK's own 1 MiB event limit) is read whole by default."""
-        url = serve_hostile(per_page=1500, description_bytes=2000)
-        source = RemoteSource.http(url, name="hostile")
+        source = hostile_remote({"per_page": 1500, "description_bytes": 2000})
         collection = await source.provide()
         assert len(collection) == 1500
         assert not source.diagnostics()
+
+    @pytest.mark.parametrize("call", ["flood", "endless"])
+    async def test_an_answer_over_max_message_bytes_fails_that_call_alone(
+        self, hostile_remote: HostileRemote, call: str, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """A 64 MiB answer, or one that never ends: that call fails at once, naming the bound.
+
+        Over stdio the official client's reader joined each chunk to the line so far and held
+        it whole: a 64 MiB answer took past a 20 s ``call_timeout`` to fail (timed out) with the
+        gateway's event loop busy copying, and an answer that never ends grew without bound.
+        Now the line is skipped unread from the bound on, and the call in progress fails; the
+        remote's session goes on (its next answers are read) once the line ends.
+        """
+        if call == "endless" and hostile_remote.transport == "http":
+            pytest.skip("over HTTP an answer's size is bounded by its JSON read (flood)")
+        app = gateway(hostile_remote({"per_page": 2, "call": call}, max_message_bytes=1_000_000))
+        async with Client(app.server.lowlevel, mode="legacy") as client:
+            with anyio.fail_after(60):
+                failed = await client.call_tool("hostile_t0_0", {"x": "a"})
+                echoed = await client.call_tool("echo", {"text": "hi"})
+                listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert failed.is_error
+        assert "larger than max_message_bytes=1000000 bytes; it was not read" in str(failed.content)
+        assert echoed.content[0].text == "hi"  # type: ignore[union-attr]  # text
+        assert listed == {"echo", "hostile_t0_0", "hostile_t0_1"}
+        assert not [r for r in tracebacks(caplog) if r.name.startswith("mcp_core")]
 
 
 class TestSchemas:
@@ -271,17 +332,21 @@ class TestSchemas:
         assert all("more than the limit of 64" in message for message in skipped)
         assert not tracebacks(caplog)
 
+    @pytest.mark.parametrize("mode", ["legacy", "auto"])
     async def test_a_page_too_deep_for_the_client_costs_its_element(
-        self, serve_hostile: Any, caplog: pytest.LogCaptureFixture
+        self, hostile_remote: HostileRemote, mode: str, caplog: pytest.LogCaptureFixture
     ) -> None:
-        """A 300-deep schema on a page over HTTP: that tool skipped, the page's others served.
+        """A 300-deep schema on a page: that tool skipped, the page's others served.
 
-        Before, the official client could not parse the page at all, so every listing failed and
-        the backend was down, with a dozen tracebacks per listing.
+        Before, the official client could not parse the page at all: over HTTP every listing
+        failed and the backend was down, with a dozen tracebacks per listing, and then, in the
+        handshake era (whose answers are events of a stream), still; over stdio the page was
+        never answered (the line could not be parsed, so no request was), and the listing waited
+        out its timeout.
         """
-        url = serve_hostile(per_page=3, raw_depth=300)
-        source = RemoteSource.http(url, name="hostile")
-        collection = await source.provide()
+        source = hostile_remote({"per_page": 3, "raw_depth": 300}, mode=mode)
+        with anyio.fail_after(20):
+            collection = await source.provide()
         assert sorted(element.ref.key for element in collection) == ["t0_1", "t0_2"]
         (note,) = source.diagnostics()
         assert "1 elements of its tools list nest JSON more than 150 levels deep" in note.message

@@ -73,7 +73,8 @@ plans = st.fixed_dictionaries(
         "storm": st.integers(0, 30),
         "churn": st.booleans(),
         "list_delay": st.sampled_from([0, 0.2, 1.0]),
-        "call": st.sampled_from(["answer", "slow", "hang"]),
+        "call": st.sampled_from(["answer", "slow", "hang", "flood", "endless"]),
+        "flood_bytes": st.sampled_from([3 << 20, 12 << 20]),
         "freeze_after": st.sampled_from([0.2, 1.0, 2.5]),
     },
 )
@@ -138,10 +139,23 @@ def end_piped(plan: Path) -> None:
         pid.unlink()
 
 
+PIPED_PAGE_BYTES = 8 * 1024 * 1024  # the most the stdio backend makes of one page
+PIPED_PAGE_TOOLS = 2_000  # and the most tools on it (the SDK's server makes 100k in seconds)
+
+
 def piped_plan(plan: dict[str, Any]) -> dict[str, Any]:
-    """What the stdio backend does: the plan's timing and notifications, on a page of 5 tools."""
-    timing = ("list_delay", "call", "freeze_after", "storm", "churn")
-    return {"per_page": 5, **{key: plan[key] for key in timing if key in plan}}
+    """What the stdio backend does: the plan's timing, notifications, calls and page.
+
+    Its one page is the plan's first, made no larger than ``PIPED_PAGE_BYTES`` and
+    ``PIPED_PAGE_TOOLS`` (beyond the 4 MiB the gateway reads of one message, a page is refused
+    whatever its size).
+    """
+    kept = ("list_delay", "call", "flood_bytes", "freeze_after", "storm", "churn")
+    description: int = plan.get("description_bytes", 0)
+    fits = PIPED_PAGE_BYTES // (description + 200)
+    per_page = min(plan.get("per_page", 10), PIPED_PAGE_TOOLS, fits)
+    piped = {"per_page": per_page, "description_bytes": description}
+    return piped | {key: plan[key] for key in kept if key in plan}
 
 
 def peak_rss(process: subprocess.Popen[bytes]) -> int:
@@ -167,6 +181,7 @@ def peak_rss(process: subprocess.Popen[bytes]) -> int:
 @example(plan={"per_page": 5, "name_length": 129})  # one long name dropped the backend
 @example(plan={"per_page": 5, "storm": 30, "churn": True})  # ~195 notifications in 5 s
 @example(plan={"per_page": 5, "freeze_after": 1.0})  # a call to it was held for minutes
+@example(plan={"per_page": 5, "call": "endless"})  # over stdio, a line without end: no bound
 def test_a_hostile_backend_costs_only_itself(deployment: Deployment, plan: dict[str, Any]) -> None:
     """Whatever the hostile backend sends, everything else keeps answering, memory bounded."""
     path = deployment.plans / "plan.json"

@@ -21,6 +21,10 @@ KNOWN: Final[dict[str, tuple[int, str]]] = {
     "_backoff.py": (1, "own dataclass fields walked by name"),
     "_lazy.py": (1, "delegation: the packages' names imported on first use (PEP 562)"),
     "bridges/_mcpserver.py": (1, "foreign object: an adopted FastMCP's settings"),
+    "bridges/_metering.py": (
+        3,
+        "foreign internals, one guarded place: the event loop's process transport",
+    ),
     "bridges/_remote.py": (7, "the SDK's private internals: RemoteSource's tool listing"),
     "cli/_target.py": (13, "a name the user gave: pkg:attr; module introspection"),
     "elements/_collection.py": (2, "Python introspection: __module__, __qualname__"),

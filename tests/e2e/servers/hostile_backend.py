@@ -18,12 +18,14 @@ optional):
   gateway lists again, and is told again: a storm that never ends);
 - ``churn`` (false): every listing names its tools afresh, so each one is a change the gateway
   passes on to its clients;
-- ``raw_depth`` (0): the first tool's schema nests that many objects, written into the HTTP
-  answer after the SDK serialised it (the SDK's own serialiser stops at about 100), so the page
+- ``raw_depth`` (0): the first tool's schema nests that many objects, written into the answer
+  after the SDK serialised it (the SDK's own serialiser stops at about 100), so the page
   is deeper than the official client's JSON parser reads (about 200 levels);
 - ``list_delay`` (0): seconds each list answer waits before it is sent (a slow backend);
 - ``call`` (``"answer"``): what a ``tools/call`` gets: ``"answer"`` at once, ``"slow"`` after
-  1.5 s, or ``"hang"``, never an answer;
+  1.5 s, ``"hang"``, never an answer, ``"flood"``, an answer whose text is ``flood_bytes``
+  (64 MiB) long, or ``"endless"``: over stdio a message that never ends (written to standard
+  output without a line's end until the process is ended), over HTTP a flood;
 - ``freeze_after``: seconds after its first answered list when the whole process stops itself
   (SIGSTOP): connections stay open and nothing answers, as a backend that froze (whoever stops
   it must send SIGCONT, as ``tests/e2e/conftest.py``'s ``stop`` does).
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
@@ -129,13 +132,21 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
         return made
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
-        if on_call == "hang":
-            await anyio.sleep_forever()
-        if on_call == "slow":
-            await anyio.sleep(1.5)
-        return types.CallToolResult(content=[types.TextContent(type="text", text="hostile")])
+        return await answer_call(on_call, int(plan.get("flood_bytes", 64 << 20)))
 
     return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def answer_call(how: str, flood_bytes: int) -> types.CallToolResult:
+    """A tool call's answer, as the plan's ``call`` says."""
+    if how == "hang":
+        await anyio.sleep_forever()
+    if how == "slow":
+        await anyio.sleep(1.5)
+    if how == "endless" and WIRE:
+        await anyio.to_thread.run_sync(write_forever)
+    text = "x" * flood_bytes if how in {"flood", "endless"} else "hostile"
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
 def freeze() -> None:
@@ -143,7 +154,18 @@ def freeze() -> None:
     os.kill(os.getpid(), signal.SIGSTOP)
 
 
-MARKER = "__deep__"
+WIRE: list[int] = []  # over stdio: standard output, duplicated
+
+
+def write_forever() -> None:
+    """Write the start of an answer to the wire, then its text forever (no line's end)."""
+    os.write(WIRE[0], b'{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"')
+    chunk = b"x" * (1 << 20)
+    while True:
+        os.write(WIRE[0], chunk)
+
+
+MARKER = {"title": "__deep__"}  # a valid schema, so the SDK's server sends it in either era
 
 
 class Deepen:
@@ -153,7 +175,7 @@ class Deepen:
         self.app = app
         opening = b'{"type":"object","properties":{"x":'
         self.deep = opening * depth + b'{"type":"string"}' + b"}}" * depth
-        self.marker = json.dumps(MARKER).encode()
+        self.marker = json.dumps(MARKER, separators=(",", ":")).encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Serve ``app``, its bodies rewritten (and sent without a length, which changes)."""
@@ -169,9 +191,28 @@ class Deepen:
         await self.app(scope, receive, rewritten if scope["type"] == "http" else send)
 
 
-async def serve_stdio(server: Server[Any]) -> None:
+class Wire:
+    """The SDK's stdio server's standard output, written with :class:`Deepen`'s rewrite."""
+
+    def __init__(self, depth: int) -> None:
+        self.file = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        self.deep = Deepen(None, depth).deep.decode() if depth else ""
+        self.marker = json.dumps(MARKER, separators=(",", ":"))
+
+    async def write(self, text: str) -> None:
+        """Write one message (blocking: this server does nothing else meanwhile)."""
+        if self.deep and self.marker in text:
+            text = text.replace(self.marker, self.deep)
+        self.file.write(text)
+
+    async def flush(self) -> None:
+        """Flush what was written."""
+        self.file.flush()
+
+
+async def serve_stdio(server: Server[Any], depth: int) -> None:
     """Serve ``server`` over this process's stdin and stdout."""
-    async with stdio_server() as (read, write):
+    async with stdio_server(stdout=Wire(depth)) as (read, write):  # type: ignore[arg-type]  # it writes
         await server.run(read, write, server.create_initialization_options())
 
 
@@ -183,7 +224,8 @@ def main() -> None:
     server = build(plan, plan_path.with_name(plan_path.name + ".listed"))
     if stdio:
         plan_path.with_name(plan_path.name + ".pid").write_text(str(os.getpid()))
-        anyio.run(serve_stdio, server)
+        WIRE.append(os.dup(1))
+        anyio.run(serve_stdio, server, int(plan.get("raw_depth", 0)))
         return
     port = int(sys.argv[1])
     app: Any = server.streamable_http_app()
