@@ -8,7 +8,8 @@ request's :class:`~mcp_core.handlers.ClientGateway`, so they reach the client th
 Connections. Over streamable HTTP each forwarded request gets its own client session, whose
 callbacks belong to that request alone (concurrent requests never see each other's relays). A
 stdio server is one process and one session: forwarded requests take turns on it, so that what
-the remote sends mid-request unambiguously belongs to the request in progress.
+the remote sends mid-request unambiguously belongs to the request in progress; a request waits
+for its turn within its own timeout (a tool call's answer has what is left of ``call_timeout``).
 
 Eras. In the default mode an HTTP (or in-process) remote is probed with ``server/discover`` and
 spoken to at 2026-07-28 when it can; each forwarded request of a handshake-era client uses the
@@ -146,9 +147,21 @@ class _Relay:
     """The request a remote's messages belong to: where its logs and requests are relayed."""
 
     gateway: ClientGateway
+    within: float | None = None  # the request's own timeout, in seconds
+    deadline: float = field(init=False)  # (anyio.current_time) when it runs out
+
+    def __post_init__(self) -> None:
+        within = self.within
+        self.deadline = math.inf if within is None else anyio.current_time() + within
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         await self.gateway.progress(progress, total, message)
+
+    def left(self) -> float | None:
+        """Seconds left of the request's own timeout (None: it has none)."""
+        if self.deadline == math.inf:
+            return None
+        return max(0.001, self.deadline - anyio.current_time())
 
 
 @final
@@ -526,22 +539,31 @@ class RemoteSource:
             raise _Down(_reason(exc)) from exc
 
     async def _forward(
-        self, gateway: ClientGateway, request: Callable[[Client, _Relay], Awaitable[_T]]
+        self,
+        gateway: ClientGateway,
+        request: Callable[[Client, _Relay], Awaitable[_T]],
+        within: float | None,
     ) -> _T:
         """Run ``request`` on the remote for the request ``gateway`` answers.
 
+        ``within`` is the request's own timeout (None: none). On a stdio session, where requests take
+        turns, it bounds the wait for the turn too: a tool call's answer then has what is left
+        of it (``_Relay.left``), any other request the session's ``timeout``.
+
         Raises:
             SourceUnavailableError: the remote is known to be down, or the connection failed.
-            MCPError: the remote answered with an error (passed on as it is).
+            MCPError: the remote answered with an error (passed on as it is), or the request's
+                turn on a stdio session did not come within its timeout (``REQUEST_TIMEOUT``).
         """
         status = self._status
         if self._run.running and status.down is not None:
             raise self._unavailable(status.down)  # fail fast: the supervisor is reconnecting
-        relay = _Relay(gateway)
+        relay = _Relay(gateway, within)
         try:
             try:
                 if self._shared is not None:
-                    async with self._lock:
+                    await self._take_turn(relay)
+                    try:
                         shared = self._shared  # the session of now: it may have been replaced
                         if status.down is not None or shared is None:  # while this one waited
                             raise self._unavailable(status.down or "the connection closed")
@@ -550,6 +572,8 @@ class RemoteSource:
                             return await request(shared, relay)
                         finally:
                             self._relay = None
+                    finally:
+                        self._lock.release()
                 async with _closed_within(self._check_bound, self._connect(relay)) as client:
                     return await request(client, relay)
             except ExceptionGroup as group:
@@ -567,6 +591,22 @@ class RemoteSource:
         except _TRANSPORT_ERRORS as exc:
             self._went_down(_reason(exc))
             raise self._unavailable(_reason(exc)) from None
+
+    async def _take_turn(self, relay: _Relay) -> None:
+        """Wait for the stdio session's turn, within the request's own timeout (if it has one).
+
+        Raises:
+            MCPError: ``REQUEST_TIMEOUT``, the turn did not come in time (the session is busy
+                with other requests: the remote is not down for it).
+        """
+        with anyio.move_on_after(relay.deadline - anyio.current_time()):
+            await self._lock.acquire()
+            return
+        raise MCPError(
+            types.REQUEST_TIMEOUT,
+            f"its one session was busy with other requests for {relay.within:g} s, this "
+            "request's timeout, before its turn came",
+        )
 
     # -- listing -------------------------------------------------------------------------------
 
@@ -984,12 +1024,12 @@ async def _call(
         return await client.call_tool(
             name,
             dict(arguments),
-            read_timeout_seconds=source._call_timeout,  # noqa: SLF001 -- the source's own option
+            read_timeout_seconds=relay.left(),  # what is left of call_timeout after its turn
             progress_callback=relay.progress,
         )
 
     try:
-        result = await source._forward(gateway, call)  # noqa: SLF001 -- the source's own request path
+        result = await source._forward(gateway, call, source._call_timeout)  # noqa: SLF001 -- the source's own request path and option
     except SourceUnavailableError as exc:  # for the model to read: retry later
         raise ToolError(str(exc)) from exc
     except MCPError as exc:
@@ -1010,7 +1050,7 @@ async def _read(
         return await client.read_resource(original, cache_mode="bypass")
 
     try:
-        result = await source._forward(gateway, read)  # noqa: SLF001 -- the source's own request path
+        result = await source._forward(gateway, read, source._timeout)  # noqa: SLF001 -- the source's own request path and option
     except MCPError as exc:
         if exc.code in (_RESOURCE_NOT_FOUND, types.INVALID_PARAMS):
             ref = ElementRef(ElementKind.RESOURCE, requested)
@@ -1031,7 +1071,7 @@ async def _get(
     async def get(client: Client, _relay: _Relay) -> types.GetPromptResult:
         return await client.get_prompt(name, dict(arguments))
 
-    result = await source._forward(gateway, get)  # noqa: SLF001 -- the source's own request path
+    result = await source._forward(gateway, get, source._timeout)  # noqa: SLF001 -- the source's own request path and option
     messages: list[dict[str, Any]] = _own_leg(result).get("messages", [])
     return messages
 
@@ -1046,7 +1086,7 @@ async def _complete(
         argument = {"name": params.argument.name, "value": params.argument.value}
         return await client.complete(params.ref, argument, context)
 
-    result = await source._forward(gateway, complete)  # noqa: SLF001 -- the source's own request path
+    result = await source._forward(gateway, complete, source._timeout)  # noqa: SLF001 -- the source's own request path and option
     return list(result.completion.values)
 
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -29,13 +29,15 @@ from mcp import Client
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
-from mcp_core import App
+from mcp_core import App, ClientGateway
 from mcp_core.bridges import RemoteSource
 from mcp_core.bridges import _remote as remote
 from mcp_core.bridges._common import Backend, bridged
 from mcp_core.elements import ElementKind
 from mcp_core.errors import InvalidElementError, SourceUnavailableError
+from mcp_core.handlers import Invoker
 from mcp_core.handlers._jsonschema import CompiledSchema
+from mcp_core.handlers.testing import RecordingGateway
 from mcp_core.sources import PrefixedSource
 from tests.clients import ROOT, until
 from tests.e2e.conftest import free_port, start, stop
@@ -364,6 +366,47 @@ class TestSchemas:
         backend = Backend(source=None, call=None, read=None, get=None, complete=None)  # type: ignore[arg-type]  # never called
         with pytest.raises(InvalidElementError, match="too deeply to be read"):
             bridged(ElementKind.TOOL, model, backend, frozenset())
+
+
+class TestTakingTurns:
+    """Requests take turns on a stdio remote's one session, each within its own timeout."""
+
+    @pytest.mark.parametrize("mode", ["legacy", "auto"])
+    async def test_a_call_waiting_for_its_turn_keeps_to_its_call_timeout(
+        self, tmp_path: Path, mode: str
+    ) -> None:
+        """Three calls at once to a remote that never answers one, ``call_timeout=1``.
+
+        Before, each waited for the calls before it and then for its own timeout: the first
+        ended at 1 s, the second at 2 s, the third at 3 s. Now the wait for the turn is part of
+        the call's timeout: the first call times out on the remote, the two behind it when their
+        time is up, saying why; the remote is busy, not down.
+        """
+        source = HostileRemote("stdio", tmp_path, None)(
+            {"per_page": 2, "call": "hang"}, mode=mode, call_timeout=1.0, health_interval=0.2
+        )
+        said: list[str] = []
+        async with source.running():
+            (tool, _) = sorted(await source.provide(), key=lambda e: e.ref.key)
+
+            async def call() -> None:
+                result = await Invoker().call_tool(
+                    tool, {"x": "a"}, cast("ClientGateway", RecordingGateway())
+                )
+                said.append(str(result["content"]))
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as calls:
+                    for _ in range(3):
+                        calls.start_soon(call)
+            assert source.available
+        timed_out = "'hostile' did not answer: Request 'tools/call' timed out"
+        busy = (
+            "'hostile' did not answer: its one session was busy with other requests for 1 s, "
+            "this request's timeout, before its turn came"
+        )
+        assert sum(timed_out in text for text in said) == 1, said
+        assert sum(busy in text for text in said) == 2, said
 
 
 class TestNames:

@@ -479,7 +479,10 @@ async def test_a_frozen_stdio_backend_is_found_while_calls_keep_coming(
             result = await Invoker().call_tool(
                 explain, {"city": "oslo"}, cast("ClientGateway", RecordingGateway())
             )
-        assert "'weather' did not answer: Request 'tools/call' timed out" in outcomes[0]
+        # The call holding the turn times out on the remote; one waiting for it may end first.
+        assert any(
+            "'weather' did not answer: Request 'tools/call' timed out" in o for o in outcomes
+        )
         assert "'weather' is unavailable (it did not answer a check within 1 s)" in str(
             result["content"]
         )
