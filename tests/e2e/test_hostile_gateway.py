@@ -233,6 +233,35 @@ async def answered(listed: Path) -> bool:
     return await path.exists() and "answered" in await path.read_text()
 
 
+async def call_first(client: Client, prefix: str) -> None:
+    """Call the first tool whose name starts with ``prefix`` (if one is listed); any answer."""
+    names = await tool_names(client)
+    for name in sorted(name for name in names if name.startswith(prefix))[:1]:
+        with suppress(MCPError):  # an error is an answer, as a result is
+            await send_call(client, name, {"x": "hi"})
+
+
+async def everything_answers(client: Client, http: httpx2.AsyncClient, url: str) -> None:
+    """One round: the local tool, the healthy backend, ``/healthz``, lists, both hostile ones."""
+    assert text(await send_call(client, "echo", {"text": "hi"})) == "hi"
+    forecast = await send_call(client, "weather_forecast", {"city": "oslo"})
+    assert text(forecast).startswith("oslo: day 1:")
+    health = await http.get(f"{url}/healthz")
+    assert health.status_code == 200, health.text[:300]
+    names = await tool_names(client)
+    assert {"echo", "weather_forecast"} <= names
+    await call_first(client, "hostile_")
+    await call_first(client, "piped_")
+
+
+async def steady(client: Client, stop_at: float) -> None:
+    """Another caller of the stdio backend until ``stop_at``, each call within the bound."""
+    while anyio.current_time() < stop_at:
+        with anyio.fail_after(LIVENESS):
+            await call_first(client, "piped_")
+        await anyio.sleep(0.05)
+
+
 async def probe(deployment: Deployment, listed: tuple[Path, Path], served: bool) -> Heard:
     """Once both hostile backends answered a list, everything else answers, for a while.
 
@@ -252,20 +281,12 @@ async def probe(deployment: Deployment, listed: tuple[Path, Path], served: bool)
         for path in listed:  # the gateway reconnects within about a second
             await until(partial(answered, path))
         stop_at = anyio.current_time() + WINDOW
-        while anyio.current_time() < stop_at:
-            with anyio.fail_after(LIVENESS):
-                assert text(await send_call(client, "echo", {"text": "hi"})) == "hi"
-                forecast = await send_call(client, "weather_forecast", {"city": "oslo"})
-                assert text(forecast).startswith("oslo: day 1:")
-                health = await http.get(f"{deployment.url}/healthz")
-                assert health.status_code == 200, health.text[:300]
-                names = await tool_names(client)
-                assert {"echo", "weather_forecast"} <= names
-                for prefix in ("hostile_", "piped_"):
-                    for name in sorted(name for name in names if name.startswith(prefix))[:1]:
-                        with suppress(MCPError):  # an error is an answer, as a result is
-                            await send_call(client, name, {"x": "hi"})
-            await anyio.sleep(0.1)
+        async with anyio.create_task_group() as callers:
+            callers.start_soon(steady, client, stop_at)  # calls queue for the stdio session
+            while anyio.current_time() < stop_at:
+                with anyio.fail_after(LIVENESS):
+                    await everything_answers(client, http, deployment.url)
+                await anyio.sleep(0.1)
 
         async def hostile_served() -> bool:
             return any(name.startswith("hostile_") for name in await tool_names(client))
