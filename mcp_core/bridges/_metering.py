@@ -437,12 +437,21 @@ class _Pipes:
                     message = session_message.message
                     if isinstance(message, types.JSONRPCRequest):
                         self._awaited[message.id] = None
+                    elif isinstance(message, types.JSONRPCNotification):
+                        self._forget_cancelled(message)
                     data = message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                     await stdin.send(data.encode(server.encoding, server.encoding_error_handler))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             await self._incoming_send.aclose()  # the session sees the end instead of waiting
         finally:
             self._written.set()
+
+    def _forget_cancelled(self, notification: types.JSONRPCNotification) -> None:
+        """A request the session gave up on (it timed out, say) is no longer awaited."""
+        if notification.method == "notifications/cancelled" and notification.params:
+            given_up = notification.params.get("requestId")
+            if isinstance(given_up, int | str):
+                self._awaited.pop(given_up, None)
 
     async def end(self) -> None:
         """Stop both streams, let accepted messages out, then end the server as the SDK does."""

@@ -12,14 +12,19 @@ import itertools
 import json
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.message import SessionMessage
 
-from mcp_core.bridges._metering import Meter, _Events, _Lines
+from mcp_core.bridges._metering import Meter, _Events, _Lines, _Pipes
 
 LIMIT = 64
 
@@ -178,3 +183,68 @@ def test_a_stream_of_a_remote_once_too_deep_is_read_mended(end: bytes, cuts: lis
     body = json.loads(mended.split(b"data: ", 1)[1])
     assert body == {"jsonrpc": "2.0", "id": 3, "result": {"tools": [{"name": "ok"}]}}
     assert meter.dropped == 1
+
+
+# -- a stdio session's awaited requests ------------------------------------------------------------
+
+
+@dataclass
+class FakeProcess:
+    """A server process as the stdio transport sees it: two pipes (memory streams here)."""
+
+    stdin: Any
+    stdout: Any
+    returncode: int | None = None
+
+
+def request(number: int) -> SessionMessage:
+    """A ``ping`` request the session sends."""
+    return SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=number, method="ping"))
+
+
+def cancelled(number: int) -> SessionMessage:
+    """The session giving up on request ``number``."""
+    params = {"requestId": number, "reason": "timed out"}
+    return SessionMessage(
+        types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params=params)
+    )
+
+
+async def test_an_oversized_line_answers_the_awaited_requests_and_no_others(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Past the bound, the requests the session awaits fail; one it gave up on is not awaited.
+
+    The line is skipped to its end and the session reads on: the next message arrives as sent.
+    """
+    to_server, written = anyio.create_memory_object_stream[bytes](100)
+    from_server, stdout = anyio.create_memory_object_stream[bytes](100)
+    server = StdioServerParameters(command="remote")
+    pipes = _Pipes(server, FakeProcess(to_server, stdout), Meter(LIMIT))  # type: ignore[arg-type]  # two pipes suffice
+    async with to_server, written, from_server, stdout, anyio.create_task_group() as tasks:
+        tasks.start_soon(pipes.read)
+        tasks.start_soon(pipes.write)
+        await pipes.outgoing.send(request(1))
+        await pipes.outgoing.send(cancelled(1))  # timed out, say: no answer awaited any more
+        await pipes.outgoing.send(request(2))
+        for _ in range(3):
+            await written.receive()
+        await from_server.send(b'{"jsonrpc":"2.0","id":2,"result":{"x":"' + b"y" * LIMIT)
+        failed = (await pipes.incoming.receive()).message  # type: ignore[union-attr]  # a message
+        await from_server.send(b'"}}\n{"jsonrpc":"2.0","method":"notifications/progress"}\n')
+        after = (await pipes.incoming.receive()).message  # type: ignore[union-attr]  # a message
+        await from_server.send(b'{"jsonrpc":"2.0","id":9,"result":{"x":"' + b"y" * LIMIT + b"\n")
+        await pipes.outgoing.send(request(3))
+        await written.receive()
+        await from_server.send(b'{"jsonrpc":"2.0","id":3,"result":{}}\n')
+        answered = (await pipes.incoming.receive()).message  # type: ignore[union-attr]  # a message
+        tasks.cancel_scope.cancel()
+    pipes.incoming.close()
+    pipes.outgoing.close()
+    assert isinstance(failed, types.JSONRPCError)
+    assert failed.id == 2
+    assert "larger than max_message_bytes=64 bytes" in failed.error.message
+    assert isinstance(after, types.JSONRPCNotification)
+    assert isinstance(answered, types.JSONRPCResponse)
+    assert answered.id == 3
+    assert "remote: the remote's answer is larger than max_message_bytes=64" in caplog.text
