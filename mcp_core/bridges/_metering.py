@@ -3,9 +3,9 @@
 One :class:`Meter` per remote counts the bytes it sends (a listing's ``max_bytes`` budget) and
 bounds each message at ``max_message_bytes``: a larger one is never held whole. Over streamable
 HTTP, :class:`Metered` reads each JSON answer up to the bound, and passes an event stream on an
-event at a time, each up to the bound. Over stdio, :func:`metered_stdio` is the client transport: the server's
-standard output is cut into lines at the bound, in time linear in what it sends, and a line past
-the bound is skipped to its end unread.
+event at a time, each up to the bound. Over stdio, :func:`metered_stdio` is the client
+transport: the server's standard output is cut into lines at the bound, in time linear in what
+it sends, and a line past the bound is skipped to its end unread.
 
 A message refused for its size, or too deep for the official client's JSON parser, becomes a
 JSON-RPC error for the request it answers, so that request fails alone with a message naming the

@@ -546,9 +546,9 @@ class RemoteSource:
     ) -> _T:
         """Run ``request`` on the remote for the request ``gateway`` answers.
 
-        ``within`` is the request's own timeout (None: none). On a stdio session, where requests take
-        turns, it bounds the wait for the turn too: a tool call's answer then has what is left
-        of it (``_Relay.left``), any other request the session's ``timeout``.
+        ``within`` is the request's own timeout (None: none). On a stdio session, where requests
+        take turns, it bounds the wait for the turn too: a tool call's answer then has what is
+        left of it (``_Relay.left``), any other request the session's ``timeout``.
 
         Raises:
             SourceUnavailableError: the remote is known to be down, or the connection failed.
@@ -742,7 +742,7 @@ class RemoteSource:
 
         The official client parses a message whole: one element nested deeper than its JSON
         parser allows (about 200 levels) makes the whole page unreadable. Once a remote has sent
-        such a page, its JSON answers are read here first and such elements left out
+        such a page, its answers are read here first and such elements left out
         (each skipped with a diagnostic), so the others are served.
         """
         meter = self._meter
@@ -1029,7 +1029,7 @@ async def _call(
         )
 
     try:
-        result = await source._forward(gateway, call, source._call_timeout)  # noqa: SLF001 -- the source's own request path and option
+        result = await source._forward(gateway, call, source._call_timeout)  # noqa: SLF001 -- the source's own path and option
     except SourceUnavailableError as exc:  # for the model to read: retry later
         raise ToolError(str(exc)) from exc
     except MCPError as exc:
@@ -1050,7 +1050,7 @@ async def _read(
         return await client.read_resource(original, cache_mode="bypass")
 
     try:
-        result = await source._forward(gateway, read, source._timeout)  # noqa: SLF001 -- the source's own request path and option
+        result = await source._forward(gateway, read, source._timeout)  # noqa: SLF001 -- the source's own path and option
     except MCPError as exc:
         if exc.code in (_RESOURCE_NOT_FOUND, types.INVALID_PARAMS):
             ref = ElementRef(ElementKind.RESOURCE, requested)
@@ -1071,7 +1071,7 @@ async def _get(
     async def get(client: Client, _relay: _Relay) -> types.GetPromptResult:
         return await client.get_prompt(name, dict(arguments))
 
-    result = await source._forward(gateway, get, source._timeout)  # noqa: SLF001 -- the source's own request path and option
+    result = await source._forward(gateway, get, source._timeout)  # noqa: SLF001 -- the source's own path and option
     messages: list[dict[str, Any]] = _own_leg(result).get("messages", [])
     return messages
 
@@ -1086,7 +1086,7 @@ async def _complete(
         argument = {"name": params.argument.name, "value": params.argument.value}
         return await client.complete(params.ref, argument, context)
 
-    result = await source._forward(gateway, complete, source._timeout)  # noqa: SLF001 -- the source's own request path and option
+    result = await source._forward(gateway, complete, source._timeout)  # noqa: SLF001 -- the source's own path and option
     return list(result.completion.values)
 
 
