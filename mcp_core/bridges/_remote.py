@@ -746,6 +746,7 @@ class RemoteSource:
         (each skipped with a diagnostic), so the others are served.
         """
         meter = self._meter
+        meter.refused = False  # of this page (a call's answer refused before is not its)
         try:
             return await fetch(cursor=cursor, cache_mode="bypass")
         except MCPError as exc:

@@ -251,6 +251,28 @@ class TestMessageBytes:
         assert len(collection) == 1500
         assert not source.diagnostics()
 
+    async def test_a_refused_answer_is_not_blamed_on_a_later_page(
+        self, hostile_remote: HostileRemote
+    ) -> None:
+        """After a call's answer was refused for its size, a list the remote refuses costs that list.
+
+        The meter remembered the refusal, and the next listing took the remote's refusal of its
+        prompts list for a page over the bound: the whole remote was unavailable ("a page of its
+        prompts list is larger than max_message_bytes").
+        """
+        source = hostile_remote(
+            {"per_page": 2, "call": "flood", "prompts": "refuse"}, max_message_bytes=1_000_000
+        )
+        (tool, _) = sorted(await source.provide(), key=lambda e: e.ref.key)
+        result = await Invoker().call_tool(
+            tool, {"x": "a"}, cast("ClientGateway", RecordingGateway())
+        )
+        assert "larger than max_message_bytes=1000000" in str(result["content"])
+        again = await source.provide()
+        assert sorted(element.ref.key for element in again) == ["t0_0", "t0_1"]
+        (note,) = source.diagnostics()
+        assert "the remote refused prompts/list" in note.message
+
     @pytest.mark.parametrize("call", ["flood", "endless"])
     async def test_an_answer_over_max_message_bytes_fails_that_call_alone(
         self, hostile_remote: HostileRemote, call: str, caplog: pytest.LogCaptureFixture

@@ -30,6 +30,8 @@ optional):
   (SIGSTOP): connections stay open and nothing answers, as a backend that froze (whoever stops
   it must send SIGCONT, as ``tests/e2e/conftest.py``'s ``stop`` does).
 
+``prompts``: ``"refuse"`` declares prompts and answers every ``prompts/list`` with an error.
+
 Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
 made, so a test can tell where the gateway is.
 """
@@ -50,6 +52,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
 
 def schema_of(plan: dict[str, Any]) -> dict[str, Any]:
@@ -134,6 +137,16 @@ def build(plan: dict[str, Any], listed: Path) -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         return await answer_call(on_call, int(plan.get("flood_bytes", 64 << 20)))
 
+    async def refuse_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> Any:
+        raise MCPError(types.METHOD_NOT_FOUND, "prompts are not listed here")
+
+    if plan.get("prompts") == "refuse":
+        return Server(
+            "hostile",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_prompts=refuse_prompts,
+        )
     return Server("hostile", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
