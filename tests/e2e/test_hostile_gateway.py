@@ -75,6 +75,7 @@ plans = st.fixed_dictionaries(
         "list_delay": st.sampled_from([0, 0.2, 1.0]),
         "call": st.sampled_from(["answer", "slow", "hang", "flood", "endless"]),
         "flood_bytes": st.sampled_from([3 << 20, 12 << 20]),
+        "prompts": st.just("refuse"),
         "freeze_after": st.sampled_from([0.2, 1.0, 2.5]),
     },
 )
@@ -144,13 +145,13 @@ PIPED_PAGE_TOOLS = 2_000  # and the most tools on it (the SDK's server makes 100
 
 
 def piped_plan(plan: dict[str, Any]) -> dict[str, Any]:
-    """What the stdio backend does: the plan's timing, notifications, calls and page.
+    """What the stdio backend does: the plan's timing, notifications, calls, refusals and page.
 
     Its one page is the plan's first, made no larger than ``PIPED_PAGE_BYTES`` and
     ``PIPED_PAGE_TOOLS`` (beyond the 4 MiB the gateway reads of one message, a page is refused
     whatever its size).
     """
-    kept = ("list_delay", "call", "flood_bytes", "freeze_after", "storm", "churn")
+    kept = ("list_delay", "call", "flood_bytes", "prompts", "freeze_after", "storm", "churn")
     description: int = plan.get("description_bytes", 0)
     fits = PIPED_PAGE_BYTES // (description + 200)
     per_page = min(plan.get("per_page", 10), PIPED_PAGE_TOOLS, fits)
