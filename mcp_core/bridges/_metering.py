@@ -38,7 +38,7 @@ from mcp.client.stdio import (
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 
-__all__ = ["READABLE_DEPTH", "Meter", "Metered", "metered_stdio", "oversized"]
+__all__ = ["READABLE_DEPTH", "Meter", "Metered", "metered_stdio"]
 
 _log = logging.getLogger("mcp_core.bridges")
 
@@ -67,7 +67,7 @@ class Meter:
         self.dropped = 0
 
 
-def oversized(limit: int) -> types.ErrorData:
+def _oversized(limit: int) -> types.ErrorData:
     """The error a request gets when its answer is larger than ``limit`` bytes."""
     return types.ErrorData(
         code=types.INTERNAL_ERROR,
@@ -232,7 +232,7 @@ def _oversized_answer(request: httpx2.Request, limit: int) -> bytes:
         request_id = json.loads(request.content).get("id")
     except (ValueError, AttributeError, httpx2.RequestNotRead):
         request_id = None
-    error = oversized(limit).model_dump(exclude_none=True)
+    error = _oversized(limit).model_dump(exclude_none=True)
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 
 
@@ -478,7 +478,7 @@ class _Pipes:
         meter = self._meter
         if line is None:
             meter.refused = True
-            await self._fail_awaited(oversized(meter.limit))
+            await self._fail_awaited(_oversized(meter.limit))
             return
         if not line.strip():
             return
