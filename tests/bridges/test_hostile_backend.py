@@ -1,12 +1,13 @@
 """Attacker: a hostile backend. Each finding of the hostile-backend pass, as the test that tries it.
 
 Every test here models one backend behind a gateway sending what it likes: huge or endless
-lists, slow lists, self-referring, remote and over-deep schemas, over-long names. Each failed
-before its fix (the whole gateway froze, every call to a tool logged ~2,000 traceback lines, the
-backend was dropped whole) and now shows the backend costing only itself. The hostile server is
-the SDK's low-level server of ``tests/e2e/servers/hostile_backend.py``, reached in this process
-or over streamable HTTP; the same server, driven by hypothesis behind a real gateway, is in
-``tests/e2e/test_hostile_gateway.py``.
+lists, slow lists, self-referring, remote and over-deep schemas, over-long names, answers of
+megabytes or without end, calls that never end. Each failed before its fix (the whole gateway
+froze, every call to a tool logged ~2,000 traceback lines, the backend was dropped whole, a
+call outlived its timeout) and now shows the backend costing only itself. The hostile server is
+the SDK's low-level server of ``tests/e2e/servers/hostile_backend.py``, reached in this process,
+over streamable HTTP or over stdio; the same server, driven by hypothesis behind a real gateway,
+is in ``tests/e2e/test_hostile_gateway.py``.
 """
 
 from __future__ import annotations

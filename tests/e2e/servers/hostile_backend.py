@@ -28,9 +28,8 @@ optional):
   output without a line's end until the process is ended), over HTTP a flood;
 - ``freeze_after``: seconds after its first answered list when the whole process stops itself
   (SIGSTOP): connections stay open and nothing answers, as a backend that froze (whoever stops
-  it must send SIGCONT, as ``tests/e2e/conftest.py``'s ``stop`` does).
-
-``prompts``: ``"refuse"`` declares prompts and answers every ``prompts/list`` with an error.
+  it must send SIGCONT, as ``tests/e2e/conftest.py``'s ``stop`` does);
+- ``prompts``: ``"refuse"`` declares prompts and answers every ``prompts/list`` with an error.
 
 Every list request appends ``listed`` to ``PLAN + ".listed"``, and ``answered`` once its page is
 made, so a test can tell where the gateway is.
