@@ -206,9 +206,10 @@ class _Events(httpx2.AsyncByteStream):
 
 
 # A blank line: two line ends, each CRLF, LF or a CR alone (a CR then an LF is one line end, so
-# a CR is taken alone only once what follows it has been read).
-_EVENT_END: Final = re.compile(rb"(?:\r\n|\n|\r(?=[^\n]))(?:\r\n|\n|\r(?=[^\n]))")
-_LAST_EVENT_END: Final = re.compile(rb"(?:\r\n|\n|\r(?=[^\n]))(?:\r\n|\n|\r(?=[^\n]|\Z))")
+# a CR is taken alone only once what follows it has been read, or at the stream's end).
+_ONE_LINE_END: Final = rb"(?:\r\n|\n|\r(?=[^\n]))"
+_EVENT_END: Final = re.compile(_ONE_LINE_END * 2)
+_LAST_EVENT_END: Final = re.compile(_ONE_LINE_END + rb"(?:\r\n|\n|\r(?=[^\n]|\Z))")
 _LINE_END: Final = re.compile(rb"\r\n|\n|\r")
 
 
@@ -261,11 +262,11 @@ def _readable(body: bytes, meter: Meter) -> bytes:
     return json.dumps(message).encode()
 
 
-def _readable_events(events: bytes, meter: Meter, ends: re.Pattern[bytes] | None = None) -> bytes:
+def _readable_events(events: bytes, meter: Meter, ends: re.Pattern[bytes] = _EVENT_END) -> bytes:
     """Whole ``events`` of a stream, each list answer without its too-deep elements."""
     mended = []
     start = 0
-    for found in (ends or _EVENT_END).finditer(events):
+    for found in ends.finditer(events):
         event = events[start : found.end()]
         lines = _LINE_END.split(event)
         data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]

@@ -562,8 +562,7 @@ class RemoteSource:
         try:
             try:
                 if self._shared is not None:
-                    await self._take_turn(relay)
-                    try:
+                    async with self._turn(relay):
                         shared = self._shared  # the session of now: it may have been replaced
                         if status.down is not None or shared is None:  # while this one waited
                             raise self._unavailable(status.down or "the connection closed")
@@ -572,8 +571,6 @@ class RemoteSource:
                             return await request(shared, relay)
                         finally:
                             self._relay = None
-                    finally:
-                        self._lock.release()
                 async with _closed_within(self._check_bound, self._connect(relay)) as client:
                     return await request(client, relay)
             except ExceptionGroup as group:
@@ -592,21 +589,26 @@ class RemoteSource:
             self._went_down(_reason(exc))
             raise self._unavailable(_reason(exc)) from None
 
-    async def _take_turn(self, relay: _Relay) -> None:
-        """Wait for the stdio session's turn, within the request's own timeout (if it has one).
+    @asynccontextmanager
+    async def _turn(self, relay: _Relay) -> AsyncIterator[None]:
+        """The stdio session's turn, waited for within the request's own timeout (if it has one).
 
         Raises:
             MCPError: ``REQUEST_TIMEOUT``, the turn did not come in time (the session is busy
                 with other requests: the remote is not down for it).
         """
-        with anyio.move_on_after(relay.deadline - anyio.current_time()):
+        with anyio.move_on_after(relay.deadline - anyio.current_time()) as waiting:
             await self._lock.acquire()
-            return
-        raise MCPError(
-            types.REQUEST_TIMEOUT,
-            f"its one session was busy with other requests for {relay.within:g} s, this "
-            "request's timeout, before its turn came",
-        )
+        if waiting.cancelled_caught:
+            raise MCPError(
+                types.REQUEST_TIMEOUT,
+                f"its one session was busy with other requests for {relay.within:g} s, this "
+                "request's timeout, before its turn came",
+            )
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     # -- listing -------------------------------------------------------------------------------
 

@@ -207,7 +207,7 @@ class Wire:
     """The SDK's stdio server's standard output, written with :class:`Deepen`'s rewrite."""
 
     def __init__(self, depth: int) -> None:
-        self.file = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        self.file = os.fdopen(WIRE[0], "w", encoding="utf-8", closefd=False)
         self.deep = Deepen(None, depth).deep.decode() if depth else ""
         self.marker = json.dumps(MARKER, separators=(",", ":"))
 
